@@ -1,0 +1,62 @@
+"""The Agent protocol: task input + workspace + tools (+ model) → an AgentRun.
+
+An agent reports its own failures (timeout, max turns, caps, a crash of user code) in
+`failure`: that trial is not passed. It reports an infrastructure failure (provider
+unreachable after retries) in `infra_error`: that trial counts as neither pass nor fail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from trialrun.graders._types import ToolCallRecord
+from trialrun.models._types import Message, Usage
+
+if TYPE_CHECKING:
+    from trialrun.models._types import Model
+    from trialrun.tasks._model import Task
+    from trialrun.tools._toolbox import Toolbox
+
+
+@dataclass(slots=True)
+class AgentLimits:
+    max_turns: int
+    tool_call_budget: int | None = None
+    timeout_s: float | None = None
+    max_tokens: int | None = None
+    max_cost_usd: float | None = None
+
+
+@dataclass(slots=True)
+class AgentRun:
+    messages: list[Message] = field(default_factory=list)
+    final_text: str = ""
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None
+    # one entry per model call: {"turn", "latency_s", "tokens": {...}, "cost_usd"}
+    turn_meta: list[dict[str, Any]] = field(default_factory=list)
+    loop_fires: int = 0
+    # the agent's own failure kind ("timeout", "max_turns", "max_tokens", "max_cost",
+    # "model_timeout", "agent_error") and message: pass = False
+    failure: str | None = None
+    failure_message: str | None = None
+    # provider unreachable after retries, sandbox failure: pass = solve = None
+    infra_error: str | None = None
+
+
+@runtime_checkable
+class Agent(Protocol):
+    name: str
+
+    async def run(
+        self,
+        task: Task,
+        workspace: Path | None,
+        toolbox: Toolbox,
+        model: Model | None,
+        limits: AgentLimits,
+    ) -> AgentRun: ...

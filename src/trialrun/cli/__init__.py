@@ -1,0 +1,69 @@
+"""The `trialrun` command line: thin over the library.
+
+Each command group lives in its own module with a `register(app)` function; modules import
+heavy libraries inside the commands, so `trialrun --help` stays instant.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+
+import typer
+
+from trialrun.errors import UserError
+
+app = typer.Typer(
+    name="trialrun",
+    help="Measure how reliably an LLM agent does the right thing, k tries out of k.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+_COMMAND_MODULES = (
+    "trialrun.cli._tasks",
+    "trialrun.cli._run",
+    "trialrun.cli._tracking",
+    "trialrun.cli._judge",
+)
+
+for _name in _COMMAND_MODULES:
+    if importlib.util.find_spec(_name) is not None:
+        importlib.import_module(_name).register(app)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", help="Print the version and exit."),
+) -> None:
+    if version:
+        from trialrun import __version__
+
+        typer.echo(__version__)
+        raise typer.Exit(0)
+
+
+def main() -> None:
+    """Entry point: user errors become one line on stderr and exit 2, never a traceback."""
+    try:
+        app(standalone_mode=False)
+    except UserError as exc:
+        typer.echo(f"trialrun: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        typer.echo("trialrun: interrupted", err=True)
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        typer.echo("trialrun: aborted", err=True)
+        sys.exit(130)
+    except Exception as exc:  # click's usage errors (typer may vendor its own click)
+        if hasattr(exc, "show") and hasattr(exc, "exit_code"):
+            exc.show()
+            sys.exit(2 if type(exc).__name__ in ("UsageError", "BadParameter",
+                                                 "NoSuchOption", "MissingParameter")
+                     else exc.exit_code)
+        raise

@@ -1,0 +1,29 @@
+"""Graders: trial → verdict. One module per kind; registered with `@grader`."""
+
+from trialrun.graders._types import (
+    GRADERS,
+    GraderConfig,
+    GraderKind,
+    ToolCallRecord,
+    TrialView,
+    Verdict,
+    grade_all,
+    grader,
+    parse_grader,
+    run_grader,
+    solve_from,
+)
+
+__all__ = [
+    "GRADERS",
+    "GraderConfig",
+    "GraderKind",
+    "ToolCallRecord",
+    "TrialView",
+    "Verdict",
+    "grade_all",
+    "grader",
+    "parse_grader",
+    "run_grader",
+    "solve_from",
+]

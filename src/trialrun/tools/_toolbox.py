@@ -1,0 +1,59 @@
+"""The set of tools one trial exposes, with dispatch by name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from trialrun._registry import Registry
+from trialrun.errors import UserError
+from trialrun.models._types import ToolSpec
+from trialrun.tools._tool import Tool, ToolContext, ToolResult
+
+# A tool pack factory takes the pack's options from the task (or {}) and returns tools.
+ToolPackFactory = Callable[[dict[str, Any]], list[Tool]]
+
+TOOL_PACKS: Registry[ToolPackFactory] = Registry(
+    "tool pack", "trialrun.tools", builtin_modules=("trialrun.tools.builtin",)
+)
+
+
+def tool_pack(name: str) -> Callable[[ToolPackFactory], ToolPackFactory]:
+    """Register a tool pack factory under `name` (used in a task's `environment.tools`)."""
+    return TOOL_PACKS.register(name)
+
+
+def load_pack(name: str, options: dict[str, Any] | None = None) -> list[Tool]:
+    factory = TOOL_PACKS.get(name)
+    if factory is None:
+        hint = TOOL_PACKS.suggest(name)
+        did = f" (did you mean '{hint}'?)" if hint else ""
+        raise UserError(f"unknown tool pack '{name}'{did}; known: {', '.join(TOOL_PACKS.names())}")
+    return factory(options or {})
+
+
+class Toolbox:
+    def __init__(self, tools: Iterable[Tool], ctx: ToolContext) -> None:
+        self.ctx = ctx
+        self._tools: dict[str, Tool] = {}
+        for t in tools:
+            self._tools[t.name] = t
+        self._specs = [t.spec() for t in self._tools.values()]
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def specs(self) -> list[ToolSpec]:
+        return self._specs
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        t = self._tools.get(name)
+        if t is None:
+            return ToolResult(
+                False, f"unknown tool '{name}'; available: {', '.join(self._tools) or 'none'}"
+            )
+        return await t.call(self.ctx, arguments)
