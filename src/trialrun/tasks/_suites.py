@@ -25,7 +25,13 @@ class SuiteDefaults:
 
 SUITE_DEFAULTS: dict[str, SuiteDefaults] = {
     "golden": SuiteDefaults(
-        3, "pass^k", 20, "ALWAYS_PASSES", True, True, True,
+        3,
+        "pass^k",
+        20,
+        "ALWAYS_PASSES",
+        True,
+        True,
+        True,
         "deterministic tests, static analysis, state checks",
     ),
     "adversarial": SuiteDefaults(

@@ -1,0 +1,129 @@
+"""Harness overhead: N two-turn agentic tasks × k trials with the scripted model.
+
+Each trial goes through the real runner: a fresh workspace copied from a one-note
+fixture, turn 1 `read_file`, turn 2 an answer with the note's contents, two graders,
+a transcript file and one fsync'd results line. Wall time covers `run_suite` only
+(task loading, trials, summary), not imports or generating the task files.
+
+    python bench/overhead.py --n 200 -k 3
+
+The last stdout line is one JSON object: trials, wall_s, trials_per_s, ms_per_trial,
+peak_rss_mb. The anchor: inspect_ai 0.3.285 running the same shape does 20–28
+trial-runs/s on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def write_suite(root: Path, n: int) -> Path:
+    """N task files sharing one fixture folder, and the script that solves them all."""
+    (root / "fixtures" / "one-note").mkdir(parents=True)
+    content = "The harness overhead benchmark note. Answer: 42."
+    (root / "fixtures" / "one-note" / "note.md").write_text(content + "\n", encoding="utf-8")
+    tasks_dir = root / "tasks"
+    tasks_dir.mkdir()
+    for i in range(n):
+        (tasks_dir / f"bench-{i:04d}.json").write_text(
+            json.dumps(
+                {
+                    "task_id": f"bench-{i:04d}",
+                    "suite": "golden",
+                    "description": "read the note and answer with its contents",
+                    "inputs": {"prompt": "What does note.md say?"},
+                    "environment": {"fixture": "one-note"},
+                    "graders": [
+                        {"type": "expectedTools", "tools": ["read_file"]},
+                        {"type": "contains", "value": "Answer: 42"},
+                    ],
+                    "tracked_metrics": ["pass^k"],
+                }
+            ),
+            encoding="utf-8",
+        )
+    # one fixtures folder next to the tasks folder: the loader looks in the parent too
+    script = root / "script.json"
+    script.write_text(
+        json.dumps(
+            {
+                "default": [
+                    {"tool_calls": [{"name": "read_file", "arguments": {"path": "note.md"}}]},
+                    {"content": content},
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
+    return script
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=200, help="number of tasks")
+    parser.add_argument("-k", type=int, default=3, help="trials per task")
+    parser.add_argument("--concurrency", type=int, default=1)
+    parser.add_argument("--no-fsync", action="store_true", help="skip fsync per results line")
+    parser.add_argument("--profile", action="store_true", help="print a cProfile top 25")
+    args = parser.parse_args(argv)
+
+    # imports first: not timed
+    import trialrun.graders.builtin  # noqa: F401
+    import trialrun.models.scripted  # noqa: F401
+    import trialrun.sandbox  # noqa: F401
+    import trialrun.tools.builtin  # noqa: F401
+    from trialrun.runner import run_suite
+    from trialrun.tasks import load_tasks  # noqa: F401
+
+    with tempfile.TemporaryDirectory(prefix="trialrun-bench-") as tmp:
+        root = Path(tmp)
+        script = write_suite(root, args.n)
+        kwargs = dict(
+            k=args.k,
+            out=root / "results",
+            concurrency=args.concurrency,
+            fsync=not args.no_fsync,
+            handle_sigint=False,
+            argv=["bench/overhead.py"],
+        )
+        profiler = None
+        if args.profile:
+            import cProfile
+
+            profiler = cProfile.Profile()
+            profiler.enable()
+        started = time.perf_counter()
+        outcome = run_suite([root / "tasks"], [f"scripted:{script}"], **kwargs)
+        wall = time.perf_counter() - started
+        if profiler is not None:
+            import pstats
+
+            profiler.disable()
+            pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(25)
+        agg = outcome.summary["aggregate"][f"scripted:{script}"]
+        trials = outcome.summary["finished_trials"]
+        if agg["mean_solve_rate"] != 1.0:
+            print(f"warning: not every trial solved (rate {agg['mean_solve_rate']})")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    figures = {
+        "trials": trials,
+        "wall_s": round(wall, 4),
+        "trials_per_s": round(trials / wall, 1),
+        "ms_per_trial": round(wall * 1000 / trials, 3),
+        "peak_rss_mb": round(peak, 1),
+    }
+    print(f"{args.n} tasks × k={args.k}: {trials} trials in {wall:.3f}s")
+    print(f"{figures['trials_per_s']} trials/s, {figures['ms_per_trial']} ms/trial, "
+          f"peak RSS {figures['peak_rss_mb']} MiB")
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

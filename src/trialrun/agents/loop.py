@@ -1,0 +1,191 @@
+"""The built-in agent: an OpenAI-style tool-calling loop over a Model and a Toolbox.
+
+messages = [system, prior `inputs.messages`…, user (prompt + context files)], then:
+call the model (one turn), append its assistant message, run each tool call through the
+toolbox, append the tool results; stop when the model calls no tool (its text is the
+final answer). Limits end the trial as the agent's failure (not passed): more than
+`max_turns` model calls ("max_turns"), the trial timeout ("timeout", the partial
+transcript is kept), token and cost caps ("max_tokens", "max_cost"), a model call over
+its own timeout ("model_timeout"). A provider that cannot be reached is an infra error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trialrun.agents._types import AgentLimits, AgentRun
+from trialrun.errors import InfraError, ModelTimeout
+from trialrun.graders._types import ToolCallRecord
+from trialrun.models._types import CompletionParams, Message
+from trialrun.tools._tool import ToolError, ToolResult
+
+if TYPE_CHECKING:
+    from trialrun.models._types import Model
+    from trialrun.tasks._model import Task
+    from trialrun.tools._toolbox import Toolbox
+
+SYSTEM_PROMPT = (
+    "You are an assistant working in the user's vault: a folder of notes and files. "
+    "Use the tools to read, search and change files; paths are relative to the vault "
+    "root. Only change what the user asks for. When you are done, answer the user "
+    "directly without calling a tool."
+)
+
+MAX_CONTEXT_FILE_CHARS = 100_000
+
+
+def user_message(task: Task, workspace: Path | None) -> str:
+    """The prompt with the task's context files attached (read inside the workspace)."""
+    files = task.inputs.context_files
+    if not files:
+        return task.inputs.prompt
+    from trialrun.sandbox import resolve_note
+
+    parts = [task.inputs.prompt, "", "Context files:"]
+    for name in files:
+        if workspace is None:
+            body = "(no workspace)"
+        else:
+            try:
+                path = resolve_note(workspace, name)
+                body = path.read_text(encoding="utf-8", errors="replace")
+                if len(body) > MAX_CONTEXT_FILE_CHARS:
+                    body = body[:MAX_CONTEXT_FILE_CHARS] + "\n[… truncated]"
+            except (ToolError, OSError) as exc:
+                body = f"(could not read: {exc})"
+        parts.append(f'<file path="{name}">\n{body}\n</file>')
+    return "\n".join(parts)
+
+
+def initial_messages(task: Task, workspace: Path | None, system: str = SYSTEM_PROMPT) -> list:
+    messages: list[Message] = [{"role": "system", "content": system}]
+    messages.extend({"role": m.role, "content": m.content} for m in task.inputs.messages)
+    messages.append({"role": "user", "content": user_message(task, workspace)})
+    return messages
+
+
+class ToolLoopAgent:
+    """The built-in agent (see the module docstring). Stateless: one instance serves all."""
+
+    name = "tool-loop"
+
+    def __init__(self, system_prompt: str = SYSTEM_PROMPT) -> None:
+        self.system_prompt = system_prompt
+
+    async def run(
+        self,
+        task: Task,
+        workspace: Path | None,
+        toolbox: Toolbox,
+        model: Model | None,
+        limits: AgentLimits,
+    ) -> AgentRun:
+        run = AgentRun()
+        if model is None:
+            run.infra_error = "the built-in agent needs a model (--model)"
+            return run
+        run.messages = initial_messages(task, workspace, self.system_prompt)
+        try:
+            if limits.timeout_s:
+                await asyncio.wait_for(self._loop(task, toolbox, model, limits, run), limits.timeout_s)
+            else:
+                await self._loop(task, toolbox, model, limits, run)
+        except TimeoutError:
+            run.failure = "timeout"
+            run.failure_message = f"trial timed out after {limits.timeout_s:g}s"
+        except ModelTimeout as exc:
+            run.failure = "model_timeout"
+            run.failure_message = str(exc) or "a model call timed out"
+        except InfraError as exc:
+            run.infra_error = str(exc) or "infrastructure error"
+        return run
+
+    async def _loop(
+        self, task: Task, toolbox: Toolbox, model: Model, limits: AgentLimits, run: AgentRun
+    ) -> None:
+        specs = toolbox.specs()
+        trial = toolbox.ctx.extra.get("trial") if toolbox.ctx is not None else None
+        params = CompletionParams(task_id=task.task_id, trial=trial, timeout_s=limits.timeout_s)
+        messages = run.messages
+        seen_calls: set[tuple[str, str]] = set()
+        cost_total: float | None = None
+        while True:
+            if run.turns >= limits.max_turns:
+                run.failure = "max_turns"
+                run.failure_message = f"still calling tools after {limits.max_turns} turns"
+                return
+            started = time.perf_counter()
+            completion = await model.complete(messages, specs, params)
+            latency = time.perf_counter() - started
+            run.turns += 1
+            usage = completion.usage
+            run.usage.add(usage)
+            if completion.cost_usd is not None:
+                cost_total = (cost_total or 0.0) + completion.cost_usd
+                run.cost_usd = cost_total
+            run.turn_meta.append(
+                {
+                    "turn": run.turns - 1,
+                    "latency_s": latency,
+                    "tokens": usage.as_dict(),
+                    "cost_usd": completion.cost_usd,
+                }
+            )
+            calls = completion.tool_calls
+            assistant: Message = {"role": "assistant", "content": completion.text}
+            if calls:
+                assistant["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {
+                            "name": c.name,
+                            "arguments": c.raw_arguments
+                            if c.raw_arguments is not None
+                            else json.dumps(c.arguments),
+                        },
+                    }
+                    for c in calls
+                ]
+            messages.append(assistant)
+            for call in calls:
+                if call.arguments_error:
+                    result = ToolResult(False, f"{call.name}: invalid arguments: {call.arguments_error}")
+                else:
+                    result = await toolbox.call(call.name, call.arguments)
+                key = (call.name, _canonical(call.arguments, call.raw_arguments))
+                if key in seen_calls:
+                    run.loop_fires += 1
+                else:
+                    seen_calls.add(key)
+                run.tool_calls.append(
+                    ToolCallRecord(call.name, call.arguments, result.ok, result.content)
+                )
+                messages.append(
+                    {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": result.content}
+                )
+            if limits.max_tokens is not None:
+                spent = run.usage.prompt + run.usage.completion
+                if spent > limits.max_tokens:
+                    run.failure = "max_tokens"
+                    run.failure_message = f"{spent} tokens spent, cap {limits.max_tokens}"
+                    return
+            if limits.max_cost_usd is not None and cost_total is not None:
+                if cost_total > limits.max_cost_usd:
+                    run.failure = "max_cost"
+                    run.failure_message = f"${cost_total:.4f} spent, cap ${limits.max_cost_usd:g}"
+                    return
+            if not calls:
+                run.final_text = completion.text or ""
+                return
+
+
+def _canonical(arguments: dict[str, Any], raw: str | None) -> str:
+    try:
+        return json.dumps(arguments, sort_keys=True, default=str) if arguments or raw is None else raw
+    except (TypeError, ValueError):
+        return repr(arguments)

@@ -1,0 +1,252 @@
+"""`trialrun run`, `trialrun summarize`, `trialrun show`: thin over trialrun.runner."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def _after_run(run_dir: Path, summary: dict[str, Any], console: Console) -> None:
+    """Hook called after a run completes (baseline comparison is wired in here later)."""
+    return None
+
+
+def _fail(message: str, code: int = 2) -> None:
+    print(f"trialrun: {message}", file=sys.stderr)
+    raise SystemExit(code)
+
+
+def _json_out(summary: dict[str, Any], run_dir: Path, warnings: list[str], **extra: Any) -> None:
+    doc = {**summary, "run_dir": str(run_dir), "warnings": list(warnings), **extra}
+    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.flush()
+
+
+class _Progress:
+    """A rich progress bar on stderr, fed by the runner's hooks."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        self.console = Console(stderr=True)
+        self.progress = Progress(
+            TextColumn("[bold]trials"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[last]}"),
+            TimeElapsedColumn(),
+            console=self.console,
+            transient=True,
+        )
+        self.task_id: Any = None
+
+    def start(self, total: int, done: int) -> None:
+        self.progress.start()
+        self.task_id = self.progress.add_task("trials", total=total, completed=done, last="")
+
+    def trial(self, line: dict[str, Any]) -> None:
+        mark = {True: "✓", False: "✗", None: "?"}[line.get("solve")]
+        if line.get("error") and line["error"].get("kind") == "infra":
+            mark = "!"
+        self.progress.update(
+            self.task_id, advance=1, last=f"{mark} {line['task_id']}#{line['trial']}"
+        )
+
+    def stop(self) -> None:
+        self.progress.stop()
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def run(
+        paths: list[Path] = typer.Argument(
+            None, help="Task files or folders (scanned recursively); optional with --resume."
+        ),
+        model: list[str] = typer.Option(
+            None, "--model", "-m", help="Model spec (repeat to compare models); default: local."
+        ),
+        k: int = typer.Option(None, "-k", help="Trials per task (overrides suite and task k)."),
+        task: list[str] = typer.Option(None, "--task", help="Only task ids matching this glob."),
+        suite: list[str] = typer.Option(None, "--suite", help="Only tasks of this suite."),
+        tier: list[str] = typer.Option(None, "--tier", help="Only tasks of this tier (T1–T4)."),
+        tag: list[str] = typer.Option(None, "--tag", help="Only tasks with this tag."),
+        concurrency: int = typer.Option(
+            None, "--concurrency", "-j", help="Trials in flight (default 1 for local, else 4)."
+        ),
+        out: Path = typer.Option(Path("results"), "--out", help="Where run folders go."),
+        resume: Path = typer.Option(
+            None, "--resume", help="Run only the missing trials of this run folder."
+        ),
+        keep_artifacts: bool = typer.Option(
+            False, "--keep-artifacts", help="Keep each trial's workspace under RUN/workspaces/."
+        ),
+        skip_invalid: bool = typer.Option(
+            False, "--skip-invalid", help="Run the valid tasks even when some files are invalid."
+        ),
+        judge: str = typer.Option(None, "--judge", help="Judge model spec for judge graders."),
+        agent: str = typer.Option(
+            None, "--agent", help="Your agent: package.module:function (instead of the loop)."
+        ),
+        agent_cmd: str = typer.Option(
+            None, "--agent-cmd", help="Your agent as a command run in the workspace."
+        ),
+        as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
+    ) -> None:
+        """Run tasks × models × k trials; write results/<run-id>/ and print the end table."""
+        from rich.console import Console
+
+        from trialrun.errors import UserError
+        from trialrun.reports.terminal import render_summary
+        from trialrun.runner import Filters, RunHooks, run_suite
+
+        if agent and agent_cmd:
+            _fail("--agent and --agent-cmd: pass only one")
+        if not paths and resume is None:
+            _fail("no task paths given; pass task files or folders (or --resume RUN_DIR)")
+        progress = None if as_json else _Progress()
+        hooks = RunHooks(progress.start, progress.trial) if progress else RunHooks()
+        try:
+            outcome = run_suite(
+                [str(p) for p in paths or []] or None,
+                list(model or []) or None,
+                k=k,
+                out=out,
+                concurrency=concurrency,
+                filters=Filters(list(task or []), list(suite or []), list(tier or []), list(tag or [])),
+                resume=resume,
+                keep_artifacts=keep_artifacts,
+                skip_invalid=skip_invalid,
+                judge=judge,
+                agent=agent,
+                agent_cmd=agent_cmd,
+                argv=["trialrun", *sys.argv[1:]],
+                hooks=hooks,
+            )
+        except UserError as exc:
+            if progress:
+                progress.stop()
+            _fail(str(exc), exc.exit_code)
+            return
+        finally:
+            if progress:
+                progress.stop()
+        if as_json:
+            _json_out(outcome.summary, outcome.run_dir, outcome.warnings,
+                      interrupted=outcome.interrupted)
+        else:
+            console = Console()
+            render_summary(outcome.summary, console)
+            err = Console(stderr=True)
+            for warning in outcome.warnings:
+                err.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+            console.print(f"run: {outcome.run_dir}", highlight=False)
+            if outcome.interrupted:
+                err.print(
+                    f"interrupted: {outcome.summary['finished_trials']} trial(s) kept; "
+                    f"resume with: trialrun run --resume {outcome.run_dir}",
+                    highlight=False,
+                )
+            else:
+                _after_run(outcome.run_dir, outcome.summary, console)
+        if outcome.interrupted:
+            raise SystemExit(130)
+        raise SystemExit(0)
+
+    @app.command()
+    def summarize(
+        run_dir: Path = typer.Argument(..., help="A run folder written by `trialrun run`."),
+        as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
+    ) -> None:
+        """Recompute summary.json from results.jsonl (and run.json) and print the table."""
+        from rich.console import Console
+
+        from trialrun.errors import UserError
+        from trialrun.metrics import summarize as summarize_lines
+        from trialrun.reports.terminal import render_summary
+        from trialrun.runner import RunStore
+
+        try:
+            store = RunStore.open_existing(run_dir)
+            manifest = store.read_manifest()
+            lines = store.read_results() if store.results_path.exists() else []
+        except UserError as exc:
+            _fail(str(exc), exc.exit_code)
+            return
+        summary = summarize_lines(
+            lines,
+            manifest.get("tasks"),
+            run_id=manifest.get("run_id"),
+            models=manifest.get("models"),
+            k=manifest.get("k"),
+        )
+        store.write_summary(summary)
+        if as_json:
+            _json_out(summary, store.dir, summary["warnings"])
+        else:
+            console = Console()
+            render_summary(summary, console)
+            err = Console(stderr=True)
+            for warning in summary["warnings"]:
+                err.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+        raise SystemExit(0)
+
+    @app.command()
+    def show(
+        run_dir: Path = typer.Argument(..., help="A run folder written by `trialrun run`."),
+        task_id: str = typer.Argument(..., metavar="TASK", help="The task id."),
+        trial: int = typer.Argument(0, metavar="[N]", help="Trial number (0-based)."),
+        model: str = typer.Option(None, "--model", "-m", help="Model spec (when several ran)."),
+        full: bool = typer.Option(False, "--full", help="Do not truncate tool results."),
+    ) -> None:
+        """Print one trial's transcript: messages, tool calls, results, answer, verdicts."""
+        from rich.console import Console
+
+        from trialrun.errors import UserError
+        from trialrun.reports.terminal import render_transcript
+        from trialrun.runner import RunStore
+
+        try:
+            store = RunStore.open_existing(run_dir)
+            lines = store.read_results()
+        except UserError as exc:
+            _fail(str(exc), exc.exit_code)
+            return
+        matches = [x for x in lines if x["task_id"] == task_id]
+        if not matches:
+            known = sorted({x["task_id"] for x in lines})
+            from difflib import get_close_matches
+
+            hint = get_close_matches(task_id, known, n=1)
+            did = f" (did you mean '{hint[0]}'?)" if hint else ""
+            _fail(f"{run_dir}: no trial of task '{task_id}'{did}")
+        models = list(dict.fromkeys(x["model"] for x in matches))
+        if model is None:
+            model = models[0]
+        elif model not in models:
+            _fail(f"--model {model}: not in this run for '{task_id}'; ran: {', '.join(models)}")
+        line = next((x for x in matches if x["model"] == model and x["trial"] == trial), None)
+        if line is None:
+            trials = sorted(x["trial"] for x in matches if x["model"] == model)
+            _fail(f"{task_id}: no trial {trial} for {model}; finished trials: {trials}")
+            return
+        try:
+            transcript = json.loads((store.dir / line["transcript"]).read_text("utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            _fail(f"{store.dir / line['transcript']}: cannot read the transcript ({exc})")
+            return
+        render_transcript(transcript, line, Console(), truncate=None if full else 800)
+        raise SystemExit(0)

@@ -1,0 +1,111 @@
+"""`trialrun validate`, `trialrun list` and `trialrun schema`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from trialrun.tasks import LoadReport, Task
+
+
+def _task_row(task: Task) -> dict[str, Any]:
+    return {
+        "task_id": task.task_id,
+        "suite": task.suite,
+        "tier": task.tier,
+        "k": task.k,
+        "metric": task.metric,
+        "policy": task.policy,
+        "tags": list(task.tags),
+        "format": task.source_format,
+        "file": str(task.source) if task.source else None,
+    }
+
+
+def _report_json(report: LoadReport) -> dict[str, Any]:
+    return {
+        "ok": report.ok,
+        "tasks": [_task_row(t) for t in report.tasks],
+        "problems": [p.as_dict() for p in report.problems],
+        "warnings": [w.as_dict() for w in report.warnings],
+        "skipped": [{"path": str(p), "reason": r} for p, r in report.skipped],
+        "files": [str(f) for f in report.files],
+    }
+
+
+_PATHS_HELP = "Task files or folders (scanned recursively)."
+
+
+def _exit(code: int) -> None:
+    # SystemExit, not typer.Exit: under `standalone_mode=False` click swallows Exit's code.
+    raise SystemExit(code)
+
+
+def _err(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def validate(
+        paths: list[Path] = typer.Argument(..., help=_PATHS_HELP),
+        as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
+    ) -> None:
+        """Check task files: every problem in every file, one line each (exit 2 on any)."""
+        from trialrun.tasks import load_tasks
+
+        report = load_tasks(paths)
+        if as_json:
+            print(json.dumps(_report_json(report), indent=2, default=str))
+            _exit(0 if report.ok else 2)
+        for path, reason in report.skipped:
+            _err(f"{path}: skipped: {reason}")
+        for problem in report.problems:
+            _err(str(problem))
+        for warning in report.warnings:
+            _err(str(warning))
+        files = len(report.files)
+        print(
+            f"{len(report.tasks)} valid task(s) in {files} file(s): "
+            f"{len(report.problems)} problem(s), {len(report.warnings)} warning(s), "
+            f"{len(report.skipped)} skipped file(s)"
+        )
+        _exit(0 if report.ok else 2)
+
+    @app.command("list")
+    def list_tasks(
+        paths: list[Path] = typer.Argument(..., help=_PATHS_HELP),
+        as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
+    ) -> None:
+        """One line per task: id, suite, tier, k, file (ids never truncated)."""
+        from trialrun.tasks import load_tasks
+
+        report = load_tasks(paths)
+        if as_json:
+            print(json.dumps(_report_json(report), indent=2, default=str))
+            _exit(0 if report.ok else 2)
+        rows = [
+            (t.task_id, t.suite, t.tier or "-", str(t.k), str(t.source or "-"))
+            for t in report.tasks
+        ]
+        widths = [max((len(r[i]) for r in rows), default=0) for i in range(4)]
+        for row in rows:
+            cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:4])]
+            print("  ".join([*cells, row[4]]))
+        for path, reason in report.skipped:
+            _err(f"{path}: skipped: {reason}")
+        for problem in report.problems:
+            _err(str(problem))
+        _exit(0 if report.ok else 2)
+
+    @app.command()
+    def schema() -> None:
+        """Print the JSON Schema (2020-12) of a native task file."""
+        from trialrun.tasks import task_json_schema
+
+        print(json.dumps(task_json_schema(), indent=2))

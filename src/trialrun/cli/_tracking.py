@@ -1,0 +1,166 @@
+"""`trialrun bless | compare | gate | report | leaderboard | import scribe-baseline`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+from trialrun.errors import UserError
+
+
+def _err(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def _exit(code: int) -> None:
+    """Exit with `code`: SystemExit, because `app(standalone_mode=False)` returns (and so
+    drops) the code of a `typer.Exit`."""
+    if code:
+        raise SystemExit(code)
+
+
+def _baselines_dir(value: Path | None) -> Path:
+    if value is not None:
+        return value
+    from trialrun.tracking._gates import default_baselines_dir
+
+    return default_baselines_dir()
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def bless(
+        run_dir: Path = typer.Argument(..., help="A run directory (results/<run-id>)."),
+        baselines: Path | None = typer.Option(
+            None, "--baselines", help="Folder for the baseline files (default ./baselines)."
+        ),
+        force: bool = typer.Option(False, "--force", help="Bless despite the refusals."),
+        reason: str | None = typer.Option(None, "--reason", help="Why (required by --force)."),
+    ) -> None:
+        """Write baselines/<provider>-<model>.json for each model of a run."""
+        from trialrun.tracking import bless as do_bless
+
+        for item in do_bless(run_dir, _baselines_dir(baselines), force=force, reason=reason):
+            extra = f" (forced: {reason})" if item.forced and item.refusals else ""
+            print(f"blessed {item.model} → {item.path}{extra}")
+
+    @app.command()
+    def compare(
+        run_dir: Path = typer.Argument(..., help="The run to check (after)."),
+        baseline: Path | None = typer.Option(None, "--baseline", help="A baseline file."),
+        against: Path | None = typer.Option(
+            None, "--against", help="Another run directory to compare with (before)."
+        ),
+        baselines: Path | None = typer.Option(
+            None, "--baselines", help="Folder of baselines (default ./baselines)."
+        ),
+        as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
+        all_tasks: bool = typer.Option(
+            False, "--all", help="Also list improved tasks, not only drops."
+        ),
+    ) -> None:
+        """Compare a run with its baselines: regressions told apart from noise."""
+        from trialrun.tracking import compare_runs, compare_with_baselines, render_terminal
+        from trialrun.tracking._compare import BaselineMatch, configured_alpha
+        from trialrun.tracking._compare import compare as compare_one
+
+        if baseline is not None and against is not None:
+            raise UserError("--baseline and --against exclude each other; pass one")
+        alpha = configured_alpha()
+        if against is not None:
+            items = [
+                BaselineMatch(c.model, against, c)
+                for c in compare_runs(run_dir, against, alpha=alpha)
+            ]
+        elif baseline is not None:
+            c = compare_one(run_dir, baseline, alpha=alpha)
+            items = [BaselineMatch(c.model, baseline, c)]
+        else:
+            items = compare_with_baselines(run_dir, _baselines_dir(baselines), alpha=alpha)
+        if as_json:
+            print(
+                json.dumps({"comparisons": [i.to_dict() for i in items], "warnings": []}, indent=2)
+            )
+            return
+        render_terminal(items, only_drops=not all_tasks)
+
+    @app.command()
+    def gate(
+        name: str = typer.Argument(..., help="merge | nightly | release"),
+        run_dir: Path = typer.Argument(..., help="A run directory."),
+        baseline: Path | None = typer.Option(None, "--baseline", help="A baseline file."),
+        baselines: Path | None = typer.Option(
+            None, "--baselines", help="Folder of baselines (default ./baselines)."
+        ),
+        config: Path | None = typer.Option(None, "--config", help="A trialrun.toml."),
+        as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
+    ) -> None:
+        """Apply a CI gate: exit 0 passed, 1 failed (each failing rule named), 2 bad input."""
+        from trialrun.tracking import run_gate
+
+        result = run_gate(name, run_dir, baseline=baseline, baselines_dir=baselines, config=config)
+        if as_json:
+            print(json.dumps(result.to_dict(), indent=2))
+        else:
+            for line in result.lines():
+                print(line)
+        _exit(result.exit_code)
+
+    @app.command()
+    def report(
+        run_dir: Path = typer.Argument(..., help="A run directory."),
+        junit: Path | None = typer.Option(None, "--junit", help="Write JUnit XML here."),
+        markdown: Path | None = typer.Option(
+            None, "--markdown", help="Write Markdown here (e.g. $GITHUB_STEP_SUMMARY)."
+        ),
+        baselines: Path | None = typer.Option(
+            None, "--baselines", help="Compare with the baselines in this folder."
+        ),
+    ) -> None:
+        """CI outputs for a run: JUnit XML and/or Markdown (Markdown on stdout by default)."""
+        from trialrun.reports.junit import write_junit
+        from trialrun.reports.markdown import render_run_markdown, write_markdown
+        from trialrun.tracking import load_run
+
+        run = load_run(run_dir)
+        if junit is not None:
+            _err(f"wrote {write_junit(run, junit)}")
+        if markdown is not None:
+            _err(f"wrote {write_markdown(run, markdown, baselines)}")
+        if junit is None and markdown is None:
+            print(render_run_markdown(run, baselines))
+
+    @app.command()
+    def leaderboard(
+        baselines_dir: Path = typer.Argument(..., help="A folder of baseline files."),
+        fmt: str = typer.Option("markdown", "--format", help="markdown | json"),
+    ) -> None:
+        """The published table, one row per baseline (trialrun or Gemini-Scribe)."""
+        from trialrun.tracking import build_leaderboard
+
+        if fmt not in ("markdown", "json"):
+            raise UserError(f"--format {fmt}: use markdown or json")
+        board = build_leaderboard(baselines_dir)
+        if fmt == "json":
+            print(board.to_json())
+            return
+        for warning in board.warnings:
+            _err(f"trialrun: {warning}")
+        print(board.to_markdown(), end="")
+
+    import_app = typer.Typer(help="Import results from other tools.", no_args_is_help=True)
+
+    @import_app.command("scribe-baseline")
+    def import_scribe(
+        file: Path = typer.Argument(..., help="A Gemini-Scribe baseline JSON file."),
+        out: Path = typer.Option(Path("baselines"), "-o", "--out", help="Output folder."),
+    ) -> None:
+        """Convert a Gemini-Scribe baseline into a trialrun baseline."""
+        from trialrun.tracking import import_scribe_baseline
+
+        print(f"wrote {import_scribe_baseline(file, out)}")
+
+    app.add_typer(import_app, name="import")

@@ -1,0 +1,58 @@
+"""The project config, `trialrun.toml`, found from the working directory upward.
+
+Sections (each optional; each feature reads its own): `[judge]`, `[gates.*]`, `[pricing]`,
+`[history]`, `[retries]`, `[baselines]`. Unknown sections are kept for plugins.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from trialrun.errors import UserError
+
+CONFIG_NAME = "trialrun.toml"
+
+
+@dataclass(slots=True)
+class ProjectConfig:
+    path: Path | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def section(self, name: str) -> dict[str, Any]:
+        """A top-level table, or {} when absent. Dotted names walk nested tables."""
+        node: Any = self.data
+        for part in name.split("."):
+            node = node.get(part, {}) if isinstance(node, dict) else {}
+        return node if isinstance(node, dict) else {}
+
+    @property
+    def root(self) -> Path:
+        """The folder relative paths in the config are resolved against."""
+        return self.path.parent if self.path else Path.cwd()
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(path: Path | None = None, start: Path | None = None) -> ProjectConfig:
+    """Load `path`, or the nearest trialrun.toml from `start` upward; empty when none."""
+    target = path if path is not None else find_config(start)
+    if target is None:
+        return ProjectConfig()
+    try:
+        with open(target, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise UserError(f"{target}: config file not found; pass an existing --config") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{target}: invalid TOML: {exc}; fix the syntax") from None
+    return ProjectConfig(path=Path(target), data=data)

@@ -1,0 +1,104 @@
+"""Small value helpers shared by the deterministic graders (typed equality, regex flags)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from typing import Any
+
+_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
+
+
+def regex_flags(flags: str) -> int:
+    """ "ims" → re flags; anything else is a ValueError naming the bad letter."""
+    out = 0
+    for ch in flags or "":
+        if ch not in _FLAGS:
+            raise ValueError(f"unknown regex flag {ch!r}; use any of 'i', 'm', 's'")
+        out |= _FLAGS[ch]
+    return out
+
+
+def compile_regex(pattern: str, flags: str = "") -> re.Pattern[str]:
+    """Compile or raise a ValueError that names the pattern (so task loading fails)."""
+    try:
+        return re.compile(pattern, regex_flags(flags))
+    except re.error as exc:
+        raise ValueError(f"invalid regex {pattern!r}: {exc}") from None
+
+
+def as_list(value: str | list[str]) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
+
+
+def check_values(value: str | list[str]) -> str | list[str]:
+    """A matcher value: a string or a non-empty list of strings (any-of)."""
+    if isinstance(value, list) and not value:
+        raise ValueError("value must be a string or a non-empty list of strings")
+    return value
+
+
+def check_patterns(value: str | list[str], info: Any) -> str | list[str]:
+    """A regex matcher value: every pattern compiles (with the already validated flags)."""
+    check_values(value)
+    flags = (info.data or {}).get("flags", "") if info is not None else ""
+    try:
+        regex_flags(flags)
+    except ValueError:
+        flags = ""  # reported on the flags field
+    for pattern in as_list(value):
+        compile_regex(pattern, flags)
+    return value
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _date_text(v: _dt.date) -> set[str]:
+    if isinstance(v, _dt.datetime):
+        return {v.isoformat(), v.isoformat(sep=" "), v.strftime("%Y-%m-%dT%H:%M:%S")}
+    return {v.isoformat()}
+
+
+def typed_equal(found: Any, expected: Any) -> bool:
+    """Deep equality that keeps types apart: 41200 != "41200", True != 1.
+
+    Numbers compare by value across int/float (3 == 3.0); a date equals its ISO string.
+    """
+    if isinstance(found, _dt.date) or isinstance(expected, _dt.date):
+        if isinstance(found, _dt.date) and isinstance(expected, _dt.date):
+            return found == expected
+        if isinstance(found, _dt.date) and isinstance(expected, str):
+            return expected in _date_text(found)
+        if isinstance(expected, _dt.date) and isinstance(found, str):
+            return found in _date_text(expected)
+        return False
+    if isinstance(found, bool) or isinstance(expected, bool):
+        return type(found) is type(expected) and found == expected
+    if _is_number(found) or _is_number(expected):
+        return _is_number(found) and _is_number(expected) and found == expected
+    if isinstance(found, str) or isinstance(expected, str):
+        return isinstance(found, str) and isinstance(expected, str) and found == expected
+    if found is None or expected is None:
+        return found is None and expected is None
+    if isinstance(found, list | tuple) and isinstance(expected, list | tuple):
+        return len(found) == len(expected) and all(
+            typed_equal(f, e) for f, e in zip(found, expected, strict=True)
+        )
+    if isinstance(found, dict) and isinstance(expected, dict):
+        return set(found) == set(expected) and all(
+            typed_equal(found[k], expected[k]) for k in found
+        )
+    return found == expected
+
+
+def snippet(text: str, limit: int = 400) -> str:
+    """The start of `text`, for details."""
+    return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit} more chars]"
+
+
+def around(text: str, start: int, end: int, pad: int = 80) -> str:
+    """The text around a match, for details."""
+    lo, hi = max(0, start - pad), min(len(text), end + pad)
+    return ("…" if lo else "") + text[lo:hi] + ("…" if hi < len(text) else "")

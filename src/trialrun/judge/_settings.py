@@ -1,0 +1,134 @@
+"""The `[judge]` section of trialrun.toml and the judge-model choice.
+
+```toml
+[judge]
+model = "gemini:gemini-2.5-flash"   # a pinned id; never -latest / -preview
+cache_dir = ".trialrun/judge-cache"  # default ~/.cache/trialrun/judge
+cache = true                         # false: always call the judge
+timeout_s = 120                      # per judge call
+max_tokens = 1024                    # optional cap per judge reply
+```
+
+Precedence for the judge model: `--judge SPEC` on the command line, else `[judge] model`,
+else none (judge verdicts are then skipped, passed = None). There is no silent default:
+`--judge local` selects the embedded GGUF model, pinned by its sha256.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from trialrun.config import ProjectConfig, load_config
+from trialrun.errors import UserError
+
+CACHE_ENV = "TRIALRUN_JUDGE_CACHE_DIR"
+NO_JUDGE_MESSAGE = (
+    "no judge model configured: pass --judge SPEC or set [judge] model in trialrun.toml"
+)
+
+
+class _JudgeSection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = None
+    cache_dir: str | None = None
+    cache: bool = True
+    timeout_s: float = Field(120.0, gt=0)
+    max_tokens: int | None = Field(None, ge=1)
+
+
+@dataclass(slots=True)
+class JudgeSettings:
+    model: str | None = None
+    cache_dir: Path | None = None
+    cache: bool = True
+    timeout_s: float = 120.0
+    max_tokens: int | None = None
+
+    @classmethod
+    def from_config(cls, config: ProjectConfig | None = None) -> JudgeSettings:
+        config = config if config is not None else load_config()
+        raw = config.section("judge")
+        try:
+            section = _JudgeSection.model_validate(raw)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in err["loc"]) or "judge"
+            raise UserError(
+                f"{config.path}: [judge] {where}: {err['msg']}; "
+                "allowed keys: model, cache_dir, cache, timeout_s, max_tokens"
+            ) from None
+        cache_dir = None
+        if section.cache_dir:
+            cache_dir = Path(section.cache_dir).expanduser()
+            if not cache_dir.is_absolute():
+                cache_dir = config.root / cache_dir
+        return cls(
+            model=section.model,
+            cache_dir=cache_dir,
+            cache=section.cache,
+            timeout_s=section.timeout_s,
+            max_tokens=section.max_tokens,
+        )
+
+    def resolved_cache_dir(self) -> Path:
+        """`$TRIALRUN_JUDGE_CACHE_DIR`, else `[judge] cache_dir`, else ~/.cache/trialrun/judge."""
+        env = os.environ.get(CACHE_ENV)
+        if env:
+            return Path(env).expanduser()
+        if self.cache_dir is not None:
+            return self.cache_dir
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        return Path(base) / "trialrun" / "judge"
+
+
+_override: JudgeSettings | None = None
+_by_cwd: dict[str, JudgeSettings] = {}
+
+
+def configure(settings: JudgeSettings | None) -> None:
+    """Pin the settings graders use in this process (None: read trialrun.toml again)."""
+    global _override
+    _override = settings
+    _by_cwd.clear()
+
+
+def current_settings() -> JudgeSettings:
+    """The settings judge graders use: `configure()`d ones, else trialrun.toml from the cwd."""
+    if _override is not None:
+        return _override
+    key = os.getcwd()
+    if key not in _by_cwd:
+        _by_cwd[key] = JudgeSettings.from_config()
+    return _by_cwd[key]
+
+
+def check_judge_spec(spec: str) -> str:
+    """Refuse unpinned judge ids (a judge that changes under you makes verdicts drift)."""
+    from trialrun.models import is_unpinned, parse_model_spec
+
+    parsed = parse_model_spec(spec)
+    if is_unpinned(parsed.model_id) or is_unpinned(parsed.text):
+        raise UserError(
+            f"--judge {spec}: judge models must be pinned; '{parsed.model_id}' is a moving "
+            "-latest/-preview alias: name a dated or versioned model id instead"
+        )
+    return parsed.text
+
+
+def resolve_judge_spec(cli_spec: str | None, settings: JudgeSettings | None = None) -> str | None:
+    """`--judge` wins over `[judge] model`; None when neither is set. Unpinned ids → UserError."""
+    settings = settings if settings is not None else current_settings()
+    spec = cli_spec or settings.model
+    return check_judge_spec(spec) if spec else None
+
+
+def create_judge(spec: str):  # -> trialrun.models.Model
+    """Create the judge model for `spec` after checking it is pinned."""
+    from trialrun.models import create_model
+
+    return create_model(check_judge_spec(spec))

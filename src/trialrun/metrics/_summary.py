@@ -1,0 +1,236 @@
+"""summary.json from results.jsonl lines (+ run.json's task metadata), nothing else.
+
+Counting rules (DESIGN.md "Verdicts"):
+- infra-error trials (`error.kind == "infra"`) are left out of every denominator;
+  `n` = finished trials minus infra errors, the pass^k denominator;
+- undetermined trials (solve is None, not infra) are also left out of the solve^k and
+  pass@k denominator (`n - undetermined`);
+- fewer than k counted trials: that figure is null, the task is left out of that
+  aggregate and counted in `insufficient`.
+A task "meets" pass^k (solve^k) for `by_tier` when its figure is 1.0, i.e. every counted
+trial succeeded and at least k were counted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from trialrun.metrics._estimators import pass_at_k, pass_hat_k
+
+Line = dict[str, Any]
+
+
+def is_infra(line: Line) -> bool:
+    error = line.get("error")
+    return isinstance(error, dict) and error.get("kind") == "infra"
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Linear-interpolated percentile (numpy's default); None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100
+    low = math.floor(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def task_row(
+    task_id: str, model: str, meta: dict[str, Any], lines: list[Line], k_default: int
+) -> dict[str, Any]:
+    """One (task, model) row of summary.json."""
+    first = lines[0] if lines else {}
+    k = int(meta.get("k") or first.get("k") or k_default)
+    counted = [t for t in lines if not is_infra(t)]
+    n = len(counted)
+    passed = sum(1 for t in counted if t.get("pass") is True)
+    solved = sum(1 for t in counted if t.get("solve") is True)
+    undetermined = sum(1 for t in counted if t.get("solve") is None)
+    solve_n = n - undetermined
+    failed: dict[str, int] = {}
+    errors: dict[str, int] = {}
+    for t in lines:
+        for v in t.get("verdicts") or ():
+            if v.get("passed") is False:
+                name = str(v.get("grader"))
+                failed[name] = failed.get(name, 0) + 1
+        err = t.get("error")
+        if isinstance(err, dict) and err.get("kind"):
+            errors[str(err["kind"])] = errors.get(str(err["kind"]), 0) + 1
+    turns = [x for x in (_num(t.get("turns")) for t in counted) if x is not None]
+    provider = first.get("provider") or model.partition(":")[0]
+    return {
+        "task_id": task_id,
+        "model": model,
+        "provider": provider,
+        "suite": meta.get("suite") or first.get("suite"),
+        "tier": meta.get("tier") if meta else first.get("tier"),
+        "k": k,
+        "n": n,
+        "passed": passed,
+        "solved": solved,
+        "undetermined": undetermined,
+        "infra_errors": len(lines) - n,
+        "pass_k": pass_hat_k(n, passed, k) if n >= k else None,
+        "solve_k": pass_hat_k(solve_n, solved, k) if solve_n >= k else None,
+        "pass_at_k": pass_at_k(solve_n, solved, k) if solve_n >= k else None,
+        "flaky": 0 < solved < solve_n,
+        # extras (not pinned by DESIGN.md)
+        "metric": meta.get("metric") or first.get("metric") or "pass^k",
+        "policy": meta.get("policy") or first.get("policy"),
+        "tags": list(meta.get("tags") or first.get("tags") or []),
+        "mean_turns": _mean(turns),
+        "failed_graders": failed,
+        "errors": errors,
+        "safety_violations": sum(1 for t in lines if t.get("safety_violation")),
+    }
+
+
+def _meets(value: float | None) -> bool:
+    return value is not None and value >= 1.0 - 1e-12
+
+
+def aggregate(rows: list[dict[str, Any]], lines: list[Line], *, tiers: bool = True) -> dict:
+    """Averages of per-task figures; rates over all counted trials; latency, tokens, cost."""
+    pass_ks = [r["pass_k"] for r in rows if r["pass_k"] is not None]
+    solve_ks = [r["solve_k"] for r in rows if r["solve_k"] is not None]
+    at_ks = [r["pass_at_k"] for r in rows if r["pass_at_k"] is not None]
+    n_total = sum(r["n"] for r in rows)
+    solve_total = sum(r["n"] - r["undetermined"] for r in rows)
+    counted = [t for t in lines if not is_infra(t)]
+    latencies = [x for x in (_num(t.get("latency_s")) for t in counted) if x is not None]
+    turns = [x for x in (_num(t.get("turns")) for t in counted) if x is not None]
+    tokens = {"prompt": 0, "cached": 0, "completion": 0}
+    costs: list[float] = []
+    for t in lines:
+        tok = t.get("tokens") or {}
+        for key in tokens:
+            tokens[key] += int(tok.get(key) or 0)
+        cost = _num(t.get("cost_usd"))
+        if cost is not None:
+            costs.append(cost)
+    out: dict[str, Any] = {
+        "tasks": len(rows),
+        "trials": len(lines),
+        "pass_k_rate": _mean(pass_ks),
+        "solve_k_rate": _mean(solve_ks),
+        "pass_at_k_rate": _mean(at_ks),
+        "mean_pass_rate": sum(r["passed"] for r in rows) / n_total if n_total else None,
+        "mean_solve_rate": sum(r["solved"] for r in rows) / solve_total if solve_total else None,
+        "flaky_task_count": sum(1 for r in rows if r["flaky"]),
+        "insufficient": sum(1 for r in rows if r["pass_k"] is None or r["solve_k"] is None),
+        "undetermined": sum(r["undetermined"] for r in rows),
+        "infra_errors": sum(r["infra_errors"] for r in rows),
+        "safety_violations": sum(r["safety_violations"] for r in rows),
+        "mean_turns": _mean(turns),
+        "latency_p50_s": percentile(latencies, 50),
+        "latency_p95_s": percentile(latencies, 95),
+        "tokens": tokens,
+        "cost_usd": sum(costs) if costs else None,
+    }
+    if tiers:
+        by_tier: dict[str, dict[str, int]] = {}
+        for r in sorted(rows, key=lambda r: str(r["tier"])):
+            if not r["tier"]:
+                continue
+            entry = by_tier.setdefault(r["tier"], {"tasks": 0, "passed_k": 0, "solved_k": 0})
+            entry["tasks"] += 1
+            entry["passed_k"] += _meets(r["pass_k"])
+            entry["solved_k"] += _meets(r["solve_k"])
+        out["by_tier"] = by_tier
+    return out
+
+
+def summarize(
+    results_lines: Iterable[Line],
+    tasks_meta: list[dict[str, Any]] | None = None,
+    *,
+    run_id: str | None = None,
+    models: list[str] | None = None,
+    k: int | None = None,
+    warnings: list[str] | None = None,
+) -> dict[str, Any]:
+    """summary.json's content, recomputed from results lines and run.json's `tasks`.
+
+    `tasks_meta` gives each task's suite, tier, tags, policy, metric and effective k; rows
+    are made for every (task, model) it lists, even with no finished trial yet.
+    """
+    from trialrun.models import is_unpinned, parse_model_spec
+
+    warnings = list(warnings or [])
+    meta_by_id = {str(m["task_id"]): m for m in tasks_meta or [] if m.get("task_id")}
+    seen: set[tuple[str, str, Any]] = set()
+    by_key: dict[tuple[str, str], list[Line]] = {}
+    duplicates = 0
+    for line in results_lines:
+        ident = (str(line.get("task_id")), str(line.get("model")), line.get("trial"))
+        if ident in seen:
+            duplicates += 1
+            continue
+        seen.add(ident)
+        by_key.setdefault(ident[:2], []).append(line)
+    if duplicates:
+        warnings.append(f"{duplicates} duplicate results line(s) ignored (same task, model, trial)")
+
+    model_list = list(models or [])
+    for _, model in by_key:
+        if model not in model_list:
+            model_list.append(model)
+    keys = [(tid, m) for m in model_list for tid in meta_by_id]
+    keys += [key for key in by_key if key not in set(keys)]
+    k_default = k or 1
+    rows = [
+        task_row(tid, m, meta_by_id.get(tid, {}), by_key.get((tid, m), []), k_default)
+        for tid, m in keys
+    ]
+
+    aggregate_by_model: dict[str, Any] = {}
+    by_suite: dict[str, Any] = {}
+    by_tag: dict[str, Any] = {}
+    for model in model_list:
+        mrows = [r for r in rows if r["model"] == model]
+        mlines = [t for r in mrows for t in by_key.get((r["task_id"], model), [])]
+        aggregate_by_model[model] = aggregate(mrows, mlines)
+        groups: dict[str, dict[str, list]] = {"suite": {}, "tag": {}}
+        for r in mrows:
+            rlines = by_key.get((r["task_id"], model), [])
+            names = {"suite": [r["suite"]] if r["suite"] else [], "tag": r["tags"]}
+            for kind, values in names.items():
+                for value in values:
+                    bucket = groups[kind].setdefault(value, [[], []])
+                    bucket[0].append(r)
+                    bucket[1].extend(rlines)
+        by_suite[model] = {s: aggregate(g[0], g[1], tiers=False) for s, g in groups["suite"].items()}
+        by_tag[model] = {t: aggregate(g[0], g[1], tiers=False) for t, g in sorted(groups["tag"].items())}
+
+    unpinned = [m for m in model_list if is_unpinned(parse_model_spec(m).model_id or m)]
+    for m in unpinned:
+        warnings.append(f"model '{m}' is unpinned (-latest/-preview): results may drift")
+    expected = sum(int(m.get("k") or k_default) for m in meta_by_id.values()) * len(model_list)
+    finished = sum(len(v) for v in by_key.values())
+    return {
+        "run_id": run_id,
+        "models": model_list,
+        "k": k,
+        "tasks": rows,
+        "aggregate": aggregate_by_model,
+        "by_suite": by_suite,
+        "by_tag": by_tag,
+        "unpinned_models": unpinned,
+        "expected_trials": expected if meta_by_id else finished,
+        "finished_trials": finished,
+        "warnings": warnings,
+    }

@@ -1,0 +1,144 @@
+"""JUnit XML for CI: one testcase per task × model (classname = model, name = task_id).
+
+A task fails when it misses its metric (pass^k tasks: every counted trial solved; pass@k
+tasks: at least one solved); the failure message names the failed graders. A task without
+enough counted trials is `error` when infra errors caused it, else `skipped`. The k trials
+are listed in system-out. The layout follows the Ant/Jenkins JUnit schema.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import xml.etree.ElementTree as ET
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from trialrun.tracking._run_data import RunData, TaskRecord, load_run
+
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _clean(text: str) -> str:
+    return _INVALID_XML.sub("\ufffd", text)
+
+
+def task_outcome(record: TaskRecord) -> tuple[str, str]:
+    """("passed" | "failure" | "error" | "skipped", message) for one task × model."""
+    if record.insufficient:
+        counted = record.solve_n
+        why = (
+            f"insufficient data: {counted} counted trial(s) for k={record.k} "
+            f"({record.infra_errors} infra error(s), {record.undetermined} undetermined)"
+        )
+        return ("error" if record.infra_errors else "skipped"), why
+    met = record.meets_solve_k if record.metric != "pass@k" else record.solved > 0
+    if met:
+        return "passed", ""
+    failed: dict[str, int] = {}
+    errors: dict[str, int] = {}
+    for t in record.counted_trials:
+        for v in t.get("verdicts") or []:
+            if isinstance(v, dict) and v.get("passed") is False:
+                failed[str(v.get("grader"))] = failed.get(str(v.get("grader")), 0) + 1
+        err = t.get("error")
+        if isinstance(err, dict) and err.get("kind"):
+            errors[str(err["kind"])] = errors.get(str(err["kind"]), 0) + 1
+    n = record.solve_n
+    parts = [f"solved {record.solved}/{n} ({record.metric})"]
+    if failed:
+        parts.append("failed graders: " + ", ".join(f"{g} ({c}/{n})" for g, c in failed.items()))
+    if errors:
+        parts.append("errors: " + ", ".join(f"{kind} ({c})" for kind, c in errors.items()))
+    return "failure", "; ".join(parts)
+
+
+def _details(details: Any, limit: int = 600) -> str:
+    text = json.dumps(details, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _trial_line(t: dict[str, Any]) -> str:
+    verdicts = ", ".join(
+        f"{v.get('grader')} {'✓' if v.get('passed') else ('?' if v.get('passed') is None else '✗')}"
+        for v in t.get("verdicts") or []
+        if isinstance(v, dict)
+    )
+    tools = ", ".join(str(c.get("name")) for c in t.get("tool_calls") or [] if isinstance(c, dict))
+    line = (
+        f"trial {t.get('trial')}: pass={t.get('pass')} solve={t.get('solve')} "
+        f"turns={t.get('turns')} latency={t.get('latency_s')}s tools=[{tools}]"
+    )
+    if verdicts:
+        line += f" verdicts: {verdicts}"
+    err = t.get("error")
+    if isinstance(err, dict):
+        line += f" error: {err.get('kind')}: {err.get('message')}"
+    failed_details = [
+        f"  {v.get('grader')}: {_details(v.get('details'))}"
+        for v in t.get("verdicts") or []
+        if isinstance(v, dict) and v.get("passed") is not True and v.get("details")
+    ]
+    if t.get("transcript"):
+        line += f" transcript: {t.get('transcript')}"
+    return "\n".join([line, *failed_details])
+
+
+def junit_tree(run: RunData) -> ET.ElementTree:
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    root = ET.Element("testsuites", name=f"trialrun {run.run_id}")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+    for index, model in enumerate(run.models):
+        records = sorted(run.for_model(model), key=lambda r: r.task_id)
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            name=model,
+            id=str(index),
+            package="trialrun",
+            hostname=socket.gethostname() or "localhost",
+            timestamp=stamp,
+        )
+        props = ET.SubElement(suite, "properties")
+        for key, value in (("run_id", run.run_id), ("git_sha", run.git_sha or "")):
+            ET.SubElement(props, "property", name=key, value=str(value))
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+        for record in records:
+            seconds = sum(float(t.get("latency_s") or 0.0) for t in record.trials)
+            case = ET.SubElement(
+                suite, "testcase", classname=model, name=record.task_id, time=f"{seconds:.3f}"
+            )
+            outcome, message = task_outcome(record)
+            if outcome != "passed":
+                tag = {"failure": "failure", "error": "error", "skipped": "skipped"}[outcome]
+                child = ET.SubElement(case, tag, message=_clean(message))
+                if outcome != "skipped":
+                    child.set("type", record.metric if outcome == "failure" else "infra")
+                    child.text = _clean(message)
+                counts[
+                    {"failure": "failures", "error": "errors", "skipped": "skipped"}[outcome]
+                ] += 1
+            out = ET.SubElement(case, "system-out")
+            out.text = _clean("\n".join(_trial_line(t) for t in record.trials) or "no trials")
+            counts["tests"] += 1
+            counts["time"] += seconds
+        ET.SubElement(suite, "system-out").text = ""
+        ET.SubElement(suite, "system-err").text = ""
+        for key, value in counts.items():
+            suite.set(key, f"{value:.3f}" if key == "time" else str(value))
+            totals[key] += value
+    for key, value in totals.items():
+        root.set(key, f"{value:.3f}" if key == "time" else str(int(value)))
+    ET.indent(root)
+    return ET.ElementTree(root)
+
+
+def write_junit(run_dir: RunData | Path | str, path: Path | str) -> Path:
+    """Write the run's JUnit XML to `path` (parents created)."""
+    run = run_dir if isinstance(run_dir, RunData) else load_run(run_dir)
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    junit_tree(run).write(target, encoding="utf-8", xml_declaration=True)
+    return target

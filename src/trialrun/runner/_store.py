@@ -1,0 +1,208 @@
+"""The run directory: run.json, results.jsonl (append-only), transcripts, summary.json.
+
+results.jsonl gets exactly one line per finished trial, written with one `os.write` on an
+O_APPEND descriptor and fsync'd, so a killed process leaves at most a torn last line;
+`repair_results` truncates it away before a resume appends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from trialrun.errors import UserError
+
+RUN_JSON = "run.json"
+RESULTS = "results.jsonl"
+SUMMARY = "summary.json"
+TRANSCRIPTS = "transcripts"
+WORKSPACES = "workspaces"
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """UTC timestamp + short random suffix, e.g. 20261122T043000Z-ab12."""
+    now = now or datetime.now(UTC)
+    return f"{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(2)}"
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write a JSON file via a temp file + rename: readers never see half a file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", "utf-8")
+    os.replace(tmp, path)
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path}: not found; pass a run directory written by `trialrun run`") from None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+
+
+class RunStore:
+    """Files of one run directory."""
+
+    def __init__(self, run_dir: Path, *, fsync: bool = True) -> None:
+        self.dir = Path(run_dir)
+        self.fsync = fsync
+        self._fd: int | None = None
+        self._transcript_dirs: set[str] = set()
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.dir / RUN_JSON
+
+    @property
+    def results_path(self) -> Path:
+        return self.dir / RESULTS
+
+    @property
+    def summary_path(self) -> Path:
+        return self.dir / SUMMARY
+
+    @classmethod
+    def create(cls, out: Path, run_id: str, *, fsync: bool = True) -> RunStore:
+        run_dir = Path(out) / run_id
+        try:
+            run_dir.mkdir(parents=True, exist_ok=False)
+        except FileExistsError:
+            raise UserError(f"{run_dir}: already exists; pick another --out or use --resume") from None
+        except OSError as exc:
+            raise UserError(f"{run_dir}: cannot create the run directory ({exc.strerror})") from None
+        return cls(run_dir, fsync=fsync)
+
+    @classmethod
+    def open_existing(cls, run_dir: Path, *, fsync: bool = True) -> RunStore:
+        run_dir = Path(run_dir)
+        if not (run_dir / RUN_JSON).is_file():
+            raise UserError(
+                f"{run_dir}: not a run directory (no run.json); pass a folder written by "
+                "`trialrun run`, e.g. results/<run-id>"
+            )
+        return cls(run_dir, fsync=fsync)
+
+    # --- manifest and summary ---
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        write_json_atomic(self.manifest_path, manifest)
+
+    def read_manifest(self) -> dict[str, Any]:
+        data = read_json(self.manifest_path)
+        if not isinstance(data, dict):
+            raise UserError(f"{self.manifest_path}: expected a JSON object")
+        return data
+
+    def write_summary(self, summary: dict[str, Any]) -> None:
+        write_json_atomic(self.summary_path, summary)
+
+    # --- results ---
+    def open_results(self) -> None:
+        """Create (or open for append) results.jsonl; done before the first trial."""
+        if self._fd is None:
+            self._fd = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def append(self, line: dict[str, Any], *, sync: bool = True) -> None:
+        """One write of one whole line (then fsync unless `sync=False`: call `sync()`).
+
+        The line is in the file once `os.write` returns: a killed process cannot lose
+        it; fsync only guards against a crash of the machine.
+        """
+        if self._fd is None:
+            self.open_results()
+        assert self._fd is not None
+        data = (_dumps(line) + "\n").encode("utf-8")
+        view = memoryview(data)
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+        if sync and self.fsync:
+            os.fsync(self._fd)
+
+    def sync(self) -> None:
+        if self.fsync and self._fd is not None:
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def repair_results(self) -> int:
+        """Truncate a torn last line (no trailing newline); returns bytes dropped."""
+        path = self.results_path
+        if not path.exists():
+            return 0
+        size = path.stat().st_size
+        if size == 0:
+            return 0
+        with open(path, "rb+") as fh:
+            fh.seek(-1, os.SEEK_END)
+            if fh.read(1) == b"\n":
+                return 0
+            # walk back to the last newline
+            pos = size
+            chunk = 65536
+            keep = 0
+            while pos > 0:
+                start = max(0, pos - chunk)
+                fh.seek(start)
+                block = fh.read(pos - start)
+                idx = block.rfind(b"\n")
+                if idx >= 0:
+                    keep = start + idx + 1
+                    break
+                pos = start
+            fh.truncate(keep)
+            fh.flush()
+            os.fsync(fh.fileno())
+            return size - keep
+
+    def read_results(self) -> list[dict[str, Any]]:
+        """Every complete line; a torn last line is ignored (not removed: see repair)."""
+        return read_results(self.results_path)
+
+    # --- transcripts ---
+    def write_transcript(self, model_slug: str, name: str, data: dict[str, Any]) -> str:
+        """Write transcripts/<model-slug>/<name>.json; returns the path relative to the run."""
+        if model_slug not in self._transcript_dirs:
+            (self.dir / TRANSCRIPTS / model_slug).mkdir(parents=True, exist_ok=True)
+            self._transcript_dirs.add(model_slug)
+        rel = f"{TRANSCRIPTS}/{model_slug}/{name}.json"
+        with open(self.dir / rel, "w", encoding="utf-8") as fh:
+            fh.write(_dumps(data))
+        return rel
+
+
+def read_results(path: Path) -> list[dict[str, Any]]:
+    """results.jsonl lines; a torn last line is dropped, a damaged middle line is an error."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"{path}: not found; pass a run directory written by `trialrun run`") from None
+    lines = raw.split(b"\n")
+    out: list[dict[str, Any]] = []
+    last = len(lines) - 1
+    for number, text in enumerate(lines):
+        if not text.strip():
+            continue
+        try:
+            item = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            if number == last:  # no newline after it: a torn write
+                break
+            raise UserError(
+                f"{path}:{number + 1}: not a JSON line; the results file is damaged"
+            ) from None
+        if not isinstance(item, dict) or "task_id" not in item or "model" not in item:
+            raise UserError(f"{path}:{number + 1}: a results line needs task_id and model")
+        out.append(item)
+    return out

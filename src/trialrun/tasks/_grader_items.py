@@ -1,0 +1,142 @@
+"""Validate one grader dict where it sits in a file, so problems point at its exact keys."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from typing import Any
+
+from pydantic import ValidationError
+
+from trialrun.graders import GRADERS, GraderConfig
+from trialrun.tasks._issues import Issue, issues_from_validation, suggest
+from trialrun.tasks._problems import FieldPath
+
+_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
+# Grader kinds whose `value` is a regex (or an any-of list of them).
+REGEX_VALUE_KINDS = ("regex", "fileMatches")
+
+
+def validate_grader(
+    item: Any,
+    prefix: FieldPath,
+    *,
+    allowed: Collection[str] | None = None,
+    what: str = "grader",
+    where: str = "",
+) -> tuple[GraderConfig | None, list[Issue]]:
+    """Parse `item` with its kind's config model; return the config or the issues."""
+    if not isinstance(item, dict):
+        got = type(item).__name__
+        return None, [(prefix, f"a {what} must be a mapping with a 'type' key (got {got})")]
+    if "type" not in item:
+        known = ", ".join(sorted(allowed) if allowed else GRADERS.names())
+        return None, [((*prefix, "type"), f"required key is missing (known types: {known})")]
+    kind_name = item["type"]
+    if not isinstance(kind_name, str):
+        return None, [((*prefix, "type"), f"must be a string (got {kind_name!r})")]
+    kind = GRADERS.get(kind_name)
+    if allowed is not None and kind_name not in allowed:
+        if kind is not None:
+            choices = ", ".join(sorted(allowed))
+            message = f"'{kind_name}' is not a {what}{where} (allowed: {choices})"
+        else:
+            hint = suggest(kind_name, allowed)
+            message = f"unknown {what} type '{kind_name}'" + (
+                f"; did you mean '{hint}'?" if hint else f" (allowed: {', '.join(sorted(allowed))})"
+            )
+        return None, [((*prefix, "type"), message)]
+    if kind is None:
+        hint = GRADERS.suggest(kind_name)
+        did = f"; did you mean '{hint}'?" if hint else f" (known: {', '.join(GRADERS.names())})"
+        return None, [((*prefix, "type"), f"unknown {what} type '{kind_name}'{did}")]
+    # Our own regex check comes first: it points at the exact list item.
+    regex_issues = check_regexes(kind_name, item, prefix)
+    try:
+        config = kind.config_model.model_validate(item)
+    except ValidationError as exc:
+        found = issues_from_validation(exc, item, kind.config_model, prefix)
+        found = [
+            (path, msg)
+            for path, msg in found
+            if not any(r[: len(path)] == path for r, _ in regex_issues)
+        ]
+        return None, sorted_issues(regex_issues + found)
+    except Exception as exc:  # a config validator that raised something else
+        return None, [(prefix, f"{type(exc).__name__}: {exc}")]
+    return (None if regex_issues else config), regex_issues
+
+
+def sorted_issues(issues: list[Issue]) -> list[Issue]:
+    return sorted(issues, key=lambda issue: [str(p) for p in issue[0]])
+
+
+def _compile(pattern: Any, flags: str, path: FieldPath) -> list[Issue]:
+    if not isinstance(pattern, str):
+        return []
+    bits = 0
+    for ch in flags or "":
+        bits |= _FLAGS.get(ch, 0)
+    try:
+        re.compile(pattern, bits)
+    except re.error as exc:
+        where = f" at position {exc.pos}" if exc.pos is not None else ""
+        return [(path, f"bad regex {pattern!r}: {exc.msg}{where}")]
+    return []
+
+
+def _bad_flags(flags: Any, path: FieldPath) -> list[Issue]:
+    if not isinstance(flags, str):
+        return []
+    bad = sorted({ch for ch in flags if ch not in _FLAGS})
+    if bad:
+        return [(path, f"unknown regex flag(s) {''.join(bad)!r}: use any of 'i', 'm', 's'")]
+    return []
+
+
+def check_regexes(kind: str, item: dict[str, Any], prefix: FieldPath) -> list[Issue]:
+    """Compile every regex a grader carries, so a bad pattern fails at load, not at grading."""
+    issues: list[Issue] = []
+    if kind in REGEX_VALUE_KINDS:
+        flags = item.get("flags", "")
+        issues += _bad_flags(flags, (*prefix, "flags"))
+        value = item.get("value")
+        if isinstance(value, list):
+            for i, pattern in enumerate(value):
+                issues += _compile(pattern, flags, (*prefix, "value", i))
+        else:
+            issues += _compile(value, flags, (*prefix, "value"))
+    elif kind == "toolArgs" and isinstance(item.get("args"), dict):
+        for param, expected in item["args"].items():
+            issues += _expected_regexes(expected, (*prefix, "args", param))
+    return issues
+
+
+def _expected_regexes(expected: Any, path: FieldPath) -> list[Issue]:
+    if isinstance(expected, list):
+        out: list[Issue] = []
+        for i, option in enumerate(expected):
+            out += _expected_regexes(option, (*path, i))
+        return out
+    if isinstance(expected, dict) and "regex" in expected and set(expected) <= {"regex", "flags"}:
+        flags = expected.get("flags", "")
+        return _bad_flags(flags, (*path, "flags")) + _compile(
+            expected["regex"], flags if isinstance(flags, str) else "", (*path, "regex")
+        )
+    return []
+
+
+def tool_names_in(config: GraderConfig, prefix: FieldPath) -> list[tuple[FieldPath, str]]:
+    """The tool names a grader refers to, each with its field path."""
+    found: list[tuple[FieldPath, str]] = []
+    if config.type in ("expectedTools", "forbiddenTools", "toolOrder"):
+        # A Scribe `expectedTools: [...]` list is the grader itself: no `tools` key.
+        base = prefix if prefix and isinstance(prefix[-1], str) else (*prefix, "tools")
+        for i, name in enumerate(getattr(config, "tools", None) or []):
+            if isinstance(name, str):
+                found.append(((*base, i), name))
+    elif config.type == "toolArgs":
+        name = getattr(config, "tool", None)
+        if isinstance(name, str):
+            found.append(((*prefix, "tool"), name))
+    return found

@@ -1,0 +1,244 @@
+"""`load_tasks(paths)`: every task file under the paths, validated, with every problem.
+
+One bad file never hides another's problems: each file is read and checked on its own,
+then ids are checked across all files. Tasks from a file with any problem are left out
+of `LoadReport.tasks`; `report_problems_and_exit` decides whether a run may go on.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from trialrun.errors import UserError
+from trialrun.tasks._fixtures import resolve_fixtures
+from trialrun.tasks._model import Task
+from trialrun.tasks._native import Checked, check_native
+from trialrun.tasks._problems import FieldPath, LoadReport, Problem, SourceError, dotted
+from trialrun.tasks._scan import scan, skip_reason_by_name, skip_reason_by_shape
+from trialrun.tasks._scribe import check_scribe, is_scribe_shape
+from trialrun.tasks._sources import TASK_SUFFIXES, Lines, read_source
+
+# Used when the vault pack cannot be loaded (DESIGN.md's vault-tools table).
+VAULT_TOOLS = (
+    "read_file",
+    "list_files",
+    "write_file",
+    "append_content",
+    "delete_file",
+    "move_file",
+    "create_folder",
+    "update_frontmatter",
+    "find_files_by_name",
+    "find_files_by_content",
+)
+
+
+@lru_cache(maxsize=1)
+def vault_tool_names() -> frozenset[str]:
+    try:
+        from trialrun.tools import load_pack
+
+        names = frozenset(t.name for t in load_pack("vault"))
+        if names:
+            return names
+    except Exception:
+        pass
+    return frozenset(VAULT_TOOLS)
+
+
+def _line(lines: Lines, path: FieldPath) -> int | None:
+    for end in range(len(path), -1, -1):
+        line = lines.get(path[:end])
+        if line is not None:
+            return line
+    return None
+
+
+def _expand(paths: Sequence[Path | str], report: LoadReport) -> list[Path]:
+    files: list[Path] = []
+    seen: set[Path] = set()
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = scan(path)
+            if not found:
+                report.problems.append(
+                    Problem(path, None, "", f"no task files ({', '.join(TASK_SUFFIXES)}) found")
+                )
+        elif path.is_file():
+            if path.suffix.lower() not in TASK_SUFFIXES:
+                report.problems.append(
+                    Problem(path, None, "", f"not a task file: expected {', '.join(TASK_SUFFIXES)}")
+                )
+                continue
+            found = [path]
+        else:
+            report.problems.append(Problem(path, None, "", "no such file or folder"))
+            continue
+        for file in found:
+            key = file.resolve()
+            if key not in seen:
+                seen.add(key)
+                files.append(file)
+    return files
+
+
+def _items(data: Any) -> list[tuple[Any, FieldPath]] | str:
+    """The task mappings in a parsed file, each with its path; or why there are none."""
+    if data is None:
+        return "empty file: expected a task (a mapping) or a list of tasks"
+    if isinstance(data, list):
+        if not data:
+            return "empty list: expected at least one task"
+        return [(item, (i,)) for i, item in enumerate(data)]
+    if isinstance(data, dict):
+        rest = set(data) - {"tasks", "$schema"}
+        if isinstance(data.get("tasks"), list) and not rest:
+            if not data["tasks"]:
+                return "'tasks' is empty: expected at least one task"
+            return [(item, ("tasks", i)) for i, item in enumerate(data["tasks"])]
+        return [(data, ())]
+    return f"expected a task (a mapping) or a list of tasks, got {type(data).__name__}"
+
+
+def _tool_warnings(task: Task, checked: Checked) -> list[tuple[FieldPath, str]]:
+    from trialrun.tasks._grader_items import tool_names_in
+
+    packs = task.environment.tools
+    if not packs or any(p != "vault" for p in packs):
+        return []  # other packs' tools are only known when the run loads them
+    known = vault_tool_names()
+    refs = [ref for path, config in checked.graders for ref in tool_names_in(config, path)]
+    for i, fault in enumerate(task.environment.faults):
+        refs.append(((*checked.places["faults"], i, "tool"), fault.tool))
+    out: list[tuple[FieldPath, str]] = []
+    for path, name in refs:
+        if name not in known:
+            out.append(
+                (
+                    path,
+                    f"tool '{name}' is not provided by trialrun's vault pack "
+                    "(a call to it can never happen)",
+                )
+            )
+    return out
+
+
+def _load_file(file: Path, report: LoadReport) -> list[tuple[Task, int | None]]:
+    problems: list[Problem] = []
+    warnings: list[Problem] = []
+    report.files.append(file)
+    try:
+        data, lines = read_source(file)
+    except SourceError as exc:
+        report.problems.append(Problem(file, exc.line, "", str(exc)))
+        report.invalid_files.append(file)
+        return []
+    reason = skip_reason_by_shape(data)
+    if reason:
+        report.files.remove(file)
+        report.skipped.append((file, reason))
+        return []
+    items = _items(data)
+    if isinstance(items, str):
+        report.problems.append(Problem(file, 1, "", items))
+        report.invalid_files.append(file)
+        return []
+    loaded: list[tuple[Task, int | None]] = []
+    single = len(items) == 1 and items[0][1] == ()
+    for item, prefix in items:
+        if is_scribe_shape(item):
+            stem = file.stem if single and file.suffix.lower() == ".json" else None
+            checked = check_scribe(item, prefix, stem=stem)
+            fmt = "scribe"
+        else:
+            checked = check_native(item, prefix)
+            fmt = "native"
+        issues = list(checked.issues)
+        fixture_path, fixtures_root, found = resolve_fixtures(
+            file, data, checked.places, checked.graders
+        )
+        issues += found
+        task = checked.task
+        if task is not None:
+            task.set_provenance(file, fmt, fixture_path, fixtures_root)
+            for path, message in _tool_warnings(task, checked):
+                warnings.append(Problem(file, _line(lines, path), dotted(path), message, "warning"))
+        for path, message in issues:
+            problems.append(Problem(file, _line(lines, path), dotted(path), message))
+        if task is not None and not issues:
+            loaded.append((task, _line(lines, checked.places["task_id"])))
+    problems.sort(key=lambda p: p.line or 0)
+    warnings.sort(key=lambda p: p.line or 0)
+    report.problems += problems
+    report.warnings += warnings
+    if problems:
+        report.invalid_files.append(file)
+    return loaded
+
+
+def load_tasks(paths: Sequence[Path | str]) -> LoadReport:
+    """Load and validate every task file under `paths` (files and folders, recursive)."""
+    report = LoadReport()
+    per_file: list[tuple[Path, list[tuple[Task, int | None]]]] = []
+    for file in _expand(paths, report):
+        if reason := skip_reason_by_name(file):
+            report.skipped.append((file, reason))
+            continue
+        per_file.append((file, _load_file(file, report)))
+
+    first_seen: dict[str, tuple[Path, int | None]] = {}
+    duplicates: set[Path] = set()
+    for file, loaded in per_file:
+        for task, line in loaded:
+            if task.task_id in first_seen:
+                other, other_line = first_seen[task.task_id]
+                where = f"{other}:{other_line}" if other_line else str(other)
+                report.problems.append(
+                    Problem(
+                        file,
+                        line,
+                        "task_id" if task.source_format == "native" else "id",
+                        f"duplicate task id '{task.task_id}' (also in {where})",
+                    )
+                )
+                duplicates.add(file)
+            else:
+                first_seen[task.task_id] = (file, line)
+    for file in duplicates:
+        if file not in report.invalid_files:
+            report.invalid_files.append(file)
+    invalid = set(report.invalid_files)
+    report.tasks = [task for file, loaded in per_file if file not in invalid for task, _ in loaded]
+    return report
+
+
+def report_problems_and_exit(
+    report: LoadReport,
+    skip_invalid: bool,
+    *,
+    echo: Callable[[str], None] | None = None,
+) -> list[Task]:
+    """For `run`: print problems and warnings; refuse (UserError, exit 2) while any selected
+    file is invalid, unless `skip_invalid`, which names each skipped file and goes on."""
+    say = echo or (lambda line: print(line, file=sys.stderr))
+    for problem in report.problems:
+        say(str(problem))
+    for warning in report.warnings:
+        say(str(warning))
+    if report.problems:
+        files = len(report.invalid_files) or 1
+        if not skip_invalid:
+            raise UserError(
+                f"{len(report.problems)} problem(s) in {files} task file(s); nothing was run "
+                "(fix them, or pass --skip-invalid to run the valid tasks)"
+            )
+        for file in report.invalid_files:
+            say(f"{file}: skipped: invalid task file")
+    if not report.tasks:
+        raise UserError("no valid tasks to run")
+    return list(report.tasks)

@@ -1,0 +1,66 @@
+"""Problems found while loading tasks, and the report a load returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from trialrun.tasks._model import Task
+
+FieldPath = tuple[str | int, ...]
+
+
+def dotted(path: FieldPath) -> str:
+    """`("graders", 1, "value")` → `graders.1.value`."""
+    return ".".join(str(p) for p in path)
+
+
+@dataclass
+class Problem:
+    """One line: `path:line: field: message` (a warning reads `field: warning: message`)."""
+
+    path: Path
+    line: int | None
+    field: str
+    message: str
+    severity: str = "error"
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else f"{self.path}"
+        label = f" {self.field}:" if self.field else ""
+        kind = " warning:" if self.severity == "warning" else ""
+        return f"{where}:{label}{kind} {self.message}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "line": self.line,
+            "field": self.field,
+            "message": self.message,
+            "severity": self.severity,
+            "text": str(self),
+        }
+
+
+@dataclass
+class LoadReport:
+    tasks: list[Task] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+    invalid_files: list[Path] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+class SourceError(Exception):
+    """A file could not be parsed at all (syntax error), with the line where known."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line

@@ -1,0 +1,47 @@
+"""Find task files in folders and recognise non-task files by their shape."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from trialrun.tasks._sources import TASK_SUFFIXES
+
+SKIP_BY_NAME = {
+    "trialrun.toml": "trialrun project config",
+    "pyproject.toml": "Python project file",
+}
+_SCRIPTED_KEYS = {"tasks", "default"}
+_SUITE_KEYS = {"meta", "models", "benchmarks"}
+
+
+def scan(folder: Path) -> list[Path]:
+    """Task-file candidates under `folder`, sorted; skips hidden and `fixtures/` folders."""
+    found: list[Path] = []
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "fixtures")
+        for name in sorted(files):
+            if name.startswith("."):
+                continue
+            if Path(name).suffix.lower() in TASK_SUFFIXES:
+                found.append(Path(root) / name)
+    return found
+
+
+def skip_reason_by_name(path: Path) -> str | None:
+    return SKIP_BY_NAME.get(path.name)
+
+
+def skip_reason_by_shape(data: Any) -> str | None:
+    """Why a parsed file is not a task file, or None if it should be one."""
+    if not isinstance(data, dict) or not data:
+        return None
+    keys = set(data)
+    if "task_id" in keys or "id" in keys or "userMessage" in keys:
+        return None
+    if keys <= _SCRIPTED_KEYS and not isinstance(data.get("tasks"), list):
+        return "scripted-model file (only 'tasks' and/or 'default' at the top)"
+    if keys & _SUITE_KEYS:
+        return "suite config ([meta], [[models]] or [[benchmarks]])"
+    return None

@@ -1,0 +1,399 @@
+"""Read a YAML, JSON or TOML file into plain data plus a line number for every key.
+
+`read_source(path)` returns `(data, lines)` where `lines` maps a field path such as
+`("graders", 1, "value")` to the 1-based line of that key (or list item). Syntax errors
+raise `SourceError` with the line where the parser stopped.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import datetime as dt
+import json
+import re
+import tomllib
+from json.decoder import scanstring
+from pathlib import Path
+from typing import Any
+
+from trialrun.tasks._problems import FieldPath, SourceError
+
+Lines = dict[FieldPath, int]
+
+TASK_SUFFIXES = (".json", ".yaml", ".yml", ".toml")
+_MAX_NODES = 200_000
+
+
+def read_source(path: Path) -> tuple[Any, Lines]:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SourceError(f"cannot read file: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SourceError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".json":
+            return parse_json(text)
+        if suffix == ".toml":
+            return parse_toml(text)
+        return parse_yaml(text)
+    except RecursionError:
+        raise SourceError("nesting too deep") from None
+
+
+# --- YAML -------------------------------------------------------------------------------
+
+
+def parse_yaml(text: str) -> tuple[Any, Lines]:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    yaml = YAML(typ="rt")
+    try:
+        doc = yaml.load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        what = " ".join(str(p) for p in (exc.context, exc.problem) if p)
+        raise SourceError(f"YAML syntax error: {what or exc}", line) from None
+    except (YAMLError, ValueError, TypeError, OverflowError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else repr(exc)
+        raise SourceError(f"YAML error: {first}") from None
+    lines: Lines = {(): 1}
+    counter = [0]
+    data = _plain_yaml(doc, (), lines, set(), counter)
+    return data, lines
+
+
+def _plain_yaml(node: Any, path: FieldPath, lines: Lines, active: set[int], n: list[int]) -> Any:
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    n[0] += 1
+    if n[0] > _MAX_NODES:
+        raise SourceError("document too large (aliases expand to too many nodes)")
+    if isinstance(node, dict | list):
+        if id(node) in active:
+            raise SourceError("recursive YAML alias", lines.get(path))
+        active = active | {id(node)}
+    if isinstance(node, dict):
+        out: dict[Any, Any] = {}
+        for key, value in node.items():
+            key_p = _plain_scalar(key) if not isinstance(key, dict | list) else str(key)
+            if isinstance(node, CommentedMap):
+                try:
+                    pos = node.lc.key(key)
+                    if pos is not None:
+                        lines[(*path, key_p)] = pos[0] + 1
+                except (KeyError, TypeError, AttributeError):
+                    pass
+            lines.setdefault((*path, key_p), lines.get(path, 1))
+            out[key_p] = _plain_yaml(value, (*path, key_p), lines, active, n)
+        return out
+    if isinstance(node, list):
+        items = []
+        for i, value in enumerate(node):
+            if isinstance(node, CommentedSeq):
+                try:
+                    pos = node.lc.item(i)
+                    if pos is not None:
+                        lines[(*path, i)] = pos[0] + 1
+                except (KeyError, TypeError, AttributeError, IndexError):
+                    pass
+            lines.setdefault((*path, i), lines.get(path, 1))
+            items.append(_plain_yaml(value, (*path, i), lines, active, n))
+        return items
+    return _plain_scalar(node)
+
+
+def _plain_scalar(value: Any) -> Any:
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, dt.datetime):
+        return dt.datetime(
+            value.year,
+            value.month,
+            value.day,
+            value.hour,
+            value.minute,
+            value.second,
+            value.microsecond,
+            value.tzinfo,
+        )
+    if isinstance(value, dt.date):
+        return dt.date(value.year, value.month, value.day)
+    if hasattr(value, "value"):  # ruamel's TaggedScalar and friends
+        return _plain_scalar(value.value)
+    return str(value)
+
+
+# --- JSON -------------------------------------------------------------------------------
+
+_WS = re.compile(r"[ \t\n\r]*")
+_ATOM = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|NaN|-?Infinity")
+
+
+def parse_json(text: str) -> tuple[Any, Lines]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        message = f"JSON syntax error: {exc.msg} (column {exc.colno})"
+        raise SourceError(message, exc.lineno) from None
+    lines: Lines = {(): 1}
+    # line numbers are best effort; the data is what json.loads returned
+    with contextlib.suppress(IndexError, AttributeError, ValueError):
+        _JsonLines(text, lines).value(0, ())
+    return data, lines
+
+
+class _JsonLines:
+    """Walks valid JSON text once, recording the line of every key and list item."""
+
+    def __init__(self, text: str, lines: Lines) -> None:
+        self.text = text
+        self.lines = lines
+        self.newlines = [i for i, c in enumerate(text) if c == "\n"]
+
+    def line_of(self, pos: int) -> int:
+        return bisect.bisect_left(self.newlines, pos) + 1
+
+    def skip(self, pos: int) -> int:
+        m = _WS.match(self.text, pos)
+        return m.end() if m else pos
+
+    def value(self, pos: int, path: FieldPath) -> int:
+        text = self.text
+        pos = self.skip(pos)
+        self.lines.setdefault(path, self.line_of(pos))
+        c = text[pos]
+        if c == "{":
+            pos = self.skip(pos + 1)
+            if text[pos] == "}":
+                return pos + 1
+            while True:
+                pos = self.skip(pos)
+                key, end = scanstring(text, pos + 1)
+                kpath = (*path, key)
+                self.lines[kpath] = self.line_of(pos)
+                pos = self.skip(end) + 1  # past ':'
+                pos = self.skip(self.value(pos, kpath))
+                if text[pos] == ",":
+                    pos += 1
+                    continue
+                return pos + 1
+        if c == "[":
+            pos = self.skip(pos + 1)
+            if text[pos] == "]":
+                return pos + 1
+            index = 0
+            while True:
+                pos = self.skip(pos)
+                self.lines[(*path, index)] = self.line_of(pos)
+                pos = self.skip(self.value(pos, (*path, index)))
+                if text[pos] == ",":
+                    pos += 1
+                    index += 1
+                    continue
+                return pos + 1
+        if c == '"':
+            return scanstring(text, pos + 1)[1]
+        m = _ATOM.match(text, pos)
+        if not m:
+            raise ValueError("unexpected JSON text")
+        return m.end()
+
+
+# --- TOML -------------------------------------------------------------------------------
+
+_TOML_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
+_BARE = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def parse_toml(text: str) -> tuple[Any, Lines]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        m = _TOML_LINE.search(msg)
+        line = int(m.group(1)) if m else None
+        msg = _TOML_LINE.sub("", msg).strip()
+        raise SourceError(f"TOML syntax error: {msg}", line) from None
+    data = _plain_toml(data)
+    lines: Lines = {(): 1}
+    with contextlib.suppress(IndexError, ValueError):  # best effort: keep what was found
+        _TomlLines(text, lines).run()
+    return data, lines
+
+
+def _plain_toml(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain_toml(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain_toml(v) for v in value]
+    return value
+
+
+class _TomlLines:
+    """Locates keys in valid TOML text: table headers, `key = value` and inline values."""
+
+    def __init__(self, text: str, lines: Lines) -> None:
+        self.text = text
+        self.lines = lines
+        self.newlines = [i for i, c in enumerate(text) if c == "\n"]
+        self.aot: dict[FieldPath, int] = {}
+
+    def line_of(self, pos: int) -> int:
+        return bisect.bisect_left(self.newlines, pos) + 1
+
+    def skip(self, pos: int, newlines: bool = True) -> int:
+        text = self.text
+        while pos < len(text):
+            c = text[pos]
+            if c in " \t\r" or (newlines and c == "\n"):
+                pos += 1
+            elif c == "#":
+                end = text.find("\n", pos)
+                pos = len(text) if end < 0 else end
+            else:
+                break
+        return pos
+
+    def key(self, pos: int) -> tuple[list[str], int]:
+        parts: list[str] = []
+        text = self.text
+        while True:
+            pos = self.skip(pos, newlines=False)
+            c = text[pos]
+            if c == '"':
+                end = pos + 1
+                while text[end] != '"':
+                    end += 2 if text[end] == "\\" else 1
+                raw = text[pos : end + 1]
+                try:
+                    parts.append(json.loads(raw))
+                except ValueError:
+                    parts.append(raw[1:-1])
+                pos = end + 1
+            elif c == "'":
+                end = text.index("'", pos + 1)
+                parts.append(text[pos + 1 : end])
+                pos = end + 1
+            else:
+                m = _BARE.match(text, pos)
+                if not m:
+                    raise ValueError("bad key")
+                parts.append(m.group())
+                pos = m.end()
+            pos = self.skip(pos, newlines=False)
+            if pos < len(text) and text[pos] == ".":
+                pos += 1
+                continue
+            return parts, pos
+
+    def run(self) -> None:
+        text = self.text
+        prefix: FieldPath = ()
+        pos = 0
+        while True:
+            pos = self.skip(pos)
+            if pos >= len(text):
+                return
+            line = self.line_of(pos)
+            if text[pos] == "[":
+                is_aot = text.startswith("[[", pos)
+                parts, pos = self.key(pos + (2 if is_aot else 1))
+                pos += 2 if is_aot else 1
+                resolved: FieldPath = ()
+                for j, part in enumerate(parts):
+                    resolved = (*resolved, part)
+                    self.lines.setdefault(resolved, line)
+                    last = j == len(parts) - 1
+                    if is_aot and last:
+                        index = self.aot.get(resolved, -1) + 1
+                        self.aot[resolved] = index
+                        resolved = (*resolved, index)
+                    elif resolved in self.aot:
+                        resolved = (*resolved, self.aot[resolved])
+                self.lines[resolved] = line
+                prefix = resolved
+                continue
+            parts, pos = self.key(pos)
+            path = prefix
+            for part in parts:
+                path = (*path, part)
+                self.lines.setdefault(path, line)
+            self.lines[path] = line
+            pos = self.value(self.skip(pos + 1, newlines=False), path)  # past '='
+
+    def value(self, pos: int, path: FieldPath) -> int:
+        text = self.text
+        self.lines.setdefault(path, self.line_of(pos))
+        c = text[pos]
+        if c == "[":
+            pos = self.skip(pos + 1)
+            index = 0
+            while text[pos] != "]":
+                self.lines[(*path, index)] = self.line_of(pos)
+                pos = self.skip(self.value(pos, (*path, index)))
+                if text[pos] == ",":
+                    pos = self.skip(pos + 1)
+                    index += 1
+            return pos + 1
+        if c == "{":
+            pos = self.skip(pos + 1)
+            while text[pos] != "}":
+                line = self.line_of(pos)
+                parts, pos = self.key(pos)
+                kpath = path
+                for part in parts:
+                    kpath = (*kpath, part)
+                    self.lines.setdefault(kpath, line)
+                self.lines[kpath] = line
+                pos = self.skip(self.value(self.skip(pos + 1), kpath))
+                if text[pos] == ",":
+                    pos = self.skip(pos + 1)
+            return pos + 1
+        for quote in ('"""', "'''"):
+            if text.startswith(quote, pos):
+                end = pos + 3
+                while True:
+                    end = text.index(quote, end)
+                    if quote == '"""' and _escaped(text, end):
+                        end += 1
+                        continue
+                    break
+                end += 3
+                while end < len(text) and text[end] == quote[0]:
+                    end += 1
+                return end
+        if c == '"':
+            end = pos + 1
+            while text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            return end + 1
+        if c == "'":
+            return text.index("'", pos + 1) + 1
+        end = pos
+        while end < len(text) and text[end] not in ",]}\n#":
+            end += 1
+        if end == pos:
+            raise ValueError("empty value")
+        return end
+
+
+def _escaped(text: str, pos: int) -> bool:
+    count = 0
+    while pos - count - 1 >= 0 and text[pos - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1

@@ -1,0 +1,52 @@
+"""The vault tool pack: Obsidian-style note tools confined to the trial's workspace.
+
+Tool and parameter names are pinned (DESIGN.md's vault-tools table): task suites and
+agents' prompts written for Gemini Scribe depend on them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trialrun.tools._tool import Tool
+from trialrun.tools._toolbox import tool_pack
+from trialrun.tools.vault._files import (
+    append_content,
+    create_folder,
+    delete_file,
+    list_files,
+    move_file,
+    read_file,
+    write_file,
+)
+from trialrun.tools.vault._meta import update_frontmatter
+from trialrun.tools.vault._search import find_files_by_content, find_files_by_name
+
+VAULT_TOOLS: list[Tool] = [
+    read_file,
+    list_files,
+    write_file,
+    append_content,
+    delete_file,
+    move_file,
+    create_folder,
+    update_frontmatter,
+    find_files_by_name,
+    find_files_by_content,
+]  # type: ignore[list-item]
+
+VAULT_TOOL_NAMES: tuple[str, ...] = tuple(t.name for t in VAULT_TOOLS)
+
+
+@tool_pack("vault")
+def vault_pack(options: dict[str, Any]) -> list[Tool]:
+    """The vault tools. Options: `only: [names]` or `exclude: [names]` to narrow the set."""
+    only = options.get("only")
+    exclude = set(options.get("exclude") or ())
+    tools = [t for t in VAULT_TOOLS if t.name not in exclude]
+    if only is not None:
+        tools = [t for t in tools if t.name in set(only)]
+    return tools
+
+
+__all__ = ["VAULT_TOOLS", "VAULT_TOOL_NAMES", "vault_pack"]

@@ -1,0 +1,95 @@
+"""Bless a run: write one baseline per model, refusing runs that would make a bad reference."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from trialrun.errors import UserError
+from trialrun.tracking._baseline import baseline_path, build_baseline, write_json_atomic
+from trialrun.tracking._run_data import RunData, load_run
+
+MIN_K = 3
+
+
+@dataclass(slots=True)
+class Blessed:
+    model: str
+    path: Path
+    forced: bool
+    refusals: list[str]
+
+
+def _names(items: list[str], limit: int = 3) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def refusals(run: RunData, model: str) -> list[str]:
+    """Why this model's results should not become a baseline (empty: fine to bless)."""
+    from trialrun.models import is_unpinned
+
+    records = run.for_model(model)
+    out: list[str] = []
+    infra = [f"{r.task_id}×{r.infra_errors}" for r in records if r.infra_errors]
+    if infra:
+        out.append(f"infrastructure errors in {len(infra)} task(s) ({_names(infra)})")
+    undetermined = [f"{r.task_id}×{r.undetermined}" for r in records if r.undetermined]
+    if undetermined:
+        out.append(f"undetermined verdicts in {len(undetermined)} task(s) ({_names(undetermined)})")
+    if records and is_unpinned(records[0].model_id):
+        out.append(
+            f"unpinned model id '{records[0].model_id}' (-latest/-preview/:latest move "
+            "under you; pin a dated version)"
+        )
+    small = sorted({r.k for r in records if r.k < MIN_K})
+    if small:
+        low = [r.task_id for r in records if r.k < MIN_K]
+        out.append(f"k = {small[0]} < {MIN_K} for {len(low)} task(s) ({_names(low)})")
+    short = [
+        f"{r.task_id} ({r.n}/{r.k})"
+        for r in records
+        if not r.infra_errors and not r.undetermined and r.n < r.k
+    ]
+    if short:
+        out.append(f"fewer than k trials in {len(short)} task(s) ({_names(short)})")
+    return out
+
+
+def bless(
+    run_dir: Path | str,
+    baselines_dir: Path | str = "baselines",
+    *,
+    force: bool = False,
+    reason: str | None = None,
+) -> list[Blessed]:
+    """Write `<baselines_dir>/<provider>-<slug(model id)>.json` for each model of the run.
+
+    Refuses (UserError, exit 2) a run with infra errors, undetermined verdicts, unpinned
+    model ids or k < 3, unless `force` with a `reason`, which the baseline records.
+    Nothing is written unless every model may be blessed.
+    """
+    if force and not (reason and reason.strip()):
+        raise UserError('--force needs --reason "why this run may be a baseline anyway"')
+    if reason and not force:
+        raise UserError("--reason is only used with --force; drop it or add --force")
+    run = load_run(run_dir)
+    if not run.models:
+        raise UserError(f"{run.path}: the run has no finished trials; nothing to bless")
+    plan: list[tuple[str, list[str]]] = [(m, refusals(run, m)) for m in run.models]
+    blocked = [(m, why) for m, why in plan if why]
+    if blocked and not force:
+        parts = [f"{m}: {'; '.join(why)}" for m, why in blocked]
+        raise UserError(
+            f"{run.path}: refusing to bless — {' | '.join(parts)}; fix and rerun, or pass "
+            '--force --reason "…" to bless anyway'
+        )
+    out: list[Blessed] = []
+    for model, why in plan:
+        data = build_baseline(run, model, forced=force, reason=reason.strip() if reason else None)
+        if force and why:
+            data["forced_over"] = why
+        target = baseline_path(baselines_dir, data["provider"], data["model"])
+        write_json_atomic(target, data)
+        out.append(Blessed(model, target, force, why))
+    return out

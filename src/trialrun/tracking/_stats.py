@@ -1,0 +1,152 @@
+"""Exact small-sample statistics for regression checks: Fisher's one-sided test and its power.
+
+Why Fisher's exact test (and not a Beta-Binomial posterior): it needs no prior, its p-value
+is exact for any counts (computed with integer binomial coefficients, no scipy), and with
+k = 3 trials per task it is honest about how little a single failure proves: 3/3 → 2/3
+gives p = 0.5, so a lone flake is never called a regression.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from functools import lru_cache
+
+
+def fisher_one_sided(c_before: int, n_before: int, c_after: int, n_after: int) -> float:
+    """P-value that the success rate dropped from `c_before/n_before` to `c_after/n_after`.
+
+    With the 2×2 table's margins fixed, the successes in the `after` row follow a
+    hypergeometric law; the p-value is P(X ≤ c_after), summed exactly.
+    """
+    for name, value in (
+        ("c_before", c_before),
+        ("n_before", n_before),
+        ("c_after", c_after),
+        ("n_after", n_after),
+    ):
+        if value < 0:
+            raise ValueError(f"{name} must be ≥ 0, got {value}")
+    if c_before > n_before or c_after > n_after:
+        raise ValueError("successes cannot exceed trials")
+    if n_before == 0 or n_after == 0:
+        return 1.0
+    total = n_before + n_after
+    successes = c_before + c_after
+    low = max(0, n_after - (total - successes))
+    numerator = sum(
+        math.comb(successes, x) * math.comb(total - successes, n_after - x)
+        for x in range(low, c_after + 1)
+    )
+    return float(Fraction(numerator, math.comb(total, n_after)))
+
+
+def _log_comb(n: int, k: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+def _binom_pmf(n: int, p: float) -> list[float]:
+    if p <= 0.0:
+        return [1.0] + [0.0] * n
+    if p >= 1.0:
+        return [0.0] * n + [1.0]
+    lp, lq = math.log(p), math.log1p(-p)
+    return [math.exp(_log_comb(n, x) + x * lp + (n - x) * lq) for x in range(n + 1)]
+
+
+def fisher_power(p_before: float, p_after: float, n: int, alpha: float = 0.05) -> float:
+    """Exact power of the one-sided Fisher test with `n` trials on each side."""
+    # For each total K of successes, the test rejects when after-successes x ≤ t[K].
+    thresholds: list[int] = []
+    for big_k in range(2 * n + 1):
+        lo, hi = max(0, big_k - n), min(n, big_k)
+        denom = _log_comb(2 * n, big_k)
+        cdf, t = 0.0, lo - 1
+        for x in range(lo, hi + 1):
+            cdf += math.exp(_log_comb(n, x) + _log_comb(n, big_k - x) - denom)
+            if cdf <= alpha * (1 + 1e-12):
+                t = x
+            else:
+                break
+        thresholds.append(t)
+    before, after = _binom_pmf(n, p_before), _binom_pmf(n, p_after)
+    power = 0.0
+    for c0, w0 in enumerate(before):
+        if w0 == 0.0:
+            continue
+        for c1, w1 in enumerate(after):
+            if c1 <= thresholds[c0 + c1]:
+                power += w0 * w1
+    return power
+
+
+def normal_trials_for_drop(
+    p_before: float, drop: float = 0.2, power: float = 0.8, alpha: float = 0.05
+) -> int:
+    """The classic two-proportion normal approximation (a starting point for the search)."""
+    p_after = max(p_before - drop, 0.0)
+    z_a = _z(1 - alpha)
+    z_b = _z(power)
+    mean = (p_before + p_after) / 2
+    num = z_a * math.sqrt(2 * mean * (1 - mean)) + z_b * math.sqrt(
+        p_before * (1 - p_before) + p_after * (1 - p_after)
+    )
+    return max(2, math.ceil((num / drop) ** 2))
+
+
+def _z(q: float) -> float:
+    """Standard normal quantile (bisection on erf; precise enough for sample sizes)."""
+    lo, hi = -10.0, 10.0
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        if 0.5 * (1 + math.erf(mid / math.sqrt(2))) < q:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+@lru_cache(maxsize=256)
+def _trials_for_drop(
+    p_before: float, drop: float, power: float, alpha: float, n_max: int
+) -> int | None:
+    if p_before - drop < -1e-9:
+        return None
+    p_after = max(p_before - drop, 0.0)
+
+    def enough(n: int) -> bool:
+        return fisher_power(p_before, p_after, n, alpha) >= power
+
+    guess = normal_trials_for_drop(p_before, drop, power, alpha)
+    lo = max(1, guess // 2)
+    while lo > 1 and enough(lo):
+        lo //= 2
+    hi = max(lo + 1, guess)
+    while not enough(hi):
+        lo, hi = hi, hi * 2
+        if lo >= n_max:
+            return None
+    # Bisection between a size that is too small and one that is enough.
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if enough(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi if hi <= n_max else None
+
+
+def trials_for_drop(
+    p_before: float,
+    drop: float = 0.2,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    n_max: int = 1000,
+) -> int | None:
+    """Trials per side so the exact one-sided Fisher test detects a `drop` with `power`.
+
+    The exact power (summed over both binomials) is searched by bisection between a size
+    that is too small and one that is enough, starting from the normal approximation.
+    None when the drop is impossible (rate below `drop`) or needs more than `n_max`.
+    """
+    return _trials_for_drop(round(p_before, 3), drop, power, alpha, n_max)

@@ -1,0 +1,50 @@
+"""Helpers for the grader tests: build TrialViews directly and grade one config."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from trialrun.graders import ToolCallRecord, TrialView, Verdict, parse_grader, run_grader
+from trialrun.tasks import Task
+
+
+def make_task() -> Task:
+    task = Task.model_validate(
+        {
+            "task_id": "graders-demo",
+            "suite": "golden",
+            "description": "d",
+            "inputs": {"prompt": "do it"},
+            "graders": [{"type": "contains", "value": "x"}],
+            "tracked_metrics": ["pass^k"],
+        }
+    )
+    task.set_provenance(None)
+    return task
+
+
+def make_trial(
+    *,
+    final_text: str = "",
+    calls: list[tuple[str, dict[str, Any]] | tuple[str, dict[str, Any], bool]] | None = None,
+    workspace: Path | None = None,
+    fixture_dir: Path | None = None,
+) -> TrialView:
+    records = [
+        ToolCallRecord(c[0], c[1], c[2] if len(c) > 2 else True)  # type: ignore[misc]
+        for c in calls or []
+    ]
+    return TrialView(
+        task=make_task(),
+        final_text=final_text,
+        tool_calls=records,
+        messages=[],
+        workspace=workspace,
+        fixture_dir=fixture_dir,
+    )
+
+
+def grade(config: dict[str, Any], trial: TrialView) -> Verdict:
+    return asyncio.run(run_grader(parse_grader(config), trial))

@@ -1,0 +1,36 @@
+"""Shared fixtures for the judge tests: an isolated verdict cache and judge settings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from trialrun.judge import JudgeSettings, configure
+
+
+@pytest.fixture
+def judge_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> JudgeSettings:
+    """A fresh cache folder per test and a short judge timeout."""
+    cache = tmp_path / "judge-cache"
+    monkeypatch.setenv("TRIALRUN_JUDGE_CACHE_DIR", str(cache))
+    settings = JudgeSettings(cache_dir=cache, timeout_s=0.5)
+    configure(settings)
+    yield settings
+    configure(None)
+
+
+@pytest.fixture
+def write_script(tmp_path: Path):
+    """write_script({...}) → a scripted-model file path (JSON)."""
+    counter = {"n": 0}
+
+    def write(data: dict[str, Any], name: str | None = None) -> Path:
+        counter["n"] += 1
+        path = tmp_path / (name or f"judge-{counter['n']}.json")
+        path.write_text(json.dumps(data), encoding="utf-8")
+        return path
+
+    return write
