@@ -122,8 +122,12 @@ def test_scribe_mapping_field_by_field(tmp_path: Path) -> None:
             {"type": "judge", "criteria": "is polite"},
         ],
         "vaultAssertions": [
-            {"type": "frontmatterEquals", "path": "eval-scratch/Note.md", "key": "budget",
-             "value": 41200},
+            {
+                "type": "frontmatterEquals",
+                "path": "eval-scratch/Note.md",
+                "key": "budget",
+                "value": 41200,
+            },
             {"type": "fileLacks", "path": "eval-scratch/Note.md", "value": ["x", "y"]},
             {"type": "fileUnchanged", "path": "eval-scratch/Note.md", "fixture": "Note.md"},
         ],
@@ -151,8 +155,15 @@ def test_scribe_mapping_field_by_field(tmp_path: Path) -> None:
     assert t.fixtures_root == tmp_path / "fixtures"
     types = [g.type for g in t.graders]
     assert types == [
-        "expectedTools", "forbiddenTools", "contains", "regex", "judge",
-        "frontmatterEquals", "fileLacks", "fileUnchanged", "toolCallBudget",
+        "expectedTools",
+        "forbiddenTools",
+        "contains",
+        "regex",
+        "judge",
+        "frontmatterEquals",
+        "fileLacks",
+        "fileUnchanged",
+        "toolCallBudget",
     ]
     g = t.graders
     assert g[0].tools == ["read_file"] and g[1].tools == []
@@ -180,8 +191,14 @@ def test_scribe_defaults(tmp_path: Path) -> None:
 def test_scribe_absent_tool_lists_make_no_grader(tmp_path: Path) -> None:
     f = write(
         tmp_path / "s.json",
-        json.dumps({"id": "s", "description": "d", "userMessage": "u",
-                    "outputMatchers": [{"type": "contains", "value": "x"}]}),
+        json.dumps(
+            {
+                "id": "s",
+                "description": "d",
+                "userMessage": "u",
+                "outputMatchers": [{"type": "contains", "value": "x"}],
+            }
+        ),
     )
     [t] = load_tasks([f]).tasks
     assert [g.type for g in t.graders] == ["contains"]
@@ -233,8 +250,10 @@ def test_symlinked_fixture_files_pointing_outside_are_followed(tmp_path: Path) -
     os.symlink(tmp_path / "elsewhere", tmp_path / "suite/fixtures/linkdir")
     write(
         tmp_path / "suite/t.yaml",
-        YAML_TASK.replace("tracked_metrics", "  - {type: fileUnchanged, path: linked.md, "
-                          "fixture: linked.md}\ntracked_metrics")
+        YAML_TASK.replace(
+            "tracked_metrics",
+            "  - {type: fileUnchanged, path: linked.md, fixture: linked.md}\ntracked_metrics",
+        )
         + "environment:\n  fixture: fx\n  setup: [{path: s.md, from: linkdir/secret.md}]\n",
     )
     report = load_tasks([tmp_path / "suite"])

@@ -42,8 +42,10 @@ def test_unknown_top_level_key_did_you_mean(tmp_path: Path) -> None:
 
 
 def test_unknown_nested_grader_key_did_you_mean(tmp_path: Path) -> None:
-    f = write(tmp_path / "t.yaml", BASE_YAML.replace("    value: hi\n",
-                                                      "    value: hi\n    caseSensitve: false\n"))
+    f = write(
+        tmp_path / "t.yaml",
+        BASE_YAML.replace("    value: hi\n", "    value: hi\n    caseSensitve: false\n"),
+    )
     line, field, message = one(load_tasks([f]))
     assert (line, field) == (9, "graders.0.caseSensitve")
     assert "did you mean 'caseSensitive'?" in message
@@ -76,9 +78,13 @@ def test_wrong_type_and_missing_field(tmp_path: Path) -> None:
 
 
 def test_missing_grader_field_points_at_the_grader(tmp_path: Path) -> None:
-    f = write(tmp_path / "t.yaml", BASE_YAML.replace(
-        "  - type: contains\n    value: hi\n",
-        "  - type: contains\n    value: hi\n  - type: fileContains\n    value: x\n"))
+    f = write(
+        tmp_path / "t.yaml",
+        BASE_YAML.replace(
+            "  - type: contains\n    value: hi\n",
+            "  - type: contains\n    value: hi\n  - type: fileContains\n    value: x\n",
+        ),
+    )
     line, field, message = one(load_tasks([f]))
     assert (line, field, message) == (9, "graders.1.path", "required key is missing")
 
@@ -91,29 +97,41 @@ def test_bad_literal_suggests(tmp_path: Path) -> None:
 
 
 def test_bad_regex_in_regex_grader_list_item(tmp_path: Path) -> None:
-    f = write(tmp_path / "t.yaml", BASE_YAML.replace(
-        "  - type: contains\n    value: hi\n",
-        "  - type: contains\n    value: hi\n  - type: regex\n    value:\n      - ok\n"
-        "      - '(unclosed'\n"))
+    f = write(
+        tmp_path / "t.yaml",
+        BASE_YAML.replace(
+            "  - type: contains\n    value: hi\n",
+            "  - type: contains\n    value: hi\n  - type: regex\n    value:\n      - ok\n"
+            "      - '(unclosed'\n",
+        ),
+    )
     line, field, message = one(load_tasks([f]))
     assert (line, field) == (12, "graders.1.value.1")
     assert "regex" in message and "(unclosed" in message
 
 
 def test_bad_regex_in_file_matches_and_tool_args(tmp_path: Path) -> None:
-    f = write(tmp_path / "t.yaml", BASE_YAML.replace(
-        "  - type: contains\n    value: hi\n",
-        "  - type: fileMatches\n    path: a.md\n    value: '[a-'\n"
-        "  - type: toolArgs\n    tool: read_file\n    args:\n      path: {regex: '*x'}\n"))
+    f = write(
+        tmp_path / "t.yaml",
+        BASE_YAML.replace(
+            "  - type: contains\n    value: hi\n",
+            "  - type: fileMatches\n    path: a.md\n    value: '[a-'\n"
+            "  - type: toolArgs\n    tool: read_file\n    args:\n      path: {regex: '*x'}\n",
+        ),
+    )
     out = load_tasks([f]).problems
-    assert [(p.line, p.field) for p in out] == [(9, "graders.0.value"),
-                                               (13, "graders.1.args.path.regex")]
+    assert [(p.line, p.field) for p in out] == [
+        (9, "graders.0.value"),
+        (13, "graders.1.args.path.regex"),
+    ]
     assert "'*x'" in out[1].message and "nothing to repeat" in out[1].message
 
 
 def test_empty_graders(tmp_path: Path) -> None:
-    f = write(tmp_path / "t.yaml", BASE_YAML.replace(
-        "graders:\n  - type: contains\n    value: hi\n", "graders: []\n"))
+    f = write(
+        tmp_path / "t.yaml",
+        BASE_YAML.replace("graders:\n  - type: contains\n    value: hi\n", "graders: []\n"),
+    )
     line, field, message = one(load_tasks([f]))
     assert (line, field) == (6, "graders") and "at least one" in message
 
@@ -128,27 +146,39 @@ def test_missing_fixture_folder(tmp_path: Path) -> None:
 
 
 def test_missing_fixture_reported_alongside_other_problems(tmp_path: Path) -> None:
-    f = write(tmp_path / "t.yaml", BASE_YAML.replace("suite: golden", "suite: 3")
-              + "environment:\n  fixture: nowhere\n")
+    f = write(
+        tmp_path / "t.yaml",
+        BASE_YAML.replace("suite: golden", "suite: 3") + "environment:\n  fixture: nowhere\n",
+    )
     assert [p.field for p in load_tasks([f]).problems] == ["suite", "environment.fixture"]
 
 
 def test_missing_setup_file_and_unchanged_fixture_file(tmp_path: Path) -> None:
     write(tmp_path / "fixtures/fx/a.md", "a\n")
-    f = write(tmp_path / "t.yaml", BASE_YAML.replace(
-        "    value: hi\n",
-        "    value: hi\n  - type: fileUnchanged\n    path: a.md\n    fixture: missing.md\n")
-        + "environment:\n  fixture: fx\n  setup:\n    - path: x.md\n      from: _seed/none.md\n")
+    f = write(
+        tmp_path / "t.yaml",
+        BASE_YAML.replace(
+            "    value: hi\n",
+            "    value: hi\n  - type: fileUnchanged\n    path: a.md\n    fixture: missing.md\n",
+        )
+        + "environment:\n  fixture: fx\n  setup:\n    - path: x.md\n      from: _seed/none.md\n",
+    )
     out = load_tasks([f]).problems
-    assert [(p.line, p.field) for p in out] == [(11, "graders.1.fixture"),
-                                               (17, "environment.setup.0.from")]
+    assert [(p.line, p.field) for p in out] == [
+        (11, "graders.1.fixture"),
+        (17, "environment.setup.0.from"),
+    ]
     assert "'missing.md' not found" in out[0].message
     assert "setup file '_seed/none.md' not found" in out[1].message
 
 
 def test_file_unchanged_without_fixture(tmp_path: Path) -> None:
-    f = write(tmp_path / "t.yaml", BASE_YAML.replace(
-        "    value: hi\n", "    value: hi\n  - {type: fileUnchanged, path: a, fixture: a}\n"))
+    f = write(
+        tmp_path / "t.yaml",
+        BASE_YAML.replace(
+            "    value: hi\n", "    value: hi\n  - {type: fileUnchanged, path: a, fixture: a}\n"
+        ),
+    )
     line, field, message = one(load_tasks([f]))
     assert (line, field) == (9, "graders.1.fixture") and "fixture" in message
 
@@ -172,11 +202,15 @@ def test_duplicate_yaml_key_is_a_problem(tmp_path: Path) -> None:
 
 
 def test_one_bad_file_does_not_hide_others(tmp_path: Path) -> None:
-    write(tmp_path / "a.yaml", BASE_YAML.replace("task_id: t", "task_id: a").replace(
-        "suite: golden", "suite: nope"))
+    write(
+        tmp_path / "a.yaml",
+        BASE_YAML.replace("task_id: t", "task_id: a").replace("suite: golden", "suite: nope"),
+    )
     write(tmp_path / "b.yaml", BASE_YAML.replace("task_id: t", "task_id: b"))
-    write(tmp_path / "c.yaml", BASE_YAML.replace("task_id: t", "task_id: c").replace(
-        "type: contains", "type: bogus"))
+    write(
+        tmp_path / "c.yaml",
+        BASE_YAML.replace("task_id: t", "task_id: c").replace("type: contains", "type: bogus"),
+    )
     report = load_tasks([tmp_path])
     assert [p.path.name for p in report.problems] == ["a.yaml", "c.yaml"]
     assert [t.task_id for t in report.tasks] == ["b"]
@@ -184,9 +218,14 @@ def test_one_bad_file_does_not_hide_others(tmp_path: Path) -> None:
 
 def test_json_lines_for_nested_keys(tmp_path: Path) -> None:
     data = {
-        "task_id": "j", "suite": "golden", "description": "d", "inputs": {"prompt": "p"},
-        "graders": [{"type": "contains", "value": "x"},
-                    {"type": "fileContains", "path": "a", "value": "x", "caseSensitve": True}],
+        "task_id": "j",
+        "suite": "golden",
+        "description": "d",
+        "inputs": {"prompt": "p"},
+        "graders": [
+            {"type": "contains", "value": "x"},
+            {"type": "fileContains", "path": "a", "value": "x", "caseSensitve": True},
+        ],
         "tracked_metrics": ["pass^k"],
     }
     f = write(tmp_path / "t.json", json.dumps(data, indent=2))
@@ -253,28 +292,31 @@ def test_scribe_problems_use_scribe_paths(tmp_path: Path) -> None:
 
     out = {p.field: (p.line, p.message) for p in load_tasks([f]).problems}
     assert out["id"] == (2, "id 'other-name' must equal the file name without .json ('s')")
-    assert out["maxTurn"][0] == line_of('"maxTurn"') and "did you mean 'maxTurns'" in out[
-        "maxTurn"][1]
+    assert (
+        out["maxTurn"][0] == line_of('"maxTurn"') and "did you mean 'maxTurns'" in out["maxTurn"][1]
+    )
     assert "did you mean 'contains'?" in out["outputMatchers.0.type"][1]
-    assert out["vaultAssertions.2.value"] == (line_of('"fileLacks"') - 1,
-                                              "required key is missing")
+    assert out["vaultAssertions.2.value"] == (line_of('"fileLacks"') - 1, "required key is missing")
     assert "did you mean 'caseSensitive'?" in out["vaultAssertions.3.caseSensitve"][1]
     assert "not a vault assertion" in out["vaultAssertions.4.type"][1]
     assert out["setup.0.from"][0] == line_of('"from"')
 
 
 def test_scribe_without_checks_is_empty_graders(tmp_path: Path) -> None:
-    f = write(tmp_path / "s.json", json.dumps({"id": "s", "description": "d",
-                                               "userMessage": "u"}))
+    f = write(tmp_path / "s.json", json.dumps({"id": "s", "description": "d", "userMessage": "u"}))
     _, field, message = one(load_tasks([f]))
     assert "no checks" in message
 
 
 def test_unknown_tool_is_a_warning_not_a_problem(tmp_path: Path) -> None:
-    f = write(tmp_path / "t.yaml", BASE_YAML.replace(
-        "    value: hi\n",
-        "    value: hi\n  - type: forbiddenTools\n    tools: [delete_file, update_memory]\n"
-        "  - {type: toolArgs, tool: recall_sessions, args: {}}\n"))
+    f = write(
+        tmp_path / "t.yaml",
+        BASE_YAML.replace(
+            "    value: hi\n",
+            "    value: hi\n  - type: forbiddenTools\n    tools: [delete_file, update_memory]\n"
+            "  - {type: toolArgs, tool: recall_sessions, args: {}}\n",
+        ),
+    )
     report = load_tasks([f])
     assert report.problems == [] and len(report.tasks) == 1
     out = [str(w) for w in report.warnings]
@@ -287,9 +329,18 @@ def test_unknown_tool_is_a_warning_not_a_problem(tmp_path: Path) -> None:
 
 
 def test_scribe_unknown_tool_warning_uses_scribe_path(tmp_path: Path) -> None:
-    f = write(tmp_path / "s.json", json.dumps(
-        {"id": "s", "description": "d", "userMessage": "u",
-         "expectedTools": ["read_file", "activate_skill"]}, indent=2))
+    f = write(
+        tmp_path / "s.json",
+        json.dumps(
+            {
+                "id": "s",
+                "description": "d",
+                "userMessage": "u",
+                "expectedTools": ["read_file", "activate_skill"],
+            },
+            indent=2,
+        ),
+    )
     report = load_tasks([f])
     assert report.problems == []
     [w] = report.warnings

@@ -27,16 +27,24 @@ any_of = st.one_of(text, st.lists(text, min_size=1, max_size=3))
 grader = st.one_of(
     st.builds(lambda v: {"type": "contains", "value": v}, any_of),
     st.builds(
-        lambda v, cs: {"type": "fileContains", "path": "notes/a.md", "value": v,
-                       "caseSensitive": cs},
+        lambda v, cs: {
+            "type": "fileContains",
+            "path": "notes/a.md",
+            "value": v,
+            "caseSensitive": cs,
+        },
         any_of,
         st.booleans(),
     ),
-    st.builds(lambda t: {"type": "expectedTools", "tools": t},
-              st.lists(st.sampled_from(VAULT), max_size=3)),
+    st.builds(
+        lambda t: {"type": "expectedTools", "tools": t},
+        st.lists(st.sampled_from(VAULT), max_size=3),
+    ),
     st.builds(lambda m: {"type": "toolCallBudget", "max": m}, st.integers(0, 50)),
-    st.builds(lambda f: {"type": "regex", "value": ["a+b", r"\d{2}"], "flags": f},
-              st.sampled_from(["", "i", "ms"])),
+    st.builds(
+        lambda f: {"type": "regex", "value": ["a+b", r"\d{2}"], "flags": f},
+        st.sampled_from(["", "i", "ms"]),
+    ),
 )
 task_dict = st.fixed_dictionaries(
     {
@@ -45,8 +53,7 @@ task_dict = st.fixed_dictionaries(
         "description": text,
         "inputs": st.fixed_dictionaries({"prompt": text}),
         "graders": st.lists(grader, min_size=1, max_size=4),
-        "tracked_metrics": st.lists(st.sampled_from(METRICS), min_size=1, max_size=3,
-                                    unique=True),
+        "tracked_metrics": st.lists(st.sampled_from(METRICS), min_size=1, max_size=3, unique=True),
     },
     optional={
         "tier": st.sampled_from(["T1", "T2", "T3", "T4"]),
@@ -96,8 +103,9 @@ def dump(task: Task) -> dict[str, Any]:
     }
 
 
-FAST = settings(max_examples=40, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture])
+FAST = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 @FAST
@@ -127,10 +135,28 @@ def test_lists_of_tasks_round_trip(items: list[dict[str, Any]]) -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | text,
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.sampled_from(["task_id", "id", "userMessage", "graders", "type",
-                                       "value", "tasks", "inputs", "suite", "x"]) | text,
-                      children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "task_id",
+                    "id",
+                    "userMessage",
+                    "graders",
+                    "type",
+                    "value",
+                    "tasks",
+                    "inputs",
+                    "suite",
+                    "x",
+                ]
+            )
+            | text,
+            children,
+            max_size=5,
+        )
+    ),
     max_leaves=20,
 )
 

@@ -48,7 +48,9 @@ def _root(
 def main() -> None:
     """Entry point: user errors become one line on stderr and exit 2, never a traceback."""
     try:
-        app(standalone_mode=False)
+        # With standalone_mode=False click returns the code of a `typer.Exit(n)`.
+        code = app(standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else 0)
     except UserError as exc:
         typer.echo(f"trialrun: {exc}", err=True)
         sys.exit(exc.exit_code)

@@ -56,9 +56,13 @@ def judge_spec(model: Any) -> str:
 
 
 def judge_identity(model: Any) -> str:
-    """The cache's judge key: the spec, plus the file's hash for a scripted judge (editing
-    the script must not serve stale verdicts)."""
+    """The cache's judge key: the spec, plus the weights' hash when the model exposes a
+    `sha256` attribute, or the script file's hash for a scripted judge (editing the
+    script must not serve stale verdicts)."""
     spec = judge_spec(model)
+    weights = getattr(model, "sha256", None)  # e.g. the embedded GGUF's pinned hash
+    if isinstance(weights, str) and weights:
+        return f"{spec}#{weights[:16]}"
     if getattr(model, "provider", None) == "scripted":
         path = Path(str(getattr(model, "model_id", "")))
         try:

@@ -1,0 +1,181 @@
+"""Retries for provider calls: exponential backoff with full jitter.
+
+Retried: HTTP 429, 408, 409, 5xx, timeouts, connection errors and unreadable responses
+(garbage JSON). Any other 4xx (bad key, unknown model) fails at once. Either way the
+caller gets `trialrun.errors.InfraError` with a redacted one-line message: the trial is an
+infrastructure error, neither passed nor failed.
+
+Settings, later ones winning: defaults, `[retries]` in trialrun.toml (`max_attempts`,
+`base_delay_s`, `max_delay_s`), env `TRIALRUN_RETRY_MAX_ATTEMPTS`,
+`TRIALRUN_RETRY_BASE_DELAY_S`, `TRIALRUN_RETRY_MAX_DELAY_S`, then a provider's
+`options["retries"]` mapping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import Any, Literal, TypeVar
+
+from trialrun.errors import InfraError, ModelTimeout, UserError
+from trialrun.models._redact import redact
+
+T = TypeVar("T")
+Decision = Literal["retry", "fatal"]
+
+_RETRY_STATUS = {408, 409, 429}
+_ENV = {
+    "max_attempts": "TRIALRUN_RETRY_MAX_ATTEMPTS",
+    "base_delay_s": "TRIALRUN_RETRY_BASE_DELAY_S",
+    "max_delay_s": "TRIALRUN_RETRY_MAX_DELAY_S",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    max_attempts: int = 4
+    base_delay_s: float = 0.5
+    max_delay_s: float = 20.0
+
+    def delay(self, attempt: int, rng: random.Random | None = None) -> float:
+        """Full jitter (AWS): uniform(0, min(max_delay, base * 2**attempt)), attempt from 0."""
+        cap = min(self.max_delay_s, self.base_delay_s * (2**attempt))
+        return (rng or random).uniform(0.0, cap)
+
+    @classmethod
+    def load(cls, overrides: dict[str, Any] | None = None) -> RetryPolicy:
+        """Defaults ← trialrun.toml [retries] ← environment ← `overrides`."""
+        from trialrun.config import load_config
+
+        policy = cls()
+        sources: list[tuple[str, dict[str, Any]]] = []
+        config = load_config()
+        where = f"{config.path}: [retries]" if config.path else "[retries]"
+        sources.append((where, config.section("retries")))
+        env = {key: os.environ[var] for key, var in _ENV.items() if os.environ.get(var)}
+        sources.append(("environment", env))
+        sources.append(("options", dict(overrides or {})))
+        for where, values in sources:
+            policy = policy._merge(where, values)
+        return policy
+
+    def _merge(self, where: str, values: dict[str, Any]) -> RetryPolicy:
+        changes: dict[str, Any] = {}
+        for key, raw in values.items():
+            if key not in _ENV:
+                raise UserError(
+                    f"{where}: unknown key '{key}'; allowed: max_attempts, base_delay_s, "
+                    "max_delay_s"
+                )
+            try:
+                value: float | int = int(raw) if key == "max_attempts" else float(raw)
+            except (TypeError, ValueError):
+                raise UserError(f"{where}: {key} = {raw!r} is not a number") from None
+            if value < (1 if key == "max_attempts" else 0):
+                raise UserError(f"{where}: {key} = {raw!r} is too small")
+            changes[key] = value
+        return replace(self, **changes)
+
+
+def status_of(exc: BaseException) -> int | None:
+    """The HTTP status carried by an SDK exception (openai, anthropic, google-genai, httpx)."""
+    for attr in ("status_code", "status", "code"):
+        value = getattr(exc, attr, None)
+        if isinstance(value, int) and 100 <= value < 600:
+            return value
+    response = getattr(exc, "response", None)
+    value = getattr(response, "status_code", None)
+    return value if isinstance(value, int) else None
+
+
+def classify(exc: BaseException) -> Decision:
+    """Whether a failed call is worth another attempt."""
+    status = status_of(exc)
+    if status is not None:
+        return "retry" if status in _RETRY_STATUS or status >= 500 else "fatal"
+    if isinstance(exc, (TimeoutError, ConnectionError, json.JSONDecodeError, EOFError)):
+        return "retry"
+    names = " ".join(k.__name__ for k in type(exc).__mro__)
+    markers = ("Timeout", "Connection", "Transport", "Protocol", "Network", "ResponseValidation")
+    return "retry" if any(m in names for m in markers) else "fatal"
+
+
+def describe(exc: BaseException, secrets: Iterable[str | None] = ()) -> str:
+    status = status_of(exc)
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if len(text) > 300:
+        text = text[:300] + "…"
+    head = f"HTTP {status}" if status is not None else type(exc).__name__
+    return redact(f"{head}: {text}", secrets)
+
+
+@dataclass(slots=True)
+class RetryStats:
+    """Counters a provider keeps, for tests and reports."""
+
+    calls: int = 0
+    attempts: int = 0
+    retries: int = 0
+    failures: int = 0
+
+
+async def with_retries(
+    call: Callable[[], Awaitable[T]],
+    *,
+    policy: RetryPolicy,
+    what: str,
+    secrets: Iterable[str | None] = (),
+    hint: Callable[[int | None], str] | None = None,
+    stats: RetryStats | None = None,
+    classify_fn: Callable[[BaseException], Decision] = classify,
+    sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+) -> T:
+    """Run `call` until it succeeds or the policy gives up; then raise InfraError.
+
+    `what` names the endpoint in messages (e.g. "openai-compat:qwen @ http://…");
+    `hint(status)` may add a fix for fatal errors (e.g. "check OPENAI_API_KEY").
+    ModelTimeout, UserError and cancellation pass through untouched.
+    """
+    secrets = list(secrets)
+    stats = stats if stats is not None else RetryStats()
+    stats.calls += 1
+    attempt = 0
+    while True:
+        stats.attempts += 1
+        try:
+            return await call()
+        except (ModelTimeout, UserError, InfraError, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            decision = classify_fn(exc)
+            message = describe(exc, secrets)
+            attempt += 1
+            if decision == "fatal" or attempt >= policy.max_attempts:
+                stats.failures += 1
+                status = status_of(exc)
+                extra = hint(status) if hint else ""
+                tries = "" if decision == "fatal" else f" after {attempt} attempt(s)"
+                fix = f"; {extra}" if extra else ""
+                raise InfraError(redact(f"{what}: {message}{tries}{fix}", secrets)) from None
+            stats.retries += 1
+            delay = policy.delay(attempt - 1)
+            retry_after = _retry_after(exc)
+            if retry_after is not None:
+                delay = min(policy.max_delay_s, max(delay, retry_after))
+            await sleep(delay)
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if not headers:
+        return None
+    try:
+        value = headers.get("retry-after")
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None

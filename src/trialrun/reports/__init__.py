@@ -1,0 +1,1 @@
+"""Reports over a run: terminal tables, Markdown, JUnit XML, model comparison."""
