@@ -35,6 +35,10 @@ _ENV = {
 }
 
 
+class InvalidResponse(Exception):
+    """The provider answered with something that is not a completion (garbage JSON)."""
+
+
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
     max_attempts: int = 4
@@ -97,7 +101,9 @@ def classify(exc: BaseException) -> Decision:
     status = status_of(exc)
     if status is not None:
         return "retry" if status in _RETRY_STATUS or status >= 500 else "fatal"
-    if isinstance(exc, (TimeoutError, ConnectionError, json.JSONDecodeError, EOFError)):
+    if isinstance(
+        exc, (InvalidResponse, TimeoutError, ConnectionError, json.JSONDecodeError, EOFError)
+    ):
         return "retry"
     names = " ".join(k.__name__ for k in type(exc).__mro__)
     markers = ("Timeout", "Connection", "Transport", "Protocol", "Network", "ResponseValidation")
