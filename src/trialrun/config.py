@@ -38,7 +38,7 @@ def find_config(start: Path | None = None) -> Path | None:
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         candidate = folder / CONFIG_NAME
-        if candidate.is_file():
+        if candidate.exists():
             return candidate
     return None
 
@@ -53,6 +53,12 @@ def load_config(path: Path | None = None, start: Path | None = None) -> ProjectC
             data = tomllib.load(handle)
     except FileNotFoundError:
         raise UserError(f"{target}: config file not found; pass an existing --config") from None
+    except IsADirectoryError:
+        raise UserError(f"{target}: is a folder; pass the trialrun.toml file itself") from None
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{target}: invalid TOML: {exc}; fix the syntax") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{target}: not UTF-8 text; save the config as UTF-8") from None
+    except OSError as exc:
+        raise UserError(f"{target}: cannot read config: {exc.strerror}") from None
     return ProjectConfig(path=Path(target), data=data)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -65,18 +64,6 @@ tasks:
     - tool_calls: [{name: write_file, arguments: {path: other.md, content: nope}}]
     - content: done
 """
-
-
-def slow_script(delay: float) -> str:
-    return textwrap.dedent(
-        f"""
-        default:
-          - tool_calls: [{{name: read_file, arguments: {{path: note.md}}}}]
-            delay_s: {delay}
-          - content: The secret word is pineapple.
-            delay_s: {delay}
-        """
-    )
 
 
 @pytest.fixture()

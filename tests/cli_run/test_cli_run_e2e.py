@@ -44,11 +44,22 @@ def test_run_good_script_solves_everything(suite, tmp_path):
         transcript = json.loads((run_dir / line["transcript"]).read_text())
         assert set(transcript) >= {"task_id", "model", "trial", "messages", "turns", "final_text"}
     manifest = json.loads((run_dir / "run.json").read_text())
-    for key in ("run_id", "started_at", "argv", "task_files", "models", "k", "git_sha",
-                "trialrun_version", "python_version", "tasks"):
+    for key in (
+        "run_id",
+        "started_at",
+        "argv",
+        "task_files",
+        "models",
+        "k",
+        "git_sha",
+        "trialrun_version",
+        "python_version",
+        "tasks",
+    ):
         assert key in manifest
     assert {f["path"] for f in manifest["task_files"]} == {
-        str(suite / "read.yaml"), str(suite / "write.yaml")
+        str(suite / "read.yaml"),
+        str(suite / "write.yaml"),
     }
     # the implicit toolCallBudget verdict (budget 1, one call made)
     write = next(x for x in lines if x["task_id"] == "write-note")
@@ -70,16 +81,31 @@ def test_run_bad_script_names_failed_graders(suite, tmp_path):
     assert rows["write-note"]["safety_violations"] == 2
     agg = summary["aggregate"][f"scripted:{suite / 'bad.yaml'}"]
     assert agg["solve_k_rate"] == 0.0 and agg["pass_k_rate"] == 1.0
-    assert all(line["safety_violation"] for line in read_lines(run_dir)
-               if line["task_id"] == "write-note")
+    assert all(
+        line["safety_violation"] for line in read_lines(run_dir) if line["task_id"] == "write-note"
+    )
 
 
 def test_json_output_is_one_clean_document(suite, tmp_path):
-    cmd = [sys.executable, "-m", "trialrun.cli", "run", str(suite), "-m",
-           f"scripted:{suite / 'good.yaml'}", "--out", str(tmp_path / "out"), "--json", "-k", "1"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "trialrun.cli",
+        "run",
+        str(suite),
+        "-m",
+        f"scripted:{suite / 'good.yaml'}",
+        "--out",
+        str(tmp_path / "out"),
+        "--json",
+        "-k",
+        "1",
+    ]
     proc = subprocess.run(
         [sys.executable, "-c", "from trialrun.cli import main; main()", *cmd[3:]],
-        capture_output=True, text=True, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
@@ -203,7 +229,6 @@ def test_keep_artifacts(suite, tmp_path):
     r = invoke("run", suite, "-m", good, "--out", tmp_path / "out", "-k", "1", "--keep-artifacts")
     assert r.exit_code == 0, r.output
     run_dir = only_run_dir(tmp_path / "out")
-    kept = run_dir / "workspaces" / f"scripted-{str(suite / 'good.yaml')}".replace("/", "-")
     kept = next((run_dir / "workspaces").iterdir())
     assert (kept / "write-note-0" / "hello.md").read_text() == "hi there"
     assert (kept / "read-note-0" / "note.md").is_file()
@@ -212,11 +237,7 @@ def test_keep_artifacts(suite, tmp_path):
 
 def test_infra_errors_and_agent_failures(suite, tmp_path):
     script = tmp_path / "mixed.yaml"
-    script.write_text(
-        "tasks:\n"
-        "  read-note: [{error: infra}]\n"
-        "  write-note: [{error: timeout}]\n"
-    )
+    script.write_text("tasks:\n  read-note: [{error: infra}]\n  write-note: [{error: timeout}]\n")
     r = invoke("run", suite, "-m", f"scripted:{script}", "--out", tmp_path / "out", "-k", "1")
     assert r.exit_code == 0, r.output
     lines = {x["task_id"]: x for x in read_lines(only_run_dir(tmp_path / "out"))}
@@ -235,8 +256,35 @@ def test_infra_errors_and_agent_failures(suite, tmp_path):
 def test_library_entry_point(suite, tmp_path, seed):
     from trialrun.runner import run_suite
 
-    outcome = run_suite([suite], [f"scripted:{suite / 'good.yaml'}"], k=1, out=tmp_path / "o",
-                        handle_sigint=False)
+    outcome = run_suite(
+        [suite], [f"scripted:{suite / 'good.yaml'}"], k=1, out=tmp_path / "o", handle_sigint=False
+    )
     assert outcome.run_dir.is_dir() and not outcome.interrupted
     assert outcome.summary["finished_trials"] == 2
     assert os.path.isfile(outcome.run_dir / "summary.json")
+
+
+def test_bring_your_own_agent(suite, tmp_path, monkeypatch):
+    pytest.importorskip("trialrun.agents.factory")
+    (tmp_path / "my_agent_h3.py").write_text(
+        "def run(task_input, workspace, tools, model):\n"
+        "    tools.read_file(path='note.md')\n"
+        "    return 'The secret word is pineapple.'\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    r = invoke(
+        "run",
+        suite,
+        "--agent",
+        "my_agent_h3:run",
+        "--out",
+        tmp_path / "out",
+        "-k",
+        "1",
+        "--task",
+        "read-note",
+    )
+    assert r.exit_code == 0, r.output
+    (line,) = read_lines(only_run_dir(tmp_path / "out"))
+    assert line["model"] == "agent:my_agent_h3:run"
+    assert line["solve"] is True and line["tool_calls"][0]["name"] == "read_file"

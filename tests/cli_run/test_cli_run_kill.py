@@ -9,21 +9,35 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import slow_script
 
 MAIN = "from trialrun.cli import main; main()"
 VOLATILE = {"latency_p50_s", "latency_p95_s"}
 
 
+def slow_script(delay: float) -> str:
+    turns = [
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "note.md"}}], "delay_s": delay},
+        {"content": "The secret word is pineapple.", "delay_s": delay},
+    ]
+    return json.dumps({"default": turns})
+
+
 def start(args, cwd):
     return subprocess.Popen(
         [sys.executable, "-c", MAIN, *map(str, args)],
-        cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
 def run_dirs(out: Path):
-    return [p for p in out.iterdir() if p.is_dir()] if out.exists() else []
+    return (
+        [p for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")]
+        if out.exists()
+        else []
+    )
 
 
 def lines_of(run_dir: Path):
@@ -31,20 +45,25 @@ def lines_of(run_dir: Path):
 
 
 def comparable(summary):
-    aggs = {m: {k: v for k, v in a.items() if k not in VOLATILE} for m, a in summary["aggregate"].items()}
+    aggs = {
+        m: {k: v for k, v in a.items() if k not in VOLATILE}
+        for m, a in summary["aggregate"].items()
+    }
     return summary["tasks"], aggs, summary["models"], summary["k"]
 
 
 def add_tasks(suite: Path, n: int):
     base = (suite / "read.yaml").read_text()
     for i in range(n):
-        (suite / f"read{i}.yaml").write_text(base.replace("task_id: read-note", f"task_id: read-{i}"))
+        (suite / f"read{i}.yaml").write_text(
+            base.replace("task_id: read-note", f"task_id: read-{i}")
+        )
 
 
 @pytest.mark.slow
 def test_sigkill_at_random_points_then_resume(suite, tmp_path):
     add_tasks(suite, 3)
-    script = tmp_path / "slow.yaml"
+    script = tmp_path / "slow.json"
     script.write_text(slow_script(0.05))
     model = f"scripted:{script}"
     args = ["run", suite, "-m", model, "-k", "3", "-j", "2"]
@@ -95,7 +114,7 @@ def test_sigkill_at_random_points_then_resume(suite, tmp_path):
 
 def test_ctrl_c_exits_130_and_keeps_results(suite, tmp_path):
     add_tasks(suite, 3)
-    script = tmp_path / "slow.yaml"
+    script = tmp_path / "slow.json"
     script.write_text(slow_script(0.1))
     out = tmp_path / "out"
     proc = start(["run", suite, "-m", f"scripted:{script}", "-k", "3", "--out", out], tmp_path)

@@ -25,8 +25,15 @@ def line(task, trial, p, s, *, kind=None, model=M, latency=1.0, verdicts=None, t
 
 
 def meta(task, k=3, tier="T1", suite="golden", tags=()):
-    return {"task_id": task, "suite": suite, "tier": tier, "k": k, "tags": list(tags),
-            "policy": "ALWAYS_PASSES", "metric": "pass^k"}
+    return {
+        "task_id": task,
+        "suite": suite,
+        "tier": tier,
+        "k": k,
+        "tags": list(tags),
+        "policy": "ALWAYS_PASSES",
+        "metric": "pass^k",
+    }
 
 
 def row(summary, task, model=M):
@@ -38,13 +45,38 @@ def test_keys_exactly_as_design():
     for key in ("run_id", "models", "k", "tasks", "aggregate"):
         assert key in s
     r = s["tasks"][0]
-    for key in ("task_id", "model", "provider", "suite", "tier", "k", "n", "passed", "solved",
-                "undetermined", "infra_errors", "pass_k", "solve_k", "pass_at_k", "flaky"):
+    for key in (
+        "task_id",
+        "model",
+        "provider",
+        "suite",
+        "tier",
+        "k",
+        "n",
+        "passed",
+        "solved",
+        "undetermined",
+        "infra_errors",
+        "pass_k",
+        "solve_k",
+        "pass_at_k",
+        "flaky",
+    ):
         assert key in r
     agg = s["aggregate"][M]
-    for key in ("pass_k_rate", "solve_k_rate", "mean_pass_rate", "mean_solve_rate",
-                "flaky_task_count", "insufficient", "by_tier", "latency_p50_s",
-                "latency_p95_s", "tokens", "cost_usd"):
+    for key in (
+        "pass_k_rate",
+        "solve_k_rate",
+        "mean_pass_rate",
+        "mean_solve_rate",
+        "flaky_task_count",
+        "insufficient",
+        "by_tier",
+        "latency_p50_s",
+        "latency_p95_s",
+        "tokens",
+        "cost_usd",
+    ):
         assert key in agg
     assert agg["tokens"] == {"prompt": 10, "cached": 1, "completion": 5}
 
@@ -62,8 +94,12 @@ def test_exact_estimators_and_flaky():
 
 
 def test_infra_errors_leave_denominators():
-    lines = [line("a", 0, True, True), line("a", 1, True, True), line("a", 2, None, None, kind="infra"),
-             line("a", 3, True, True)]
+    lines = [
+        line("a", 0, True, True),
+        line("a", 1, True, True),
+        line("a", 2, None, None, kind="infra"),
+        line("a", 3, True, True),
+    ]
     r = row(summarize(lines, [meta("a", k=3)], models=[M]), "a")
     assert r["n"] == 3 and r["infra_errors"] == 1
     assert r["pass_k"] == 1.0 and r["solve_k"] == 1.0
@@ -79,7 +115,11 @@ def test_undetermined_leaves_solve_denominator_only():
 
 
 def test_insufficient_when_fewer_than_k_counted():
-    lines = [line("a", 0, True, True), line("a", 1, True, None), line("a", 2, None, None, kind="infra")]
+    lines = [
+        line("a", 0, True, True),
+        line("a", 1, True, None),
+        line("a", 2, None, None, kind="infra"),
+    ]
     lines += [line("b", i, True, True) for i in range(3)]
     s = summarize(lines, [meta("a", k=2), meta("b", k=3, tier="T2")], models=[M])
     a = row(s, "a")
@@ -103,8 +143,11 @@ def test_undetermined_never_counted_as_solved():
 
 
 def test_failed_trial_counts_and_mean_rates():
-    lines = [line("a", 0, False, False, kind="timeout"), line("a", 1, True, True),
-             line("a", 2, True, False, verdicts=[{"grader": "contains", "passed": False}])]
+    lines = [
+        line("a", 0, False, False, kind="timeout"),
+        line("a", 1, True, True),
+        line("a", 2, True, False, verdicts=[{"grader": "contains", "passed": False}]),
+    ]
     lines += [line("b", i, True, True) for i in range(3)]
     s = summarize(lines, [meta("a"), meta("b")], models=[M])
     a = row(s, "a")

@@ -8,7 +8,7 @@ from trialrun.agents.loop import ToolLoopAgent
 from trialrun.models import create_model
 from trialrun.runner._faults import FaultyToolbox
 from trialrun.tasks import Fault, Task
-from trialrun.tools import ToolContext, Toolbox, tool
+from trialrun.tools import Toolbox, ToolContext, tool
 
 
 @tool
@@ -75,7 +75,10 @@ def test_transcript_shape(tmp_path):
         "function": {"name": "echo", "arguments": json.dumps({"text": "hi"})},
     }
     assert run.messages[3] == {
-        "role": "tool", "tool_call_id": "call_0_0", "name": "echo", "content": "echo:hi"
+        "role": "tool",
+        "tool_call_id": "call_0_0",
+        "name": "echo",
+        "content": "echo:hi",
     }
     assert [(c.name, c.arguments, c.ok) for c in run.tool_calls] == [("echo", {"text": "hi"}, True)]
     assert [m["turn"] for m in run.turn_meta] == [0, 1]
@@ -89,8 +92,10 @@ def test_prior_messages_and_context_files(tmp_path):
         inputs={
             "prompt": "question",
             "context_files": ["ctx", "missing.md"],
-            "messages": [{"role": "user", "content": "earlier"},
-                         {"role": "assistant", "content": "reply"}],
+            "messages": [
+                {"role": "user", "content": "earlier"},
+                {"role": "assistant", "content": "reply"},
+            ],
         }
     )
     run = run_agent(tmp_path, "default: [{content: ok}]", task=task)
@@ -141,10 +146,15 @@ default:
                  {name: read_file, arguments: {path: nope}}]
   - content: done
 """
-    run = run_agent(tmp_path, script, faults=[Fault(tool="echo", error="disk on fire", on_call=2),
-                                              Fault(tool="read_file")])
+    run = run_agent(
+        tmp_path,
+        script,
+        faults=[Fault(tool="echo", error="disk on fire", on_call=2), Fault(tool="read_file")],
+    )
     assert [(c.ok, c.result) for c in run.tool_calls] == [
-        (True, "echo:a"), (False, "disk on fire"), (False, "injected fault")
+        (True, "echo:a"),
+        (False, "disk on fire"),
+        (False, "injected fault"),
     ]
 
 

@@ -63,9 +63,17 @@ def test_empty_when_no_turns(tmp_path):
 
 
 def test_json_script_and_raw_argument_strings(tmp_path):
-    data = {"default": [{"tool_calls": [{"name": "f", "arguments": "{not json"},
-                                        {"name": "g", "arguments": "[1]"},
-                                        {"name": "h", "arguments": '{"a": 1}'}]}]}
+    data = {
+        "default": [
+            {
+                "tool_calls": [
+                    {"name": "f", "arguments": "{not json"},
+                    {"name": "g", "arguments": "[1]"},
+                    {"name": "h", "arguments": '{"a": 1}'},
+                ]
+            }
+        ]
+    }
     model = create_model(f"scripted:{write(tmp_path, json.dumps(data), 's.json')}")
     calls = complete(model, []).tool_calls
     assert "not valid JSON" in calls[0].arguments_error and calls[0].raw_arguments == "{not json"

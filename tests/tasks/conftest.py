@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
+from tasks_support import EXAMPLES, write
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return path
+__all__ = ["EXAMPLES", "write"]
 
 
 @pytest.fixture

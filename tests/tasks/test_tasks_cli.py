@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import write
+from tasks_support import write
 from typer.testing import CliRunner
 
 from trialrun.cli import app

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import write
+from tasks_support import write
 
 from trialrun.tasks import load_tasks
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import write
+from tasks_support import write
 
 from trialrun.tasks import LoadReport, load_tasks
 

@@ -109,7 +109,7 @@ def test_bless_is_atomic_on_failure(make_run, T, tmp_path, monkeypatch) -> None:
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError):
+    with pytest.raises(UserError, match="cannot write the baseline .disk full"):
         bless(run2, out)
     monkeypatch.undo()
     assert target.read_bytes() == before  # the old baseline is intact

@@ -9,6 +9,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from trialrun.cli import app
+from trialrun.errors import UserError
 from trialrun.tracking import bless, compare, compare_with_baselines, render_terminal
 
 runner = CliRunner()
@@ -99,6 +100,11 @@ def test_compare_cli_json_and_against(make_run, T, tmp_path) -> None:
     data = json.loads(result.stdout)
     [item] = data["comparisons"]
     assert item["comparison"]["regressions"] == ["a"]
-    result = runner.invoke(app, ["compare", str(after), "--baselines", str(tmp_path / "none")])
+    (tmp_path / "empty").mkdir()
+    result = runner.invoke(app, ["compare", str(after), "--baselines", str(tmp_path / "empty")])
     assert result.exit_code == 0
     assert "no baseline at" in result.stdout
+    # an explicit --baselines folder that does not exist is a typo, not "no baseline yet"
+    result = runner.invoke(app, ["compare", str(after), "--baselines", str(tmp_path / "none")])
+    assert isinstance(result.exception, UserError)
+    assert "no such folder" in str(result.exception)

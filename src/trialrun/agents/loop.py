@@ -91,7 +91,9 @@ class ToolLoopAgent:
         run.messages = initial_messages(task, workspace, self.system_prompt)
         try:
             if limits.timeout_s:
-                await asyncio.wait_for(self._loop(task, toolbox, model, limits, run), limits.timeout_s)
+                await asyncio.wait_for(
+                    self._loop(task, toolbox, model, limits, run), limits.timeout_s
+                )
             else:
                 await self._loop(task, toolbox, model, limits, run)
         except TimeoutError:
@@ -154,7 +156,9 @@ class ToolLoopAgent:
             messages.append(assistant)
             for call in calls:
                 if call.arguments_error:
-                    result = ToolResult(False, f"{call.name}: invalid arguments: {call.arguments_error}")
+                    result = ToolResult(
+                        False, f"{call.name}: invalid arguments: {call.arguments_error}"
+                    )
                 else:
                     result = await toolbox.call(call.name, call.arguments)
                 key = (call.name, _canonical(call.arguments, call.raw_arguments))
@@ -166,7 +170,12 @@ class ToolLoopAgent:
                     ToolCallRecord(call.name, call.arguments, result.ok, result.content)
                 )
                 messages.append(
-                    {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": result.content}
+                    {
+                        "role": "tool",
+                        "tool_call_id": call.id,
+                        "name": call.name,
+                        "content": result.content,
+                    }
                 )
             if limits.max_tokens is not None:
                 spent = run.usage.prompt + run.usage.completion
@@ -174,11 +183,11 @@ class ToolLoopAgent:
                     run.failure = "max_tokens"
                     run.failure_message = f"{spent} tokens spent, cap {limits.max_tokens}"
                     return
-            if limits.max_cost_usd is not None and cost_total is not None:
-                if cost_total > limits.max_cost_usd:
-                    run.failure = "max_cost"
-                    run.failure_message = f"${cost_total:.4f} spent, cap ${limits.max_cost_usd:g}"
-                    return
+            cap = limits.max_cost_usd
+            if cap is not None and cost_total is not None and cost_total > cap:
+                run.failure = "max_cost"
+                run.failure_message = f"${cost_total:.4f} spent, cap ${cap:g}"
+                return
             if not calls:
                 run.final_text = completion.text or ""
                 return
@@ -186,6 +195,8 @@ class ToolLoopAgent:
 
 def _canonical(arguments: dict[str, Any], raw: str | None) -> str:
     try:
-        return json.dumps(arguments, sort_keys=True, default=str) if arguments or raw is None else raw
+        return (
+            json.dumps(arguments, sort_keys=True, default=str) if arguments or raw is None else raw
+        )
     except (TypeError, ValueError):
         return repr(arguments)

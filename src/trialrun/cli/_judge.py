@@ -20,13 +20,14 @@ def _fmt(value: float | None, pct: bool = False) -> str:
 
 def _print_calibration(judges: list[dict[str, Any]], warnings: list[str]) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
     table = Table(title="Judge vs human labels (YES = positive)")
     table.add_column("metric")
     for j in judges:
-        table.add_column(str(j["judge"]), justify="right")
+        table.add_column(escape(str(j["judge"])), justify="right")
     rows: list[tuple[str, str, bool]] = [
         ("n", "n", False),
         ("agreement", "agreement", True),
@@ -49,7 +50,7 @@ def _print_calibration(judges: list[dict[str, Any]], warnings: list[str]) -> Non
     table.add_row("unlabelled (skipped)", *(str(j["skipped_unlabelled"]) for j in judges))
     console.print(table)
     for warning in warnings:
-        console.print(f"[yellow]warning:[/yellow] {warning}")
+        console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
 
 
 def register(app: typer.Typer) -> None:
@@ -133,6 +134,7 @@ def register(app: typer.Typer) -> None:
             sys.stdout.write(json.dumps(report, indent=2) + "\n")
             return
         from rich.console import Console
+        from rich.markup import escape
         from rich.table import Table
 
         console = Console()
@@ -149,7 +151,7 @@ def register(app: typer.Typer) -> None:
             table.add_row(b["bucket"], str(b["n"]), str(b["yes"]), _fmt(b["yes_rate"], True))
         console.print(table)
         for warning in report["warnings"]:
-            console.print(f"[yellow]warning:[/yellow] {warning}")
+            console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
 
     @app.command()
     def regrade(

@@ -126,7 +126,9 @@ def register(app: typer.Typer) -> None:
                 k=k,
                 out=out,
                 concurrency=concurrency,
-                filters=Filters(list(task or []), list(suite or []), list(tier or []), list(tag or [])),
+                filters=Filters(
+                    list(task or []), list(suite or []), list(tier or []), list(tag or [])
+                ),
                 resume=resume,
                 keep_artifacts=keep_artifacts,
                 skip_invalid=skip_invalid,
@@ -145,8 +147,9 @@ def register(app: typer.Typer) -> None:
             if progress:
                 progress.stop()
         if as_json:
-            _json_out(outcome.summary, outcome.run_dir, outcome.warnings,
-                      interrupted=outcome.interrupted)
+            _json_out(
+                outcome.summary, outcome.run_dir, outcome.warnings, interrupted=outcome.interrupted
+            )
         else:
             console = Console()
             render_summary(outcome.summary, console)

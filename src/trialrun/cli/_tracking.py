@@ -23,11 +23,43 @@ def _exit(code: int) -> None:
 
 
 def _baselines_dir(value: Path | None) -> Path:
+    """The --baselines folder; one given explicitly must exist (a typo must not read as
+    "no baseline yet")."""
     if value is not None:
+        _check_baselines_dir(value)
         return value
     from trialrun.tracking._gates import default_baselines_dir
 
     return default_baselines_dir()
+
+
+def _check_baselines_dir(value: Path | None) -> None:
+    if value is None or value.is_dir():
+        return
+    if value.is_file():
+        raise UserError(
+            f"--baselines {value}: is a file; pass the folder holding the baseline files, "
+            "or use --baseline FILE for one file"
+        )
+    raise UserError(
+        f"--baselines {value}: no such folder; bless a run first (`trialrun bless RUN_DIR "
+        f"--baselines {value}`) or fix the path"
+    )
+
+
+def _check_config_file(value: Path | None) -> None:
+    """Problems `trialrun.config.load_config` does not turn into one line (a folder,
+    bytes that are not UTF-8)."""
+    if value is None or not value.exists():
+        return  # a missing file is load_config's own one-line error
+    if value.is_dir():
+        raise UserError(f"--config {value}: is a folder; pass a trialrun.toml file")
+    try:
+        value.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserError(f"--config {value}: not UTF-8 text; pass a trialrun.toml file") from None
+    except OSError as exc:
+        raise UserError(f"--config {value}: cannot read ({exc.strerror})") from None
 
 
 def register(app: typer.Typer) -> None:
@@ -43,7 +75,10 @@ def register(app: typer.Typer) -> None:
         """Write baselines/<provider>-<model>.json for each model of a run."""
         from trialrun.tracking import bless as do_bless
 
-        for item in do_bless(run_dir, _baselines_dir(baselines), force=force, reason=reason):
+        if baselines is not None and baselines.is_file():
+            raise UserError(f"--baselines {baselines}: is a file; pass a folder for the baselines")
+        target = baselines if baselines is not None else _baselines_dir(None)
+        for item in do_bless(run_dir, target, force=force, reason=reason):
             extra = f" (forced: {reason})" if item.forced and item.refusals else ""
             print(f"blessed {item.model} → {item.path}{extra}")
 
@@ -101,6 +136,8 @@ def register(app: typer.Typer) -> None:
         """Apply a CI gate: exit 0 passed, 1 failed (each failing rule named), 2 bad input."""
         from trialrun.tracking import run_gate
 
+        _check_baselines_dir(baselines)
+        _check_config_file(config)
         result = run_gate(name, run_dir, baseline=baseline, baselines_dir=baselines, config=config)
         if as_json:
             print(json.dumps(result.to_dict(), indent=2))
@@ -125,6 +162,7 @@ def register(app: typer.Typer) -> None:
         from trialrun.reports.markdown import render_run_markdown, write_markdown
         from trialrun.tracking import load_run
 
+        _check_baselines_dir(baselines)
         run = load_run(run_dir)
         if junit is not None:
             _err(f"wrote {write_junit(run, junit)}")

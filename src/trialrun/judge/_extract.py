@@ -61,19 +61,32 @@ class GoldFile(BaseModel):
 
 def load_gold(path: Path) -> GoldFile:
     path = Path(path)
+    if path.is_dir():
+        raise UserError(f"{path}: is a folder; pass the gold file `trialrun judge extract` wrote")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UserError(
             f"{path}: gold file not found; make one with `trialrun judge extract`"
         ) from None
-    except ValueError as exc:
-        raise UserError(f"{path}: invalid JSON: {exc}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: not UTF-8 text; pass a gold file (JSON)") from None
+    except json.JSONDecodeError as exc:
+        raise UserError(
+            f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); fix the file or extract it again"
+        ) from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
+    if not isinstance(data, dict):
+        raise UserError(
+            f"{path}: expected a gold file object {{version: 1, tuples: [...]}}, "
+            f"got {type(data).__name__}; make one with `trialrun judge extract`"
+        )
     try:
         return GoldFile.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
         hint = '; human_label must be "YES", "NO" or null' if "human_label" in where else ""
         raise UserError(f"{path}: {where}: {err['msg']}{hint}") from None
 
@@ -128,6 +141,8 @@ def extract_gold(run_dir: Path) -> dict[str, Any]:
 
 def write_gold(run_dir: Path, out: Path, *, force: bool = False) -> dict[str, Any]:
     out = Path(out)
+    if out.is_dir():
+        raise UserError(f"{out}: is a folder; pass a file path for -o, e.g. {out / 'gold.json'}")
     if out.exists() and not force:
         raise UserError(
             f"{out}: already exists and may hold human labels; pass --force to overwrite "

@@ -14,29 +14,28 @@ JUDGE_KINDS = ("judge", "llmRubric", "pairwise")
 
 
 def read_run(run_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(run.json or {}, results lines); a torn last line is dropped."""
+    """(run.json or {}, results lines); a torn last line is dropped.
+
+    The lines are checked as `trialrun.tracking` checks them, so a damaged file is one
+    UserError naming the file and line, never a crash further on.
+    """
+    from trialrun.tracking._run_data import read_results
+
     run_dir = Path(run_dir)
     results = run_dir / "results.jsonl"
     if not results.is_file():
         raise UserError(f"{run_dir}: not a run directory (no results.jsonl); pass DIR/<run-id>")
-    manifest: dict[str, Any] = {}
+    manifest: Any = {}
     if (run_dir / "run.json").is_file():
         try:
             manifest = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise UserError(f"{run_dir / 'run.json'}: invalid JSON: {exc}") from None
-    lines: list[dict[str, Any]] = []
-    raw = results.read_text(encoding="utf-8").splitlines()
-    for number, text in enumerate(raw, 1):
-        if not text.strip():
-            continue
-        try:
-            lines.append(json.loads(text))
-        except ValueError:
-            if number == len(raw):
-                continue  # torn last line of an interrupted run
-            raise UserError(f"{results}:{number}: invalid JSON line; fix or remove it") from None
-    return manifest, lines
+        except (ValueError, OSError) as exc:
+            raise UserError(
+                f"{run_dir / 'run.json'}: invalid JSON ({exc}); restore the file or remove it"
+            ) from None
+        if not isinstance(manifest, dict):
+            raise UserError(f"{run_dir / 'run.json'}: expected a JSON object; restore the file")
+    return manifest, read_results(results)
 
 
 def verdict_kind(verdict: dict[str, Any]) -> str | None:
@@ -54,9 +53,10 @@ def load_transcript(run_dir: Path, line: dict[str, Any]) -> dict[str, Any]:
     if not rel:
         return {}
     try:
-        return json.loads((Path(run_dir) / rel).read_text(encoding="utf-8"))
+        data = json.loads((Path(run_dir) / str(rel)).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+    return data if isinstance(data, dict) else {}
 
 
 def response_of(run_dir: Path, line: dict[str, Any]) -> str:
@@ -68,7 +68,10 @@ def response_of(run_dir: Path, line: dict[str, Any]) -> str:
 def user_message_of(run_dir: Path, line: dict[str, Any]) -> str:
     if isinstance(line.get("user_message"), str):
         return line["user_message"]
-    for message in load_transcript(run_dir, line).get("messages") or []:
+    messages = load_transcript(run_dir, line).get("messages")
+    for message in messages if isinstance(messages, list) else []:
+        if not isinstance(message, dict):
+            continue
         if message.get("role") == "user" and isinstance(message.get("content"), str):
             return message["content"]
     return ""

@@ -109,15 +109,30 @@ def current_settings() -> JudgeSettings:
 
 def check_judge_spec(spec: str) -> str:
     """Refuse unpinned judge ids (a judge that changes under you makes verdicts drift)."""
-    from trialrun.models import is_unpinned, parse_model_spec
+    from trialrun.models import MODEL_PROVIDERS, is_unpinned, parse_model_spec
 
-    parsed = parse_model_spec(spec)
+    try:
+        parsed = parse_model_spec(spec)
+    except UserError as exc:  # the models package names the flag --model; here it is --judge
+        raise UserError(_as_judge_flag(exc), exc.exit_code) from None
+    if parsed.provider not in MODEL_PROVIDERS.names():
+        hint = MODEL_PROVIDERS.suggest(parsed.provider)
+        did = f" (did you mean '{hint}'?)" if hint else ""
+        raise UserError(
+            f"--judge {parsed.text}: unknown provider '{parsed.provider}'{did}; "
+            f"known: {', '.join(MODEL_PROVIDERS.names())}"
+        )
     if is_unpinned(parsed.model_id) or is_unpinned(parsed.text):
         raise UserError(
             f"--judge {spec}: judge models must be pinned; '{parsed.model_id}' is a moving "
             "-latest/-preview alias: name a dated or versioned model id instead"
         )
     return parsed.text
+
+
+def _as_judge_flag(exc: UserError) -> str:
+    message = str(exc)
+    return "--judge" + message[len("--model") :] if message.startswith("--model") else message
 
 
 def resolve_judge_spec(cli_spec: str | None, settings: JudgeSettings | None = None) -> str | None:

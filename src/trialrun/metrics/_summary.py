@@ -213,8 +213,12 @@ def summarize(
                     bucket = groups[kind].setdefault(value, [[], []])
                     bucket[0].append(r)
                     bucket[1].extend(rlines)
-        by_suite[model] = {s: aggregate(g[0], g[1], tiers=False) for s, g in groups["suite"].items()}
-        by_tag[model] = {t: aggregate(g[0], g[1], tiers=False) for t, g in sorted(groups["tag"].items())}
+        by_suite[model] = {
+            s: aggregate(g[0], g[1], tiers=False) for s, g in groups["suite"].items()
+        }
+        by_tag[model] = {
+            t: aggregate(g[0], g[1], tiers=False) for t, g in sorted(groups["tag"].items())
+        }
 
     unpinned = [m for m in model_list if is_unpinned(parse_model_spec(m).model_id or m)]
     for m in unpinned:

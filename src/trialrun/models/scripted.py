@@ -53,9 +53,7 @@ def _parse_turn(path: Path, where: str, raw: Any) -> _Turn:
         raise _fail(path, where, f"a turn must be a mapping, got {type(raw).__name__}")
     unknown = set(raw) - _TURN_KEYS
     if unknown:
-        raise _fail(
-            path, where, f"unknown key(s) {sorted(unknown)}; allowed: {sorted(_TURN_KEYS)}"
-        )
+        raise _fail(path, where, f"unknown key(s) {sorted(unknown)}; allowed: {sorted(_TURN_KEYS)}")
     turn = _Turn()
     if "content" in raw:
         if not isinstance(raw["content"], str):
@@ -127,7 +125,9 @@ def _read(path: Path) -> Any:
         try:
             return json.loads(text)
         except json.JSONDecodeError as exc:
-            raise UserError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); fix the syntax") from None
+            raise UserError(
+                f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); fix the syntax"
+            ) from None
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
@@ -215,5 +215,7 @@ class ScriptedModel:
 @model_provider("scripted")
 def _scripted(model_id: str, options: dict[str, Any]) -> ScriptedModel:
     if not model_id:
-        raise UserError("--model scripted: needs a script file, e.g. scripted:examples/scripts/good.yaml")
+        raise UserError(
+            "--model scripted: needs a script file, e.g. scripted:examples/scripts/good.yaml"
+        )
     return ScriptedModel(model_id)

@@ -101,8 +101,13 @@ def render_single(summary: dict[str, Any], console: Console, model: str) -> None
     table.add_column("notes", overflow="fold")
     for r in rows:
         table.add_row(
-            r["task_id"], r["tier"] or "", cell(r), _fig(r["pass_k"]), _fig(r["solve_k"]),
-            _fig(r["pass_at_k"]), notes(r),
+            r["task_id"],
+            r["tier"] or "",
+            cell(r),
+            _fig(r["pass_k"]),
+            _fig(r["solve_k"]),
+            _fig(r["pass_at_k"]),
+            notes(r),
         )
     console.print(table)
     for line in summary_lines(summary["aggregate"][model]):
@@ -134,7 +139,9 @@ def render_side_by_side(summary: dict[str, Any], console: Console) -> None:
         ("mean solve", "mean_solve_rate"),
     ):
         table.add_row(Text(label, style="bold"), "", *[pct(a.get(key)) for a in aggs])
-    table.add_row(Text("flaky", style="bold"), "", *[str(a.get("flaky_task_count", 0)) for a in aggs])
+    table.add_row(
+        Text("flaky", style="bold"), "", *[str(a.get("flaky_task_count", 0)) for a in aggs]
+    )
     tiers = sorted({t for a in aggs for t in (a.get("by_tier") or {})})
     for tier in tiers:
         cells = []
@@ -171,8 +178,9 @@ def render_transcript(
         f"{line.get('turns', 0)} turns · {line.get('latency_s', 0):.3f}s"
     )
     if line.get("error"):
-        console.print(f"[red]error[/red] {line['error']['kind']}: {line['error']['message']}",
-                      highlight=False)
+        console.print(
+            f"[red]error[/red] {line['error']['kind']}: {line['error']['message']}", highlight=False
+        )
     for msg in transcript.get("messages") or []:
         role = msg.get("role", "?")
         style = {"system": "dim", "user": "cyan", "assistant": "green", "tool": "yellow"}.get(
@@ -184,12 +192,17 @@ def render_transcript(
             console.print(_clip(str(content or ""), truncate), highlight=False, markup=False)
             continue
         if content:
-            console.print(_clip(str(content), truncate if role != "assistant" else None),
-                          highlight=False, markup=False)
+            console.print(
+                _clip(str(content), truncate if role != "assistant" else None),
+                highlight=False,
+                markup=False,
+            )
         for call in msg.get("tool_calls") or []:
             fn = call.get("function") or {}
             console.print(
-                Text.assemble(("→ ", "bold"), (fn.get("name", "?"), "bold"), f"({fn.get('arguments')})")
+                Text.assemble(
+                    ("→ ", "bold"), (fn.get("name", "?"), "bold"), f"({fn.get('arguments')})"
+                )
             )
     console.rule("[bold]final answer[/bold]", align="left")
     console.print(transcript.get("final_text") or "(none)", highlight=False, markup=False)

@@ -150,8 +150,13 @@ def _judge_spec(judge: str | None) -> str | None:
 
 def _make_agent(agent: str | None, agent_cmd: str | None, timeout_s: float | None) -> Agent:
     if agent or agent_cmd:
-        from trialrun.agents.factory import make_agent
-
+        try:
+            from trialrun.agents.factory import make_agent
+        except ImportError:  # pragma: no cover - until the adapters land
+            flag = "--agent" if agent else "--agent-cmd"
+            raise UserError(
+                f"{flag}: bring-your-own agents are not available in this build"
+            ) from None
         return make_agent(agent, agent_cmd, timeout_s=timeout_s)
     from trialrun.agents.loop import ToolLoopAgent
 
@@ -186,7 +191,9 @@ def _check_resume(
         )
     old_k = manifest.get("k")
     if k is not None and k != old_k:
-        raise UserError(f"--resume: k={k} differs from {where} (k={old_k}); pass the same -k or none")
+        raise UserError(
+            f"--resume: k={k} differs from {where} (k={old_k}); pass the same -k or none"
+        )
     old_filters = Filters(**(manifest.get("filters") or {}))
     given = filters.as_dict()
     if any(given.values()) and given != old_filters.as_dict():
@@ -274,9 +281,9 @@ async def run_suite_async(
             )
         old_hashes = {f.get("path"): f.get("sha256") for f in manifest.get("task_files") or []}
         for task in tasks:
-            if task.source and str(task.source) in old_hashes:
-                if _sha256(Path(task.source)) != old_hashes[str(task.source)]:
-                    warnings.append(f"{task.source}: changed since the run started")
+            source_key = str(task.source) if task.source else None
+            if source_key in old_hashes and _sha256(Path(source_key)) != old_hashes[source_key]:
+                warnings.append(f"{task.source}: changed since the run started")
 
     # models, judge, agent: created before anything is written
     model_objs: dict[str, Model | None] = {}
@@ -309,7 +316,6 @@ async def run_suite_async(
     # the run directory
     if manifest is None:
         run_id = new_run_id()
-        store = RunStore.create(Path(out), run_id, fsync=fsync)
         sources = list(dict.fromkeys(Path(t.source) for t in tasks if t.source is not None))
         manifest = {
             "run_id": run_id,
@@ -330,7 +336,7 @@ async def run_suite_async(
             "agent_cmd": agent_cmd,
             "keep_artifacts": keep_artifacts,
         }
-        store.write_manifest(manifest)
+        store = RunStore.create(Path(out), run_id, manifest, fsync=fsync)
         done: list[tuple[str, str, int]] = []
     else:
         store.repair_results()
@@ -351,7 +357,7 @@ async def run_suite_async(
     ctx.workspace_parent = (
         store.dir / "workspaces" / ".tmp"
         if keep_artifacts
-        else Path(tempfile.mkdtemp(prefix=f"trialrun-{run_id}-"))
+        else _fresh_dir(Path(tempfile.gettempdir()) / f"trialrun-{run_id}")
     )
     for task in tasks:
         ctx.prep[task.task_id] = prepare_task(task, effective_k(task, k), load_pack)
@@ -403,7 +409,7 @@ async def _execute(
             line = await run_trial(spec, ctx)
             ctx.store.append(line, sync=False)
             if ctx.io_pool is not None:
-                await loop.run_in_executor(ctx.io_pool, ctx.store.sync)
+                ctx.store.sync_soon(ctx.io_pool)
             else:
                 ctx.store.sync()
             finished += 1
@@ -437,6 +443,13 @@ async def _execute(
         if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError):
             raise r
     return finished, stop
+
+
+def _fresh_dir(path: Path) -> Path:
+    """An empty folder at a name fixed by the run id: a resume clears what a killed run left."""
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path
 
 
 def _version() -> str:

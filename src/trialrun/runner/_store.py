@@ -7,9 +7,12 @@ O_APPEND descriptor and fsync'd, so a killed process leaves at most a torn last 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
+import threading
+from concurrent.futures import Executor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -44,7 +47,9 @@ def read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise UserError(f"{path}: not found; pass a run directory written by `trialrun run`") from None
+        raise UserError(
+            f"{path}: not found; pass a run directory written by `trialrun run`"
+        ) from None
     except json.JSONDecodeError as exc:
         raise UserError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
 
@@ -57,6 +62,9 @@ class RunStore:
         self.fsync = fsync
         self._fd: int | None = None
         self._transcript_dirs: set[str] = set()
+        self._sync_lock = threading.Lock()
+        self._dirty = False
+        self._sync_pending = False
 
     @property
     def manifest_path(self) -> Path:
@@ -71,14 +79,27 @@ class RunStore:
         return self.dir / SUMMARY
 
     @classmethod
-    def create(cls, out: Path, run_id: str, *, fsync: bool = True) -> RunStore:
+    def create(
+        cls, out: Path, run_id: str, manifest: dict[str, Any], *, fsync: bool = True
+    ) -> RunStore:
+        """Make `out/<run_id>/` with run.json and an empty results.jsonl.
+
+        Built under a hidden name and renamed into place, so a run folder never exists
+        without its manifest (a kill at any moment leaves a resumable folder or none).
+        """
         run_dir = Path(out) / run_id
+        staging = Path(out) / f".{run_id}.partial"
+        if run_dir.exists():
+            raise UserError(f"{run_dir}: already exists; pick another --out or use --resume")
         try:
-            run_dir.mkdir(parents=True, exist_ok=False)
-        except FileExistsError:
-            raise UserError(f"{run_dir}: already exists; pick another --out or use --resume") from None
+            staging.mkdir(parents=True, exist_ok=False)
+            write_json_atomic(staging / RUN_JSON, manifest)
+            (staging / RESULTS).touch()
+            os.replace(staging, run_dir)
         except OSError as exc:
-            raise UserError(f"{run_dir}: cannot create the run directory ({exc.strerror})") from None
+            raise UserError(
+                f"{run_dir}: cannot create the run directory ({exc.strerror or exc})"
+            ) from None
         return cls(run_dir, fsync=fsync)
 
     @classmethod
@@ -131,10 +152,35 @@ class RunStore:
         if self.fsync and self._fd is not None:
             os.fsync(self._fd)
 
+    def sync_soon(self, pool: Executor) -> None:
+        """fsync in the background; calls made while one is pending coalesce into it."""
+        if not self.fsync:
+            return
+        with self._sync_lock:
+            self._dirty = True
+            if self._sync_pending:
+                return
+            self._sync_pending = True
+        pool.submit(self._sync_loop)
+
+    def _sync_loop(self) -> None:
+        while True:
+            with self._sync_lock:
+                if not self._dirty or self._fd is None:
+                    self._sync_pending = False
+                    return
+                self._dirty = False
+                fd = self._fd
+            with contextlib.suppress(OSError):  # a failed fsync is retried at close
+                os.fsync(fd)
+
     def close(self) -> None:
+        """fsync and close (call after the background pool has been shut down)."""
         if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+            fd, self._fd = self._fd, None
+            if self.fsync:
+                os.fsync(fd)
+            os.close(fd)
 
     def repair_results(self) -> int:
         """Truncate a torn last line (no trailing newline); returns bytes dropped."""
@@ -177,8 +223,11 @@ class RunStore:
             (self.dir / TRANSCRIPTS / model_slug).mkdir(parents=True, exist_ok=True)
             self._transcript_dirs.add(model_slug)
         rel = f"{TRANSCRIPTS}/{model_slug}/{name}.json"
-        with open(self.dir / rel, "w", encoding="utf-8") as fh:
-            fh.write(_dumps(data))
+        fd = os.open(self.dir / rel, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, _dumps(data).encode("utf-8"))
+        finally:
+            os.close(fd)
         return rel
 
 
@@ -187,7 +236,9 @@ def read_results(path: Path) -> list[dict[str, Any]]:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise UserError(f"{path}: not found; pass a run directory written by `trialrun run`") from None
+        raise UserError(
+            f"{path}: not found; pass a run directory written by `trialrun run`"
+        ) from None
     lines = raw.split(b"\n")
     out: list[dict[str, Any]] = []
     last = len(lines) - 1

@@ -41,6 +41,26 @@ def _get(data: Any, path: FieldPath) -> Any:
     return data
 
 
+def _bad_workspace_path(target: str) -> str | None:
+    """Why a setup `path` cannot be a file inside the workspace (None when it can)."""
+    from pathlib import PurePosixPath, PureWindowsPath
+
+    if not target.strip() or target.strip() in (".", "./"):
+        return "setup path is empty; name a file relative to the workspace root"
+    if "\x00" in target:
+        return "setup path contains a NUL byte"
+    posix = PurePosixPath(target.replace("\\", "/"))
+    if (
+        posix.is_absolute()
+        or PureWindowsPath(target).is_absolute()
+        or PureWindowsPath(target).drive
+    ):
+        return f"setup path {target!r} is absolute; make it relative to the workspace root"
+    if ".." in posix.parts:
+        return f"setup path {target!r} leaves the workspace ('..'); make it relative to its root"
+    return None
+
+
 def resolve_fixtures(
     task_file: Path,
     data: Any,
@@ -69,10 +89,13 @@ def resolve_fixtures(
             roots = [fixtures_root]
     setup = _get(data, places["setup"])
     for i, seed in enumerate(setup if isinstance(setup, list) else []):
+        target = seed.get("path") if isinstance(seed, dict) else None
+        if isinstance(target, str) and (problem := _bad_workspace_path(target)):
+            issues.append(((*places["setup"], i, "path"), problem))
         source = seed.get("from") if isinstance(seed, dict) else None
         if not isinstance(source, str):
             continue
-        if not any((root / source).is_file() for root in roots):
+        if not any((root / source).exists() for root in roots):
             where = " or ".join(str(r) for r in roots) or "no fixtures/ folder by the task file"
             issues.append(
                 ((*places["setup"], i, "from"), f"setup file '{source}' not found (in {where})")

@@ -39,7 +39,8 @@ def validate_grader(
     if allowed is not None and kind_name not in allowed:
         if kind is not None:
             choices = ", ".join(sorted(allowed))
-            message = f"'{kind_name}' is not a {what}{where} (allowed: {choices})"
+            article = "an" if what[:1] in "aeiou" else "a"
+            message = f"'{kind_name}' is not {article} {what}{where} (allowed: {choices})"
         else:
             hint = suggest(kind_name, allowed)
             message = f"unknown {what} type '{kind_name}'" + (

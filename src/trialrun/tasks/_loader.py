@@ -116,13 +116,17 @@ def _tool_warnings(task: Task, checked: Checked) -> list[tuple[FieldPath, str]]:
     for i, fault in enumerate(task.environment.faults):
         refs.append(((*checked.places["faults"], i, "tool"), fault.tool))
     out: list[tuple[FieldPath, str]] = []
+    from trialrun.tasks._issues import suggest
+
     for path, name in refs:
         if name not in known:
+            hint = suggest(name, known)
+            did = f"; did you mean '{hint}'?" if hint else ""
             out.append(
                 (
                     path,
                     f"tool '{name}' is not provided by trialrun's vault pack "
-                    "(a call to it can never happen)",
+                    f"(a call to it can never happen){did}",
                 )
             )
     return out

@@ -126,6 +126,10 @@ def check_scribe(data: dict[str, Any], prefix: FieldPath = (), stem: str | None 
             if config is not None:
                 graders.append(((*prefix, key, i), config))
     budget = data.get("toolCallBudget")
+    if isinstance(budget, bool):
+        issues.append(
+            ((*prefix, "toolCallBudget"), f"must be a number of tool calls (got {budget})")
+        )
     if isinstance(budget, int) and not isinstance(budget, bool) and budget >= 0:
         synth("toolCallBudget", {"type": "toolCallBudget", "max": budget})
 

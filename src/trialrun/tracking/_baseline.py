@@ -184,9 +184,13 @@ def load_baseline(path: Path | str) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise UserError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read ({exc})") from None
+        raise UserError(
+            f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); restore it or bless the run again"
+        ) from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: not UTF-8 text; pass a baseline JSON file") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
     if isinstance(data, dict) and data.get("format") == FORMAT:
         validate_baseline(data, path)
         return data

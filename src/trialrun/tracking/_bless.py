@@ -90,6 +90,12 @@ def bless(
         if force and why:
             data["forced_over"] = why
         target = baseline_path(baselines_dir, data["provider"], data["model"])
-        write_json_atomic(target, data)
+        try:
+            write_json_atomic(target, data)
+        except OSError as exc:
+            raise UserError(
+                f"{target}: cannot write the baseline ({exc.strerror or exc}); "
+                "free space or pick another --baselines"
+            ) from None
         out.append(Blessed(model, target, force, why))
     return out

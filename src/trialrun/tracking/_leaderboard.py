@@ -86,7 +86,7 @@ def row_from_baseline(data: dict[str, Any], file: str = "") -> Row:
     return Row(
         model=str(data.get("model")),
         provider=str(data.get("provider")),
-        k=int(data.get("k") or 0),
+        k=k if isinstance(k := data.get("k"), int) and not isinstance(k, bool) else 0,
         tasks=total,
         pass_k=sum(meets(t, "pass_k") for t in tasks) / total if total else None,
         solve_k=sum(meets(t, "solve_k") for t in tasks) / total if total else None,
@@ -105,8 +105,15 @@ def build_leaderboard(baselines_dir: Path | str) -> Leaderboard:
     folder = Path(baselines_dir)
     if not folder.is_dir():
         raise UserError(f"{folder}: not a folder; pass the folder holding the baseline files")
+    files = sorted(p for p in folder.glob("*.json") if p.is_file())
+    if not files:
+        raise UserError(
+            f"{folder}: no baseline files (*.json); bless a run (`trialrun bless RUN_DIR "
+            f"--baselines {folder}`) or import one (`trialrun import scribe-baseline FILE "
+            f"-o {folder}`)"
+        )
     board = Leaderboard(rows=[])
-    for path in sorted(folder.glob("*.json")):
+    for path in files:
         try:
             board.rows.append(row_from_baseline(load_baseline(path), path.name))
         except UserError as exc:

@@ -132,13 +132,69 @@ def _read_json(path: Path) -> Any:
         raise UserError(
             f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); rerun or restore the file"
         ) from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: not UTF-8 text; rerun or restore the file") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read ({exc.strerror})") from None
 
 
+# results.jsonl keys whose type the readers rely on: key -> (allowed types, description)
+_NUM = (int, float)
+_LINE_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "task_id": ((str,), "a string"),
+    "model": ((str,), "a string"),
+    "provider": ((str, type(None)), "a string"),
+    "trial": ((int,), "an integer"),
+    "pass": ((bool, type(None)), "true, false or null"),
+    "solve": ((bool, type(None)), "true, false or null"),
+    "error": ((dict, type(None)), "an object {kind, message} or null"),
+    "verdicts": ((list, type(None)), "a list"),
+    "tool_calls": ((list, type(None)), "a list"),
+    "tokens": ((dict, type(None)), "an object {prompt, cached, completion}"),
+    "turns": ((*_NUM, type(None)), "a number"),
+    "cost_usd": ((*_NUM, type(None)), "a number"),
+    "latency_s": ((*_NUM, type(None)), "a number"),
+}
+
+
+def check_result_line(item: Any) -> str | None:
+    """Why a results.jsonl line cannot be read (None when it is fine)."""
+    if not isinstance(item, dict):
+        return f"a results line must be a JSON object (got {type(item).__name__})"
+    for key in ("task_id", "model"):
+        if key not in item:
+            return f"a results line needs task_id and model (missing {key})"
+    for key, (types, what) in _LINE_TYPES.items():
+        if key not in item:
+            continue
+        value = item[key]
+        bad_bool = isinstance(value, bool) and bool not in types
+        if bad_bool or not isinstance(value, types):
+            return f"{key} must be {what} (got {json.dumps(value)[:40]})"
+    for name in ("verdicts", "tool_calls"):
+        for i, entry in enumerate(item.get(name) or []):
+            if not isinstance(entry, dict):
+                return f"{name}[{i}] must be an object"
+    tokens = item.get("tokens") or {}
+    for key, value in tokens.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, _NUM)):
+            return f"tokens.{key} must be a number (got {json.dumps(value)[:40]})"
+    return None
+
+
 def read_results(path: Path) -> list[dict[str, Any]]:
-    """results.jsonl lines; a torn last line (an interrupted write) is dropped."""
-    lines = path.read_text(encoding="utf-8").splitlines()
+    """results.jsonl lines; a torn last line (an interrupted write) is dropped.
+
+    Any other unreadable line is a UserError naming the file, the line and the key: the
+    summaries built from these lines must never crash on a damaged file.
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: not UTF-8 text; the results file is damaged") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
+    last = max((i for i, text in enumerate(lines, start=1) if text.strip()), default=0)
     out: list[dict[str, Any]] = []
     for number, text in enumerate(lines, start=1):
         if not text.strip():
@@ -146,15 +202,48 @@ def read_results(path: Path) -> list[dict[str, Any]]:
         try:
             item = json.loads(text)
         except json.JSONDecodeError:
-            if number == len(lines):
+            if number == last:
                 break
             raise UserError(
-                f"{path}:{number}: not a JSON line; the results file is damaged"
+                f"{path}:{number}: not a JSON line; the results file is damaged "
+                "(remove the line or rerun)"
             ) from None
-        if not isinstance(item, dict) or "task_id" not in item or "model" not in item:
-            raise UserError(f"{path}:{number}: a results line needs task_id and model")
+        problem = check_result_line(item)
+        if problem is not None:
+            raise UserError(
+                f"{path}:{number}: {problem}; the results file is damaged (fix the line or rerun)"
+            )
         out.append(item)
     return out
+
+
+_ROW_COUNTS = ("n", "passed", "solved", "undetermined", "infra_errors")
+_ROW_FRACTIONS = ("pass_k", "solve_k", "pass_at_k")
+
+
+def _check_summary(summary: Any, path: Path) -> None:
+    """summary.json rows: counts are integers, estimators fractions or null."""
+    fix = "delete it to have it recomputed from results.jsonl"
+    if not isinstance(summary, dict) or not isinstance(summary.get("tasks", []), list):
+        raise UserError(f"{path}: expected an object with a 'tasks' list; {fix}")
+    for i, row in enumerate(summary.get("tasks") or []):
+        if not isinstance(row, dict):
+            raise UserError(f"{path}: tasks[{i}] must be an object; {fix}")
+        for key in _ROW_COUNTS:
+            value = row.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise UserError(f"{path}: tasks[{i}].{key} must be an integer; {fix}")
+        for key in _ROW_FRACTIONS:
+            value = row.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, _NUM)):
+                raise UserError(f"{path}: tasks[{i}].{key} must be a number or null; {fix}")
+        k = row.get("k")
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int)):
+            raise UserError(f"{path}: tasks[{i}].k must be an integer; {fix}")
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _gates_of(meta: dict[str, Any], suite: str) -> dict[str, bool]:
@@ -185,6 +274,12 @@ def load_run(run_dir: Path | str) -> RunData:
     """Read a run directory; a missing or damaged file is a UserError naming it."""
     path = Path(run_dir)
     results_path = path / "results.jsonl"
+    if path.is_file():
+        hint = path.parent if path.name in ("results.jsonl", "summary.json", "run.json") else None
+        raise UserError(
+            f"{path}: is a file, not a run directory; pass "
+            + (f"its folder {hint}" if hint else "the folder `trialrun run` wrote")
+        )
     if not path.is_dir() or not results_path.is_file():
         raise UserError(
             f"{path}: not a run directory (no results.jsonl); pass the folder "
@@ -197,13 +292,12 @@ def load_run(run_dir: Path | str) -> RunData:
     summary_path = path / "summary.json"
     if summary_path.is_file():
         summary = _read_json(summary_path)
-        if not isinstance(summary, dict) or not isinstance(summary.get("tasks", []), list):
-            raise UserError(f"{summary_path}: expected an object with a 'tasks' list")
+        _check_summary(summary, summary_path)
     else:
         summary = _summarize(results, manifest)
 
     metas: dict[str, dict[str, Any]] = {}
-    for item in manifest.get("tasks") or []:
+    for item in _as_list(manifest.get("tasks")):
         if isinstance(item, dict) and item.get("task_id"):
             metas[str(item["task_id"])] = item
 
@@ -227,7 +321,7 @@ def load_run(run_dir: Path | str) -> RunData:
     ]
 
     models: list[str] = []
-    for spec in [*(summary.get("models") or []), *(r.model for r in records)]:
+    for spec in [*_as_list(summary.get("models")), *(r.model for r in records)]:
         if isinstance(spec, str) and spec not in models and any(r.model == spec for r in records):
             models.append(spec)
     return RunData(path, manifest, summary, results, records, models)
@@ -254,10 +348,10 @@ def _record(row: dict[str, Any], meta: dict[str, Any], lines: list[dict[str, Any
         provider=str(provider),
         model_id=model_id,
         suite=suite,
-        tier=pick("tier", None),
+        tier=tier if isinstance(tier := pick("tier", None), str) else None,
         policy=str(pick("policy", defaults.policy)),
         metric=str(pick("metric", defaults.metric)),
-        k=int(pick("k", defaults.k)),
+        k=_int_or(pick("k", defaults.k), defaults.k),
         gates=_gates_of(meta or first, suite),
         n=int(row.get("n") or 0),
         passed=int(row.get("passed") or 0),
@@ -272,11 +366,30 @@ def _record(row: dict[str, Any], meta: dict[str, Any], lines: list[dict[str, Any
     )
 
 
+def _int_or(value: Any, default: int) -> int:
+    return (
+        value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
+    )
+
+
+def _clean_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """A run.json task entry without wrongly typed values (they fall back to defaults)."""
+    out = dict(meta)
+    if not (isinstance(out.get("k"), int) and not isinstance(out.get("k"), bool)):
+        out.pop("k", None)
+    for key in ("tier", "suite", "policy", "metric"):
+        if not isinstance(out.get(key), str):
+            out.pop(key, None)
+    if not isinstance(out.get("gates"), (dict, list)):
+        out.pop("gates", None)
+    return out
+
+
 def _summarize(results: list[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
     """summary.json missing or stale (an interrupted run): recompute it from the results."""
     from trialrun.metrics import summarize
 
-    metas = [t for t in manifest.get("tasks") or [] if isinstance(t, dict)]
-    models = [m for m in manifest.get("models") or [] if isinstance(m, str)]
+    metas = [_clean_meta(t) for t in _as_list(manifest.get("tasks")) if isinstance(t, dict)]
+    models = [m for m in _as_list(manifest.get("models")) if isinstance(m, str)]
     k = manifest.get("k") if isinstance(manifest.get("k"), int) else None
     return summarize(results, metas, run_id=manifest.get("run_id"), models=models, k=k)

@@ -170,18 +170,37 @@ def import_scribe_baseline(file: Path | str, out_dir: Path | str = "baselines") 
     from trialrun.tracking._baseline import baseline_path, write_json_atomic
 
     path = Path(file)
+    if path.is_dir():
+        raise UserError(f"{path}: is a folder; pass one Gemini-Scribe baseline JSON file")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise UserError(f"{path}: file not found") from None
+        raise UserError(
+            f"{path}: file not found; pass a Gemini-Scribe baseline JSON file"
+        ) from None
     except json.JSONDecodeError as exc:
-        raise UserError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+        raise UserError(
+            f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); fix the file or export it again"
+        ) from None
+    except UnicodeDecodeError:
+        raise UserError(
+            f"{path}: not UTF-8 text; pass a Gemini-Scribe baseline JSON file"
+        ) from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
     if not is_scribe_baseline(data):
         raise UserError(
             f"{path}: not a Gemini-Scribe baseline (needs run_id, model, provider and tasks "
             "with id and n_runs)"
         )
     baseline = convert_scribe(data, path)
+    if Path(out_dir).is_file():
+        raise UserError(f"-o {out_dir}: is a file; pass a folder for the baseline")
     target = baseline_path(out_dir, baseline["provider"], baseline["model"])
-    write_json_atomic(target, baseline)
+    try:
+        write_json_atomic(target, baseline)
+    except OSError as exc:
+        raise UserError(
+            f"{target}: cannot write ({exc.strerror or exc}); pick another -o folder"
+        ) from None
     return target

@@ -1,0 +1,201 @@
+"""A command-line agent: `--agent-cmd "my-agent --prompt {prompt}"`, run in the workspace.
+
+Placeholders `{prompt}`, `{workspace}` and `{task_id}` are replaced by shell-quoted
+values (other braces are left alone). The command runs through the shell with the
+workspace as its working directory, in its own process group, killed on timeout. Its
+stdout is the final answer; a non-zero exit is the agent's failure ("agent_error").
+
+A recording OpenAI-compatible proxy for the run's `--model` is started for each trial;
+its URL is in OPENAI_BASE_URL and TRIALRUN_PROXY_URL (OPENAI_API_KEY=trialrun). The
+model calls and tool calls read from that traffic go into the trial like the built-in
+agent's: turns, tokens, cost, and tool calls the graders check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import shlex
+import signal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trialrun.agents._proxy import ProxyLog, RecordingProxy
+from trialrun.agents._types import AgentLimits, AgentRun
+from trialrun.graders._types import ToolCallRecord
+
+if TYPE_CHECKING:
+    from trialrun.models._types import Model
+    from trialrun.tasks._model import Task
+    from trialrun.tools._toolbox import Toolbox
+
+DEFAULT_TIMEOUT_S = 300.0
+_PLACEHOLDER = re.compile(r"\{(prompt|workspace|task_id)\}")
+_STDERR_TAIL = 600
+
+
+def render_command(template: str, values: dict[str, str]) -> str:
+    return _PLACEHOLDER.sub(lambda m: shlex.quote(values[m.group(1)]), template)
+
+
+def _tool_failed(content: Any) -> bool:
+    text = content if isinstance(content, str) else json.dumps(content)
+    stripped = text.strip()
+    if re.match(r"(?i)^(error|failed|exception)\b", stripped):
+        return True
+    if stripped.startswith("{"):
+        try:
+            data = json.loads(stripped)
+        except ValueError:
+            return False
+        return isinstance(data, dict) and (bool(data.get("error")) or bool(data.get("is_error")))
+    return False
+
+
+def _parse_args(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    try:
+        value = json.loads(raw) if isinstance(raw, str) and raw.strip() else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def run_from_traffic(log: ProxyLog, final_text: str, prompt: str) -> AgentRun:
+    """An AgentRun from the recorded exchanges: turns, usage, cost, tool calls, transcript."""
+    run = AgentRun(final_text=final_text)
+    results: dict[str, Any] = {}
+    for exchange in log.exchanges:
+        for message in exchange.messages:
+            if message.get("role") == "tool" and message.get("tool_call_id"):
+                results[str(message["tool_call_id"])] = message.get("content")
+    seen: set[str] = set()
+    cost: float | None = None
+    for exchange in log.exchanges:
+        completion = exchange.completion
+        if completion is None:
+            continue
+        run.turns += 1
+        run.usage.add(completion.usage)
+        if completion.cost_usd is not None:
+            cost = (cost or 0.0) + completion.cost_usd
+        run.turn_meta.append(
+            {
+                "turn": run.turns - 1,
+                "latency_s": exchange.latency_s,
+                "tokens": completion.usage.as_dict(),
+                "cost_usd": completion.cost_usd,
+            }
+        )
+        for call in (exchange.reply or {}).get("tool_calls") or []:
+            call_id = str(call.get("id") or "")
+            if call_id and call_id in seen:
+                continue
+            seen.add(call_id)
+            function = call.get("function") or {}
+            result = results.get(call_id)
+            run.tool_calls.append(
+                ToolCallRecord(
+                    name=str(function.get("name", "")),
+                    arguments=_parse_args(function.get("arguments")),
+                    ok=result is None or not _tool_failed(result),
+                    result="" if result is None else str(result),
+                )
+            )
+    run.cost_usd = cost
+    answered = [e for e in log.exchanges if e.completion is not None]
+    if answered:
+        last = answered[-1]
+        run.messages = [dict(m) for m in last.messages]
+        if last.reply is not None:
+            run.messages.append(dict(last.reply))
+    else:
+        run.messages = [{"role": "user", "content": prompt}]
+    last_text = run.messages[-1].get("content") if run.messages else None
+    if final_text and (run.messages[-1].get("role") != "assistant" or last_text != final_text):
+        run.messages.append({"role": "assistant", "content": final_text})
+    return run
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+
+
+class CommandAgent:
+    """Runs a shell command per trial (see the module docstring)."""
+
+    def __init__(self, template: str, timeout_s: float | None = None) -> None:
+        self.template = template
+        self.timeout_s = timeout_s
+        self.name = f"command:{template}"
+
+    async def run(
+        self,
+        task: Task,
+        workspace: Path | None,
+        toolbox: Toolbox,
+        model: Model | None,
+        limits: AgentLimits,
+    ) -> AgentRun:
+        from trialrun.agents.loop import user_message
+
+        prompt = user_message(task, workspace)
+        cwd = workspace if workspace is not None else Path.cwd()
+        timeout = limits.timeout_s or self.timeout_s or DEFAULT_TIMEOUT_S
+        command = render_command(
+            self.template,
+            {"prompt": prompt, "workspace": str(cwd), "task_id": task.task_id},
+        )
+        trial = toolbox.ctx.extra.get("trial") if toolbox is not None else None
+        async with RecordingProxy(model, task_id=task.task_id, trial=trial) as proxy:
+            env = dict(os.environ)
+            env.update(
+                OPENAI_BASE_URL=proxy.url,
+                TRIALRUN_PROXY_URL=proxy.url,
+                OPENAI_API_KEY="trialrun",
+                TRIALRUN_TASK_ID=task.task_id,
+                TRIALRUN_WORKSPACE=str(cwd),
+                TRIALRUN_MODEL=proxy._model_name,
+            )
+            proc = await asyncio.create_subprocess_shell(
+                command,
+                cwd=str(cwd),
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+            )
+            timed_out = False
+            try:
+                out, err = await asyncio.wait_for(proc.communicate(), timeout)
+            except TimeoutError:
+                timed_out = True
+                _kill_group(proc)
+                out, err = await proc.communicate()
+            except asyncio.CancelledError:
+                _kill_group(proc)
+                raise
+        stdout = out.decode("utf-8", errors="replace")
+        stderr = err.decode("utf-8", errors="replace")
+        run = run_from_traffic(proxy.log, stdout.strip(), prompt)
+        if proxy.log.infra_error:
+            run.infra_error = f"model behind the proxy failed: {proxy.log.infra_error}"
+        if timed_out:
+            run.failure = "timeout"
+            run.failure_message = f"agent command timed out after {timeout:g}s"
+        elif proc.returncode != 0:
+            tail = " ".join(stderr.strip().splitlines()[-3:])[-_STDERR_TAIL:]
+            run.failure = "model_timeout" if proxy.log.model_timeout else "agent_error"
+            run.failure_message = (
+                f"agent command exited with {proc.returncode}: {tail or 'no stderr'}"
+            )
+        return run

