@@ -14,7 +14,7 @@ from trialrun.agents.factory import make_agent
 from trialrun.errors import UserError
 from trialrun.models import create_model
 from trialrun.tasks._model import Task
-from trialrun.tools import ToolContext, ToolError, Toolbox, tool
+from trialrun.tools import Toolbox, ToolContext, ToolError, tool
 
 
 @tool
@@ -30,7 +30,7 @@ def read_file(ctx: ToolContext, path: str) -> str:
     return target.read_text(encoding="utf-8")
 
 
-AGENTS = '''
+AGENTS = """
 import asyncio
 
 def sync_agent(task_input, workspace, tools, model):
@@ -53,7 +53,7 @@ def slow_agent(task_input, workspace, tools, model):
     return "late"
 
 not_callable = 42
-'''
+"""
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from trialrun.agents.command import CommandAgent, render_command
 from trialrun.agents.factory import make_agent
 from trialrun.models import create_model
 from trialrun.tasks._model import Task
-from trialrun.tools import ToolContext, Toolbox
+from trialrun.tools import Toolbox, ToolContext
 
 AGENT = Path(__file__).resolve().parents[1] / "servers" / "proxy_agent.py"
 SCRIPT = """
@@ -105,7 +105,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path):
 
 
 def test_prompt_with_shell_metacharacters_reaches_the_agent_verbatim(tmp_path):
-    prompt = "It's $(rm -rf /) `id` \"quoted\" {prompt} ; & | > <"
+    prompt = 'It\'s $(rm -rf /) `id` "quoted" {prompt} ; & | > <'
     result = run(CommandAgent("printf %s {prompt}"), tmp_path, prompt=prompt)
     assert result.final_text == prompt
 

@@ -40,6 +40,13 @@ def run_dirs(out: Path):
     )
 
 
+def count_lines(out: Path) -> int:
+    dirs = run_dirs(out)
+    if not dirs or not (dirs[0] / "results.jsonl").exists():
+        return 0
+    return (dirs[0] / "results.jsonl").read_bytes().count(b"\n")
+
+
 def lines_of(run_dir: Path):
     return [json.loads(x) for x in (run_dir / "results.jsonl").read_text().splitlines()]
 
@@ -87,15 +94,18 @@ def test_sigkill_at_random_points_then_resume(suite, tmp_path):
             cmd = [*args, "--out", out] if not dirs else ["run", "--resume", dirs[0]]
             proc = start(cmd, tmp_path)
             if kills < 4:
-                time.sleep(rng.uniform(0.3, 2.0))
+                # kill at a random point of progress: once a random number of lines is
+                # written (0 = during start-up), plus a random few ms to land mid-trial
+                already = count_lines(out)
+                target = rng.randrange(max(1, expected - already))
+                while proc.poll() is None and count_lines(out) < already + target:
+                    time.sleep(0.005)
+                time.sleep(rng.uniform(0, 0.08))
                 if proc.poll() is None:
                     proc.send_signal(signal.SIGKILL)
                     kills += 1
                 proc.communicate(timeout=60)
-                dirs = run_dirs(out)
-                if dirs and (dirs[0] / "results.jsonl").exists():
-                    written = (dirs[0] / "results.jsonl").read_bytes().count(b"\n")
-                    mid_run_kills += 0 < written < expected
+                mid_run_kills += 0 < count_lines(out) < expected
                 continue
             _, stderr = proc.communicate(timeout=120)
             assert proc.returncode == 0, stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from trialrun.errors import UserError
-from trialrun.tools import ToolContext, Toolbox, load_pack
+from trialrun.tools import Toolbox, ToolContext, load_pack
 
 SERVER = Path(__file__).resolve().parents[1] / "servers" / "mcp_test_server.py"
 
@@ -98,9 +98,7 @@ def test_python_pack_turns_user_functions_into_tools(tmp_path, monkeypatch):
         encoding="utf-8",
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    tools = load_pack(
-        "python", {"functions": ["h4_user_tools:forecast", "h4_user_tools:where"]}
-    )
+    tools = load_pack("python", {"functions": ["h4_user_tools:forecast", "h4_user_tools:where"]})
     assert [t.name for t in tools] == ["forecast", "where_am_i"]
     assert tools[0].parameters["required"] == ["city"]
     assert tools[0].parameters["properties"]["days"]["type"] == "integer"

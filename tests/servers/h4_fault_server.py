@@ -7,6 +7,7 @@ garbage, drop. Every request (headers and JSON body) is kept in `requests`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -66,13 +67,15 @@ class FaultServer:
                 body = self.rfile.read(length) if length else b""
                 with server._lock:
                     server.requests.append(
-                        {"headers": {k.lower(): v for k, v in self.headers.items()}, "body": json.loads(body or b"{}")}
+                        {
+                            "headers": {k.lower(): v for k, v in self.headers.items()},
+                            "body": json.loads(body or b"{}"),
+                        }
                     )
                     action = server._queue.popleft() if server._queue else "ok"
-                try:
+                # a client that gave up (timeout) before the slow reply is fine
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     server._act(self, action)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout) before the slow reply
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
@@ -94,7 +97,12 @@ class FaultServer:
         self.httpd.server_close()
 
     @staticmethod
-    def _send(handler: BaseHTTPRequestHandler, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+    def _send(
+        handler: BaseHTTPRequestHandler,
+        status: int,
+        body: bytes,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         handler.send_response(status)
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Content-Length", str(len(body)))

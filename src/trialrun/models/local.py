@@ -15,6 +15,8 @@ and a crash there must be a clear message, not a dead harness.
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -36,6 +38,8 @@ from trialrun.models._gguf import (
     sha256_file,
 )
 from trialrun.models._local_constraint import action_messages, action_schema, parse_action
+from trialrun.models._local_decode import common_prefix as _common_prefix
+from trialrun.models._local_decode import evaluate_prompt, greedy_constrained
 from trialrun.models._registry import model_provider
 from trialrun.models._types import Completion, CompletionParams, Message, ToolSpec, Usage
 
@@ -68,6 +72,7 @@ _RUN_LOCK = threading.Lock()
 _LOADED: dict[str, Any] = {}
 _SMOKE_OK: set[str] = set()
 _HASHES: dict[tuple[str, int, int], str] = {}
+_LOADED_ONCE: list[bool] = []
 
 
 def cache_dir() -> Path:
@@ -141,6 +146,14 @@ def file_sha256(path: Path) -> str:
     return _HASHES[key]
 
 
+def unload() -> None:
+    """Free the loaded model (also run at interpreter exit)."""
+    for llama in list(_LOADED.values()):
+        with contextlib.suppress(Exception):
+            llama.close()
+    _LOADED.clear()
+
+
 def _load(path: Path, n_ctx: int, n_threads: int) -> Any:
     with _LOAD_LOCK:
         key = f"{path.resolve()}|{n_ctx}|{n_threads}"
@@ -153,7 +166,11 @@ def _load(path: Path, n_ctx: int, n_threads: int) -> Any:
                 f"--model local: llama-cpp-python is not importable ({exc}); {LOCAL_EXTRA_HINT}"
             ) from None
         smoke_test(path)
-        _LOADED.clear()  # one model per process
+        unload()  # one model per process
+        if not _LOADED_ONCE:
+            # free the native model before interpreter teardown (else a noisy __del__)
+            atexit.register(unload)
+            _LOADED_ONCE.append(True)
         _LOADED[key] = Llama(
             model_path=str(path),
             n_ctx=n_ctx,
@@ -203,15 +220,6 @@ def plain_messages(messages: list[Message]) -> list[Message]:
     return out
 
 
-def _common_prefix(a: Any, b: list[int]) -> int:
-    count = 0
-    for x, y in zip(a, b, strict=False):
-        if int(x) != y:
-            break
-        count += 1
-    return count
-
-
 class LocalModel:
     provider = "local"
 
@@ -245,8 +253,8 @@ class LocalModel:
 
     # -- loading (worker thread) ---------------------------------------------------
     def ensure_loaded(self) -> Any:
-        if self._llama is not None:
-            return self._llama
+        if self._llama is not None and any(v is self._llama for v in _LOADED.values()):
+            return self._llama  # still the process's loaded model (not replaced by another)
         digest = file_sha256(self.path)
         if self.embedded and digest != EMBEDDED_SHA256:
             raise UserError(
@@ -321,35 +329,43 @@ class LocalModel:
                     return True
                 return False
 
-            cached = _common_prefix(llama._input_ids, tokens)
-            assert self._prompt is not None
-            out = llama.create_completion(
-                prompt=tokens,
-                max_tokens=max_tokens,
-                temperature=0.0 if params.temperature is None else params.temperature,
-                grammar=grammar,
-                stop=[self._prompt.eos] if self._prompt.eos else [],
-                stopping_criteria=StoppingCriteriaList([over_time]),
-                seed=params.seed if params.seed is not None else 0,
-            )
+            temperature = 0.0 if params.temperature is None else params.temperature
+            if temperature == 0.0:
+                # greedy with a lazily checked grammar: same tokens, several times faster
+                cached = evaluate_prompt(llama, tokens)
+                new, finish = greedy_constrained(
+                    llama, grammar, max_tokens, lambda: over_time(None, None)
+                )
+                text = llama.detokenize(new).decode("utf-8", errors="replace")
+                completion_tokens = len(new)
+            else:
+                cached = _common_prefix(llama._input_ids, tokens)
+                assert self._prompt is not None
+                out = llama.create_completion(
+                    prompt=tokens,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    grammar=grammar,
+                    stop=[self._prompt.eos] if self._prompt.eos else [],
+                    stopping_criteria=StoppingCriteriaList([over_time]),
+                    seed=params.seed if params.seed is not None else 0,
+                )
+                text = out["choices"][0].get("text") or ""
+                finish = out["choices"][0].get("finish_reason") or "stop"
+                completion_tokens = int((out.get("usage") or {}).get("completion_tokens", 0))
             latency = time.perf_counter() - started
             if stopped.is_set():
                 raise ModelTimeout(f"local model call exceeded {timeout:g}s")
-        choice = out["choices"][0]
-        text = choice.get("text") or ""
-        usage_raw = out.get("usage") or {}
         usage = Usage(
-            prompt=int(usage_raw.get("prompt_tokens", len(tokens))),
-            cached=min(cached, len(tokens)),
-            completion=int(usage_raw.get("completion_tokens", 0)),
+            prompt=len(tokens), cached=min(cached, len(tokens)), completion=completion_tokens
         )
         if tools:
             call_id = f"call_{hashlib.sha1(f'{time.time_ns()}{text}'.encode()).hexdigest()[:12]}"
             completion = parse_action(text, call_id)
-            if choice.get("finish_reason") == "length" and not completion.tool_calls:
+            if finish == "length" and not completion.tool_calls:
                 completion.finish_reason = "length"
         else:
-            completion = Completion(text=text.strip(), finish_reason=choice.get("finish_reason"))
+            completion = Completion(text=text.strip(), finish_reason=finish)
         completion.usage = usage
         completion.latency_s = latency
         completion.cost_usd = 0.0
