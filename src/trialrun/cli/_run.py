@@ -13,9 +13,33 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-def _after_run(run_dir: Path, summary: dict[str, Any], console: Console) -> None:
-    """Hook called after a run completes (baseline comparison is wired in here later)."""
-    return None
+def _compare_with_baselines(run_dir: Path, baselines: Path | None) -> list[Any]:
+    """Each model of the run against its blessed baseline (missing ones say where they looked)."""
+    from trialrun.tracking import compare_with_baselines
+    from trialrun.tracking._gates import default_baselines_dir
+
+    return compare_with_baselines(run_dir, baselines or default_baselines_dir())
+
+
+def _write_ci_outputs(run_dir: Path, junit: Path | None, markdown: Path | None,
+                      baselines: Path | None) -> None:
+    if junit is not None:
+        from trialrun.reports.junit import write_junit
+
+        write_junit(run_dir, junit)
+    if markdown is not None:
+        from trialrun.reports.markdown import write_markdown
+
+        write_markdown(run_dir, markdown, baselines_dir=baselines)
+
+
+def _after_run(run_dir: Path, summary: dict[str, Any], console: Console,
+               baselines: Path | None = None) -> None:
+    """After a completed run: the regressions-only comparison with each model's baseline."""
+    from trialrun.tracking import render_terminal
+
+    console.print()
+    render_terminal(_compare_with_baselines(run_dir, baselines), console)
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -104,10 +128,18 @@ def register(app: typer.Typer) -> None:
         agent_cmd: str = typer.Option(
             None, "--agent-cmd", help="Your agent as a command run in the workspace."
         ),
+        baselines: Path = typer.Option(
+            None, "--baselines", help="Folder of blessed baselines (default ./baselines)."
+        ),
+        junit: Path = typer.Option(None, "--junit", help="Also write JUnit XML here."),
+        markdown: Path = typer.Option(
+            None, "--markdown", help="Also write a Markdown summary here (GitHub step summary)."
+        ),
         as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
     ) -> None:
         """Run tasks × models × k trials; write results/<run-id>/ and print the end table."""
         from rich.console import Console
+        from rich.markup import escape
 
         from trialrun.errors import UserError
         from trialrun.reports.terminal import render_summary
@@ -115,6 +147,13 @@ def register(app: typer.Typer) -> None:
 
         if agent and agent_cmd:
             _fail("--agent and --agent-cmd: pass only one")
+        if baselines is not None and not baselines.is_dir():
+            _fail(f"--baselines {baselines}: no such folder; pass the folder `trialrun bless` "
+                  "writes to")
+        if judge:
+            from trialrun.judge import check_judge_spec
+
+            check_judge_spec(judge)
         if not paths and resume is None:
             _fail("no task paths given; pass task files or folders (or --resume RUN_DIR)")
         progress = None if as_json else _Progress()
@@ -146,17 +185,30 @@ def register(app: typer.Typer) -> None:
         finally:
             if progress:
                 progress.stop()
+        try:
+            _write_ci_outputs(outcome.run_dir, junit, markdown, baselines)
+        except OSError as exc:
+            _fail(f"cannot write report: {exc}")
         if as_json:
+            extra: dict[str, Any] = {}
+            if not outcome.interrupted:
+                extra["baseline_comparison"] = [
+                    m.to_dict() for m in _compare_with_baselines(outcome.run_dir, baselines)
+                ]
             _json_out(
-                outcome.summary, outcome.run_dir, outcome.warnings, interrupted=outcome.interrupted
+                outcome.summary,
+                outcome.run_dir,
+                outcome.warnings,
+                interrupted=outcome.interrupted,
+                **extra,
             )
         else:
             console = Console()
             render_summary(outcome.summary, console)
             err = Console(stderr=True)
             for warning in outcome.warnings:
-                err.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
-            console.print(f"run: {outcome.run_dir}", highlight=False)
+                err.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
+            console.print(f"run: {outcome.run_dir}", highlight=False, soft_wrap=True)
             if outcome.interrupted:
                 err.print(
                     f"interrupted: {outcome.summary['finished_trials']} trial(s) kept; "
@@ -164,7 +216,7 @@ def register(app: typer.Typer) -> None:
                     highlight=False,
                 )
             else:
-                _after_run(outcome.run_dir, outcome.summary, console)
+                _after_run(outcome.run_dir, outcome.summary, console, baselines)
         if outcome.interrupted:
             raise SystemExit(130)
         raise SystemExit(0)
@@ -176,6 +228,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Recompute summary.json from results.jsonl (and run.json) and print the table."""
         from rich.console import Console
+        from rich.markup import escape
 
         from trialrun.errors import UserError
         from trialrun.metrics import summarize as summarize_lines
@@ -204,7 +257,7 @@ def register(app: typer.Typer) -> None:
             render_summary(summary, console)
             err = Console(stderr=True)
             for warning in summary["warnings"]:
-                err.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+                err.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
         raise SystemExit(0)
 
     @app.command()

@@ -8,6 +8,7 @@ Rates are fractions in files and percentages here.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Console
@@ -89,27 +90,44 @@ def summary_lines(agg: dict[str, Any]) -> list[str]:
     return lines + tier_lines(agg)
 
 
+def _longest(names: Iterable[str]) -> int:
+    return max((len(n) for n in names), default=4)
+
+
 def render_single(summary: dict[str, Any], console: Console, model: str) -> None:
     rows = [r for r in summary["tasks"] if r["model"] == model]
+    longest = _longest(r["task_id"] for r in rows)
+    # On a narrow terminal the notes go under the table rather than into a squeezed column.
+    inline_notes = console.width >= longest + 70
     table = Table(title=f"{model}", title_justify="left", show_lines=False)
-    table.add_column("task", overflow="fold")
+    # Task ids are never cut or wrapped: users copy them into --task.
+    table.add_column("task", no_wrap=True, min_width=longest)
     table.add_column("tier")
     table.add_column("solved/n", justify="right")
     table.add_column("pass^k", justify="right")
     table.add_column("solve^k", justify="right")
     table.add_column("pass@k", justify="right")
-    table.add_column("notes", overflow="fold")
+    if inline_notes:
+        table.add_column("notes", overflow="fold")
+    below: list[str] = []
     for r in rows:
-        table.add_row(
+        cells = [
             r["task_id"],
             r["tier"] or "",
             cell(r),
             _fig(r["pass_k"]),
             _fig(r["solve_k"]),
             _fig(r["pass_at_k"]),
-            notes(r),
-        )
+        ]
+        note = notes(r)
+        if inline_notes:
+            cells.append(note)
+        elif note:
+            below.append(f"  {r['task_id']}: {note}")
+        table.add_row(*cells)
     console.print(table)
+    for line in below:
+        console.print(Text(line), soft_wrap=True)
     for line in summary_lines(summary["aggregate"][model]):
         console.print(line, highlight=False)
 
@@ -117,7 +135,9 @@ def render_single(summary: dict[str, Any], console: Console, model: str) -> None
 def render_side_by_side(summary: dict[str, Any], console: Console) -> None:
     models = summary["models"]
     table = Table(title="solved/n per task and model", title_justify="left")
-    table.add_column("task", overflow="fold")
+    table.add_column(
+        "task", no_wrap=True, min_width=_longest(r["task_id"] for r in summary["tasks"])
+    )
     table.add_column("tier")
     for m in models:
         table.add_column(m, justify="right", overflow="fold")

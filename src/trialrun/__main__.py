@@ -1,0 +1,5 @@
+"""`python -m trialrun`."""
+
+from trialrun.cli import main
+
+main()

@@ -1,0 +1,5 @@
+"""`python -m trialrun.cli`."""
+
+from trialrun.cli import main
+
+main()
