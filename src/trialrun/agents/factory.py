@@ -11,6 +11,42 @@ from typing import Any
 from trialrun.agents._types import Agent
 from trialrun.errors import UserError
 
+# words a shell runs without a program on PATH
+_SHELL_WORDS = frozenset(
+    {"!", "{", "(", "[", "[[", ".", ":", "alias", "builtin", "case", "cd", "command", "eval"}
+    | {"exec", "exit", "export", "for", "function", "if", "read", "set", "source", "test"}
+    | {"time", "trap", "true", "false", "ulimit", "umask", "unset", "until", "while"}
+)
+
+
+def check_command(agent_cmd: str) -> None:
+    """A bare program name that is not on PATH: one clear error now, not k failed trials.
+
+    Only the first word is checked (after VAR=value assignments); a path with a '/' is left
+    alone because it is resolved inside the trial's workspace.
+    """
+    import re
+    import shlex
+    import shutil
+
+    try:
+        words = shlex.split(agent_cmd)
+    except ValueError as exc:
+        raise UserError(
+            f"--agent-cmd {agent_cmd}: cannot parse it ({exc}); check the quotes"
+        ) from None
+    words = [w for w in words if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w)]
+    if not words:
+        return
+    program = words[0]
+    if "/" in program or "{" in program or "$" in program or program in _SHELL_WORDS:
+        return
+    if shutil.which(program) is None:
+        raise UserError(
+            f"--agent-cmd {agent_cmd}: program '{program}' not found on PATH; install it or "
+            "give its full path"
+        )
+
 
 def load_object(ref: str, flag: str) -> Any:
     """`package.module:attr` or `path/to/file.py:attr` → the object, or a UserError."""
@@ -61,6 +97,7 @@ def make_agent(
             raise UserError(
                 '--agent-cmd: empty command; e.g. --agent-cmd "my-agent --prompt {prompt}"'
             )
+        check_command(agent_cmd)
         from trialrun.agents.command import CommandAgent
 
         return CommandAgent(agent_cmd, timeout_s=timeout_s)

@@ -22,24 +22,59 @@ def _compare_with_baselines(run_dir: Path, baselines: Path | None) -> list[Any]:
 
 
 def _write_ci_outputs(run_dir: Path, junit: Path | None, markdown: Path | None,
-                      baselines: Path | None) -> None:
+                      baselines: Path | None) -> list[str]:
+    """The --junit/--markdown files; returns warnings (a damaged baseline), fails on I/O."""
+    from trialrun.errors import UserError
+
+    warnings: list[str] = []
     if junit is not None:
         from trialrun.reports.junit import write_junit
 
-        write_junit(run_dir, junit)
+        try:
+            write_junit(run_dir, junit)
+        except OSError as exc:
+            _fail(f"--junit {junit}: cannot write it ({exc.strerror or exc}); pick a writable path")
     if markdown is not None:
         from trialrun.reports.markdown import write_markdown
 
-        write_markdown(run_dir, markdown, baselines_dir=baselines)
+        try:
+            write_markdown(run_dir, markdown, baselines_dir=baselines)
+        except OSError as exc:
+            _fail(f"--markdown {markdown}: cannot write it ({exc.strerror or exc}); "
+                  "pick a writable path")
+        except UserError as exc:
+            warnings.append(f"--markdown {markdown}: not written: {exc}")
+    return warnings
+
+
+def _check_output_paths(**paths: Path | None) -> None:
+    """--junit/--markdown pointing at a folder: said before the run, not after it."""
+    for flag, path in paths.items():
+        if path is not None and path.is_dir():
+            _fail(f"--{flag} {path}: is a folder; pass a file path, e.g. {path / 'report'}")
 
 
 def _after_run(run_dir: Path, summary: dict[str, Any], console: Console,
                baselines: Path | None = None) -> None:
-    """After a completed run: the regressions-only comparison with each model's baseline."""
+    """After a completed run: the regressions-only comparison with each model's baseline.
+
+    The run is complete and kept whatever happens here: a damaged baseline is a warning
+    (the run still exits 0), not a failed run.
+    """
+    from trialrun.errors import UserError
     from trialrun.tracking import render_terminal
 
+    try:
+        matches = _compare_with_baselines(run_dir, baselines)
+    except UserError as exc:
+        _warn_comparison(exc)
+        return
     console.print()
-    render_terminal(_compare_with_baselines(run_dir, baselines), console)
+    render_terminal(matches, console)
+
+
+def _warn_comparison(exc: Exception) -> None:
+    print(f"warning: baseline comparison skipped: {exc}", file=sys.stderr)
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -75,11 +110,15 @@ class _Progress:
             TimeElapsedColumn(),
             console=self.console,
             transient=True,
+            # not a terminal (CI logs, pipes): no bar, and no stray blank line at stop
+            disable=not self.console.is_terminal,
         )
         self.task_id: Any = None
+        self.started = False
 
     def start(self, total: int, done: int) -> None:
         self.progress.start()
+        self.started = True
         self.task_id = self.progress.add_task("trials", total=total, completed=done, last="")
 
     def trial(self, line: dict[str, Any]) -> None:
@@ -91,7 +130,10 @@ class _Progress:
         )
 
     def stop(self) -> None:
-        self.progress.stop()
+        """Idempotent; never started (an error before the first trial): prints nothing."""
+        if self.started:
+            self.started = False
+            self.progress.stop()
 
 
 def register(app: typer.Typer) -> None:
@@ -156,6 +198,7 @@ def register(app: typer.Typer) -> None:
             check_judge_spec(judge)
         if not paths and resume is None:
             _fail("no task paths given; pass task files or folders (or --resume RUN_DIR)")
+        _check_output_paths(junit=junit, markdown=markdown)
         progress = None if as_json else _Progress()
         hooks = RunHooks(progress.start, progress.trial) if progress else RunHooks()
         try:
@@ -182,19 +225,24 @@ def register(app: typer.Typer) -> None:
                 progress.stop()
             _fail(str(exc), exc.exit_code)
             return
+        except OSError as exc:  # e.g. the disk filled up while writing results
+            if progress:
+                progress.stop()
+            _fail(f"{exc.filename or out}: {exc.strerror or exc}; free space or pick another --out")
+            return
         finally:
             if progress:
                 progress.stop()
-        try:
-            _write_ci_outputs(outcome.run_dir, junit, markdown, baselines)
-        except OSError as exc:
-            _fail(f"cannot write report: {exc}")
+        outcome.warnings.extend(_write_ci_outputs(outcome.run_dir, junit, markdown, baselines))
         if as_json:
             extra: dict[str, Any] = {}
             if not outcome.interrupted:
-                extra["baseline_comparison"] = [
-                    m.to_dict() for m in _compare_with_baselines(outcome.run_dir, baselines)
-                ]
+                try:
+                    extra["baseline_comparison"] = [
+                        m.to_dict() for m in _compare_with_baselines(outcome.run_dir, baselines)
+                    ]
+                except UserError as exc:
+                    outcome.warnings.append(f"baseline comparison skipped: {exc}")
             _json_out(
                 outcome.summary,
                 outcome.run_dir,
@@ -207,13 +255,16 @@ def register(app: typer.Typer) -> None:
             render_summary(outcome.summary, console)
             err = Console(stderr=True)
             for warning in outcome.warnings:
-                err.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
+                err.print(
+                    f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False, soft_wrap=True
+                )
             console.print(f"run: {outcome.run_dir}", highlight=False, soft_wrap=True)
             if outcome.interrupted:
                 err.print(
                     f"interrupted: {outcome.summary['finished_trials']} trial(s) kept; "
                     f"resume with: trialrun run --resume {outcome.run_dir}",
                     highlight=False,
+                    soft_wrap=True,
                 )
             else:
                 _after_run(outcome.run_dir, outcome.summary, console, baselines)
@@ -249,7 +300,12 @@ def register(app: typer.Typer) -> None:
             models=manifest.get("models"),
             k=manifest.get("k"),
         )
-        store.write_summary(summary)
+        try:
+            store.write_summary(summary)
+        except OSError as exc:  # a read-only run folder: still print the figures
+            summary["warnings"].append(
+                f"{store.summary_path}: not rewritten ({exc.strerror or exc})"
+            )
         if as_json:
             _json_out(summary, store.dir, summary["warnings"])
         else:
@@ -257,7 +313,9 @@ def register(app: typer.Typer) -> None:
             render_summary(summary, console)
             err = Console(stderr=True)
             for warning in summary["warnings"]:
-                err.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
+                err.print(
+                    f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False, soft_wrap=True
+                )
         raise SystemExit(0)
 
     @app.command()
@@ -287,8 +345,15 @@ def register(app: typer.Typer) -> None:
             from difflib import get_close_matches
 
             hint = get_close_matches(task_id, known, n=1)
-            did = f" (did you mean '{hint[0]}'?)" if hint else ""
-            _fail(f"{run_dir}: no trial of task '{task_id}'{did}")
+            if hint:
+                fix = f"did you mean '{hint[0]}'?"
+            elif known:
+                more = f", … ({len(known)} in all)" if len(known) > 8 else ""
+                shown = ", ".join(known[:8]) + more
+                fix = f"tasks in this run: {shown}"
+            else:
+                fix = "no trial has finished in this run yet"
+            _fail(f"{run_dir}: no trial of task '{task_id}'; {fix}")
         models = list(dict.fromkeys(x["model"] for x in matches))
         if model is None:
             model = models[0]
@@ -299,10 +364,18 @@ def register(app: typer.Typer) -> None:
             trials = sorted(x["trial"] for x in matches if x["model"] == model)
             _fail(f"{task_id}: no trial {trial} for {model}; finished trials: {trials}")
             return
+        rel = line.get("transcript")
+        if not isinstance(rel, str) or not rel:
+            _fail(f"{store.results_path}: the line of {task_id} #{trial} names no transcript "
+                  "file; rerun that trial")
+            return
         try:
-            transcript = json.loads((store.dir / line["transcript"]).read_text("utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            _fail(f"{store.dir / line['transcript']}: cannot read the transcript ({exc})")
+            transcript = json.loads((store.dir / rel).read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            _fail(f"{store.dir / rel}: cannot read the transcript ({exc}); rerun that trial")
+            return
+        if not isinstance(transcript, dict):
+            _fail(f"{store.dir / rel}: expected a JSON object; rerun that trial")
             return
         render_transcript(transcript, line, Console(), truncate=None if full else 800)
         raise SystemExit(0)

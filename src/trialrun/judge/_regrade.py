@@ -133,11 +133,15 @@ async def _regrade_line(
     from trialrun.sandbox import snapshot_dir
 
     transcript = load_transcript(run_dir, line)
+    # The runner records where it kept the workspace; older runs: the conventional path.
+    recorded = line.get("workspace")
     workspace = (
-        run_dir
+        run_dir / recorded
+        if isinstance(recorded, str) and recorded
+        else run_dir
         / "workspaces"
         / slugify(str(line.get("model")))
-        / f"{line.get('task_id')}-{line.get('trial')}"
+        / f"{slugify(str(line.get('task_id')))}-{line.get('trial')}"
     )
     has_ws = workspace.is_dir()
     final_text = line.get("final_text")

@@ -146,4 +146,4 @@ def create_judge(spec: str):  # -> trialrun.models.Model
     """Create the judge model for `spec` after checking it is pinned."""
     from trialrun.models import create_model
 
-    return create_model(check_judge_spec(spec))
+    return create_model(check_judge_spec(spec), flag="--judge")

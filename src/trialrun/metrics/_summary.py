@@ -48,12 +48,31 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def _pos_int(value: Any) -> int | None:
+    """A k: an int >= 1 (not a bool); anything else is None (the caller falls back)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        return None
+    return value
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _tags(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, (list, tuple)) else []
+
+
 def task_row(
     task_id: str, model: str, meta: dict[str, Any], lines: list[Line], k_default: int
 ) -> dict[str, Any]:
     """One (task, model) row of summary.json."""
     first = lines[0] if lines else {}
-    k = int(meta.get("k") or first.get("k") or k_default)
+    k = _pos_int(meta.get("k")) or _pos_int(first.get("k")) or k_default
     counted = [t for t in lines if not is_infra(t)]
     n = len(counted)
     passed = sum(1 for t in counted if t.get("pass") is True)
@@ -63,7 +82,7 @@ def task_row(
     failed: dict[str, int] = {}
     errors: dict[str, int] = {}
     for t in lines:
-        for v in t.get("verdicts") or ():
+        for v in _dicts(t.get("verdicts")):
             if v.get("passed") is False:
                 name = str(v.get("grader"))
                 failed[name] = failed.get(name, 0) + 1
@@ -71,13 +90,13 @@ def task_row(
         if isinstance(err, dict) and err.get("kind"):
             errors[str(err["kind"])] = errors.get(str(err["kind"]), 0) + 1
     turns = [x for x in (_num(t.get("turns")) for t in counted) if x is not None]
-    provider = first.get("provider") or model.partition(":")[0]
+    provider = _str(first.get("provider")) or model.partition(":")[0]
     return {
         "task_id": task_id,
         "model": model,
         "provider": provider,
-        "suite": meta.get("suite") or first.get("suite"),
-        "tier": meta.get("tier") if meta else first.get("tier"),
+        "suite": _str(meta.get("suite")) or _str(first.get("suite")),
+        "tier": _str(meta.get("tier")) if meta else _str(first.get("tier")),
         "k": k,
         "n": n,
         "passed": passed,
@@ -89,9 +108,9 @@ def task_row(
         "pass_at_k": pass_at_k(solve_n, solved, k) if solve_n >= k else None,
         "flaky": 0 < solved < solve_n,
         # extras (not pinned by DESIGN.md)
-        "metric": meta.get("metric") or first.get("metric") or "pass^k",
-        "policy": meta.get("policy") or first.get("policy"),
-        "tags": list(meta.get("tags") or first.get("tags") or []),
+        "metric": _str(meta.get("metric")) or _str(first.get("metric")) or "pass^k",
+        "policy": _str(meta.get("policy")) or _str(first.get("policy")),
+        "tags": _tags(meta.get("tags")) if "tags" in meta else _tags(first.get("tags")),
         "mean_turns": _mean(turns),
         "failed_graders": failed,
         "errors": errors,
@@ -116,9 +135,10 @@ def aggregate(rows: list[dict[str, Any]], lines: list[Line], *, tiers: bool = Tr
     tokens = {"prompt": 0, "cached": 0, "completion": 0}
     costs: list[float] = []
     for t in lines:
-        tok = t.get("tokens") or {}
-        for key in tokens:
-            tokens[key] += int(tok.get(key) or 0)
+        tok = t.get("tokens")
+        if isinstance(tok, dict):
+            for key in tokens:
+                tokens[key] += int(_num(tok.get(key)) or 0)
         cost = _num(t.get("cost_usd"))
         if cost is not None:
             costs.append(cost)
@@ -171,12 +191,18 @@ def summarize(
     from trialrun.models import is_unpinned, parse_model_spec
 
     warnings = list(warnings or [])
-    meta_by_id = {str(m["task_id"]): m for m in tasks_meta or [] if m.get("task_id")}
+    meta_by_id = {str(m["task_id"]): m for m in _dicts(tasks_meta) if m.get("task_id")}
     seen: set[tuple[str, str, Any]] = set()
     by_key: dict[tuple[str, str], list[Line]] = {}
-    duplicates = 0
+    duplicates = not_objects = 0
     for line in results_lines:
-        ident = (str(line.get("task_id")), str(line.get("model")), line.get("trial"))
+        if not isinstance(line, dict):
+            not_objects += 1
+            continue
+        trial = line.get("trial")
+        if not isinstance(trial, (int, str, type(None))):
+            trial = repr(trial)  # unhashable junk still identifies a line
+        ident = (str(line.get("task_id")), str(line.get("model")), trial)
         if ident in seen:
             duplicates += 1
             continue
@@ -184,14 +210,16 @@ def summarize(
         by_key.setdefault(ident[:2], []).append(line)
     if duplicates:
         warnings.append(f"{duplicates} duplicate results line(s) ignored (same task, model, trial)")
+    if not_objects:
+        warnings.append(f"{not_objects} results line(s) that are not JSON objects ignored")
 
-    model_list = list(models or [])
+    model_list = [m for m in models or [] if isinstance(m, str)]
     for _, model in by_key:
         if model not in model_list:
             model_list.append(model)
     keys = [(tid, m) for m in model_list for tid in meta_by_id]
     keys += [key for key in by_key if key not in set(keys)]
-    k_default = k or 1
+    k_default = _pos_int(k) or 1
     rows = [
         task_row(tid, m, meta_by_id.get(tid, {}), by_key.get((tid, m), []), k_default)
         for tid, m in keys
@@ -220,15 +248,19 @@ def summarize(
             t: aggregate(g[0], g[1], tiers=False) for t, g in sorted(groups["tag"].items())
         }
 
-    unpinned = [m for m in model_list if is_unpinned(parse_model_spec(m).model_id or m)]
+    unpinned = [
+        m for m in model_list if m.strip() and is_unpinned(parse_model_spec(m).model_id or m)
+    ]
     for m in unpinned:
         warnings.append(f"model '{m}' is unpinned (-latest/-preview): results may drift")
-    expected = sum(int(m.get("k") or k_default) for m in meta_by_id.values()) * len(model_list)
+    expected = sum(_pos_int(m.get("k")) or k_default for m in meta_by_id.values()) * len(
+        model_list
+    )
     finished = sum(len(v) for v in by_key.values())
     return {
         "run_id": run_id,
         "models": model_list,
-        "k": k,
+        "k": _pos_int(k),
         "tasks": rows,
         "aggregate": aggregate_by_model,
         "by_suite": by_suite,

@@ -64,14 +64,28 @@ def parse_model_spec(spec: str) -> ModelSpec:
     return ModelSpec(provider=provider, model_id=model_id)
 
 
-def create_model(spec: str | ModelSpec, options: dict[str, Any] | None = None) -> Model:
-    parsed = parse_model_spec(spec) if isinstance(spec, str) else spec
-    factory = MODEL_PROVIDERS.get(parsed.provider)
-    if factory is None:
-        hint = MODEL_PROVIDERS.suggest(parsed.provider)
-        known = ", ".join(MODEL_PROVIDERS.names())
-        did = f" (did you mean '{hint}'?)" if hint else ""
-        raise UserError(
-            f"--model {parsed.text}: unknown provider '{parsed.provider}'{did}; known: {known}"
-        )
-    return factory(parsed.model_id, options or {})
+_MODEL_FLAG = re.compile(r"(?<![\w-])--model\b")
+
+
+def create_model(
+    spec: str | ModelSpec, options: dict[str, Any] | None = None, *, flag: str = "--model"
+) -> Model:
+    """The Model for `spec`. `flag` is where the spec came from (`--judge`, a config key):
+    every UserError a provider raises names it instead of `--model`."""
+    try:
+        parsed = parse_model_spec(spec) if isinstance(spec, str) else spec
+        factory = MODEL_PROVIDERS.get(parsed.provider)
+        if factory is None:
+            hint = MODEL_PROVIDERS.suggest(parsed.provider)
+            known = ", ".join(MODEL_PROVIDERS.names())
+            did = f" (did you mean '{hint}'?)" if hint else ""
+            raise UserError(
+                f"--model {parsed.text}: unknown provider '{parsed.provider}'{did}; "
+                f"known: {known}"
+            )
+        return factory(parsed.model_id, options or {})
+    except UserError as exc:
+        if flag == "--model":
+            raise
+        message = _MODEL_FLAG.sub(lambda _m: flag, str(exc))
+        raise UserError(message, exc.exit_code) from None

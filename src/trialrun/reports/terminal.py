@@ -99,7 +99,8 @@ def render_single(summary: dict[str, Any], console: Console, model: str) -> None
     longest = _longest(r["task_id"] for r in rows)
     # On a narrow terminal the notes go under the table rather than into a squeezed column.
     inline_notes = console.width >= longest + 70
-    table = Table(title=f"{model}", title_justify="left", show_lines=False)
+    # model specs are paths and may hold "[...]": never rich markup
+    table = Table(title=Text(model), title_justify="left", show_lines=False)
     # Task ids are never cut or wrapped: users copy them into --task.
     table.add_column("task", no_wrap=True, min_width=longest)
     table.add_column("tier")
@@ -121,7 +122,7 @@ def render_single(summary: dict[str, Any], console: Console, model: str) -> None
         ]
         note = notes(r)
         if inline_notes:
-            cells.append(note)
+            cells.append(Text(note))
         elif note:
             below.append(f"  {r['task_id']}: {note}")
         table.add_row(*cells)
@@ -140,7 +141,7 @@ def render_side_by_side(summary: dict[str, Any], console: Console) -> None:
     )
     table.add_column("tier")
     for m in models:
-        table.add_column(m, justify="right", overflow="fold")
+        table.add_column(Text(m), justify="right", overflow="fold")
     by_key = {(r["task_id"], r["model"]): r for r in summary["tasks"]}
     task_ids = list(dict.fromkeys(r["task_id"] for r in summary["tasks"]))
     for tid in task_ids:
@@ -191,22 +192,33 @@ def render_transcript(
     transcript: dict[str, Any], line: dict[str, Any], console: Console, truncate: int | None = 800
 ) -> None:
     """A readable transcript: roles, tool calls with arguments, results, answer, verdicts."""
-    mark = {True: "[green]yes[/green]", False: "[red]no[/red]", None: "[magenta]?[/magenta]"}
+    mark = {True: ("yes", "green"), False: ("no", "red"), None: ("?", "magenta")}
+    latency = line.get("latency_s")
+    latency_text = f"{latency:.3f}s" if isinstance(latency, (int, float)) else "?s"
+    # text from files (model specs, messages, errors) is never read as rich markup
     console.print(
-        f"[bold]{line['task_id']}[/bold] trial {line['trial']} · {line['model']} · "
-        f"pass {mark[line.get('pass')]} · solve {mark[line.get('solve')]} · "
-        f"{line.get('turns', 0)} turns · {line.get('latency_s', 0):.3f}s"
+        Text.assemble(
+            (str(line.get("task_id")), "bold"),
+            f" trial {line.get('trial')} · {line.get('model')} · pass ",
+            mark.get(line.get("pass"), mark[None]),
+            " · solve ",
+            mark.get(line.get("solve"), mark[None]),
+            f" · {line.get('turns') or 0} turns · {latency_text}",
+        )
     )
-    if line.get("error"):
+    error = line.get("error")
+    if isinstance(error, dict):
         console.print(
-            f"[red]error[/red] {line['error']['kind']}: {line['error']['message']}", highlight=False
+            Text.assemble(("error", "red"), f" {error.get('kind')}: {error.get('message')}")
         )
     for msg in transcript.get("messages") or []:
-        role = msg.get("role", "?")
+        if not isinstance(msg, dict):
+            continue
+        role = str(msg.get("role", "?"))
         style = {"system": "dim", "user": "cyan", "assistant": "green", "tool": "yellow"}.get(
             role, ""
         )
-        console.rule(f"[{style}]{role}[/{style}]" if style else role, align="left")
+        console.rule(Text(role, style=style), align="left")
         content = msg.get("content")
         if role == "tool":
             console.print(_clip(str(content or ""), truncate), highlight=False, markup=False)
@@ -218,21 +230,22 @@ def render_transcript(
                 markup=False,
             )
         for call in msg.get("tool_calls") or []:
-            fn = call.get("function") or {}
+            fn = (call.get("function") if isinstance(call, dict) else None) or {}
             console.print(
                 Text.assemble(
-                    ("→ ", "bold"), (fn.get("name", "?"), "bold"), f"({fn.get('arguments')})"
+                    ("→ ", "bold"), (str(fn.get("name", "?")), "bold"), f"({fn.get('arguments')})"
                 )
             )
     console.rule("[bold]final answer[/bold]", align="left")
-    console.print(transcript.get("final_text") or "(none)", highlight=False, markup=False)
+    console.print(str(transcript.get("final_text") or "(none)"), highlight=False, markup=False)
     console.rule("[bold]verdicts[/bold]", align="left")
     for v in line.get("verdicts") or []:
         details = json.dumps(v.get("details") or {}, ensure_ascii=False, default=str)
+        passed = v.get("passed")
         console.print(
             Text.assemble(
-                ("✓ " if v["passed"] else "✗ " if v["passed"] is False else "? "),
-                (str(v["grader"]), "bold"),
+                ("✓ " if passed is True else "✗ " if passed is False else "? "),
+                (str(v.get("grader")), "bold"),
                 " ",
                 (_clip(details, truncate), "dim"),
             )

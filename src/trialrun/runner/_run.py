@@ -138,14 +138,29 @@ def _needs_judge(tasks: Sequence[Task]) -> bool:
     return False
 
 
-def _judge_spec(judge: str | None) -> str | None:
+def _judge_spec(judge: str | None) -> tuple[str | None, str]:
+    """The judge spec and where it came from (the flag or config key errors name)."""
     if judge:
-        return judge
+        return judge, "--judge"
     from trialrun.config import load_config
 
     section = load_config().section("judge")
     spec = section.get("model")
-    return str(spec) if spec else None
+    if not spec:
+        return None, "--judge"
+    where = "[judge] model (trialrun.toml)"
+    if not isinstance(spec, str):
+        raise UserError(f"{where}: must be a model spec string, e.g. \"local\"")
+    from trialrun.judge import check_judge_spec
+
+    try:
+        check_judge_spec(spec)
+    except UserError as exc:
+        message = str(exc)
+        raise UserError(
+            where + message[len("--judge") :] if message.startswith("--judge") else message
+        ) from None
+    return spec, where
 
 
 def _make_agent(agent: str | None, agent_cmd: str | None, timeout_s: float | None) -> Agent:
@@ -184,6 +199,11 @@ def _check_resume(
             f"({', '.join(map(str, old_paths)) or 'none'}); pass the same paths or none"
         )
     old_models = list(manifest.get("models") or [])
+    if not old_models:
+        raise UserError(
+            f"--resume: {where} lists no models; the run manifest is damaged (restore it, "
+            "or start a new run)"
+        )
     if models and list(models) != old_models:
         raise UserError(
             f"--resume: models differ from {where} ({', '.join(old_models)}); "
@@ -231,6 +251,8 @@ async def run_suite_async(
         raise UserError(f"-k {k}: k must be at least 1")
     if concurrency is not None and concurrency < 1:
         raise UserError(f"--concurrency {concurrency}: must be at least 1")
+    if resume is None and Path(out).exists() and not Path(out).is_dir():
+        raise UserError(f"--out {out}: is a file, not a folder; pass a folder for run folders")
     filters = filters or Filters()
     hooks = hooks or RunHooks()
     model_list = list(models or [])
@@ -296,9 +318,14 @@ async def run_suite_async(
             model_objs[spec] = create_model(spec)
     judge_obj: Model | None = None
     if _needs_judge(tasks):
-        judge_spec = _judge_spec(judge)
+        judge_spec, judge_flag = _judge_spec(judge)
+        if judge_spec and judge_spec.strip() in model_list:
+            raise UserError(
+                f"{judge_flag} {judge_spec}: is also a model under test, and a model never "
+                "grades its own answers; pick another judge model"
+            )
         if judge_spec:
-            judge_obj = create_model(judge_spec)
+            judge_obj = create_model(judge_spec, flag=judge_flag)
         else:
             warnings.append(
                 "some tasks use judge graders but no judge model is configured "
@@ -361,6 +388,11 @@ async def run_suite_async(
     )
     for task in tasks:
         ctx.prep[task.task_id] = prepare_task(task, effective_k(task, k), load_pack)
+    # transcript names must not collide: ids `a/b` and `a-b` (models `x:a b`, `x:a-b`) share a slug
+    task_slugs = unique_slugs([t.task_id for t in tasks])
+    for task in tasks:
+        ctx.prep[task.task_id].task_slug = task_slugs[task.task_id]
+    ctx.model_slugs = unique_slugs(model_list)
 
     workers_n = concurrency or default_concurrency(model_list)
     interrupted = False
@@ -443,6 +475,20 @@ async def _execute(
         if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError):
             raise r
     return finished, stop
+
+
+def unique_slugs(names: Sequence[str]) -> dict[str, str]:
+    """name -> file-name slug; names whose slugs collide get a short hash of the name added."""
+    from trialrun.models import slugify
+
+    slugs = {name: slugify(name) for name in names}
+    counts: dict[str, int] = {}
+    for slug in slugs.values():
+        counts[slug] = counts.get(slug, 0) + 1
+    return {
+        name: slug if counts[slug] == 1 else f"{slug}-{hashlib.sha1(name.encode()).hexdigest()[:8]}"
+        for name, slug in slugs.items()
+    }
 
 
 def _fresh_dir(path: Path) -> Path:

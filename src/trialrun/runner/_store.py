@@ -51,7 +51,13 @@ def read_json(path: Path) -> Any:
             f"{path}: not found; pass a run directory written by `trialrun run`"
         ) from None
     except json.JSONDecodeError as exc:
-        raise UserError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+        raise UserError(
+            f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); restore the file or start a new run"
+        ) from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: not UTF-8 text; restore the file or start a new run") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 class RunStore:
@@ -98,13 +104,21 @@ class RunStore:
             os.replace(staging, run_dir)
         except OSError as exc:
             raise UserError(
-                f"{run_dir}: cannot create the run directory ({exc.strerror or exc})"
+                f"--out {out}: cannot create the run folder {run_dir} ({exc.strerror or exc}); "
+                "pass a writable folder"
             ) from None
         return cls(run_dir, fsync=fsync)
 
     @classmethod
     def open_existing(cls, run_dir: Path, *, fsync: bool = True) -> RunStore:
         run_dir = Path(run_dir)
+        if run_dir.is_file() and run_dir.name in (RUN_JSON, RESULTS, SUMMARY):
+            raise UserError(f"{run_dir}: is a file; pass its folder {run_dir.parent}")
+        if not (run_dir / RUN_JSON).is_file() and (run_dir / RESULTS).is_file():
+            raise UserError(
+                f"{run_dir / RUN_JSON}: not found next to {RESULTS}; restore run.json (the "
+                "run manifest) from a copy, or start a new run"
+            )
         if not (run_dir / RUN_JSON).is_file():
             raise UserError(
                 f"{run_dir}: not a run directory (no run.json); pass a folder written by "
@@ -117,9 +131,14 @@ class RunStore:
         write_json_atomic(self.manifest_path, manifest)
 
     def read_manifest(self) -> dict[str, Any]:
+        """run.json, checked: a damaged manifest is one UserError naming the key."""
         data = read_json(self.manifest_path)
-        if not isinstance(data, dict):
-            raise UserError(f"{self.manifest_path}: expected a JSON object")
+        problem = check_manifest(data)
+        if problem is not None:
+            raise UserError(
+                f"{self.manifest_path}: {problem}; the run manifest is damaged (restore it, "
+                "or start a new run)"
+            )
         return data
 
     def write_summary(self, summary: dict[str, Any]) -> None:
@@ -231,6 +250,19 @@ class RunStore:
         return rel
 
 
+def check_line(item: Any) -> str | None:
+    """Why a results line cannot be used (None when fine): tracking's checker plus `trial`."""
+    from trialrun.tracking._run_data import check_result_line
+
+    problem = check_result_line(item)
+    if problem is not None:
+        return problem
+    trial = item.get("trial")
+    if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
+        return f"trial must be an integer >= 0 (got {json.dumps(trial)[:40]})"
+    return None
+
+
 def read_results(path: Path) -> list[dict[str, Any]]:
     """results.jsonl lines; a torn last line is dropped, a damaged middle line is an error."""
     try:
@@ -239,9 +271,12 @@ def read_results(path: Path) -> list[dict[str, Any]]:
         raise UserError(
             f"{path}: not found; pass a run directory written by `trialrun run`"
         ) from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
     lines = raw.split(b"\n")
     out: list[dict[str, Any]] = []
     last = len(lines) - 1
+    fix = "the results file is damaged; delete that line (its trial reruns on --resume)"
     for number, text in enumerate(lines):
         if not text.strip():
             continue
@@ -250,10 +285,58 @@ def read_results(path: Path) -> list[dict[str, Any]]:
         except (json.JSONDecodeError, UnicodeDecodeError):
             if number == last:  # no newline after it: a torn write
                 break
-            raise UserError(
-                f"{path}:{number + 1}: not a JSON line; the results file is damaged"
-            ) from None
-        if not isinstance(item, dict) or "task_id" not in item or "model" not in item:
-            raise UserError(f"{path}:{number + 1}: a results line needs task_id and model")
+            raise UserError(f"{path}:{number + 1}: not a JSON line; {fix}") from None
+        problem = check_line(item)
+        if problem is not None:
+            raise UserError(f"{path}:{number + 1}: {problem}; {fix}")
         out.append(item)
     return out
+
+
+def _is_pos_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def check_manifest(data: Any) -> str | None:
+    """Why run.json cannot drive a summary or a resume (None when fine)."""
+    if not isinstance(data, dict):
+        return f"expected a JSON object (got {type(data).__name__})"
+    if "run_id" in data and not isinstance(data["run_id"], str):
+        return "run_id must be a string"
+    models = data.get("models")
+    if models is not None and (
+        not isinstance(models, list) or not all(isinstance(m, str) and m for m in models)
+    ):
+        return "models must be a list of model specs (strings)"
+    if data.get("k") is not None and not _is_pos_int(data["k"]):
+        return f"k must be an integer >= 1 or null (got {json.dumps(data['k'])[:40]})"
+    tasks = data.get("tasks")
+    if tasks is not None and not isinstance(tasks, list):
+        return "tasks must be a list"
+    for i, task in enumerate(tasks or []):
+        if not isinstance(task, dict) or not isinstance(task.get("task_id"), str):
+            return f"tasks[{i}] must be an object with a task_id string"
+        if "k" in task and not _is_pos_int(task["k"]):
+            return f"tasks[{i}].k must be an integer >= 1 (got {json.dumps(task['k'])[:40]})"
+        for key in ("suite", "tier", "policy", "metric"):
+            if task.get(key) is not None and not isinstance(task[key], str):
+                return f"tasks[{i}].{key} must be a string"
+        if task.get("tags") is not None and not isinstance(task["tags"], list):
+            return f"tasks[{i}].tags must be a list"
+    for key in ("paths", "task_files"):
+        if data.get(key) is not None and not isinstance(data[key], list):
+            return f"{key} must be a list"
+    for i, entry in enumerate(data.get("task_files") or []):
+        if not isinstance(entry, dict):
+            return f"task_files[{i}] must be an object {{path, sha256}}"
+    filters = data.get("filters")
+    if filters is not None and (
+        not isinstance(filters, dict)
+        or set(filters) - {"task", "suite", "tier", "tag"}
+        or not all(isinstance(v, list) for v in filters.values())
+    ):
+        return "filters must be an object of lists (task, suite, tier, tag)"
+    for key in ("judge", "agent", "agent_cmd"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            return f"{key} must be a string or null"
+    return None

@@ -57,6 +57,7 @@ class RunContext:
     keep_artifacts: bool = False
     workspace_parent: Path | None = None
     prep: dict[str, TaskPrep] = field(default_factory=dict)
+    model_slugs: dict[str, str] = field(default_factory=dict)  # model spec -> transcript folder
     # background I/O (workspace removal, fsync) off the event loop; None = inline
     io_pool: ThreadPoolExecutor | None = None
 
@@ -131,13 +132,14 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> dict[str, Any]:
     task: Task = spec.task
     prep = ctx.prep[task.task_id]
     model = ctx.models.get(spec.model)
-    model_slug = slugify(spec.model)
+    model_slug = ctx.model_slugs.get(spec.model) or slugify(spec.model)
     name = f"{prep.task_slug}-{spec.trial}"
     run = AgentRun()
     verdicts: list[Verdict] = []
     error: dict[str, str] | None = None
     latency = 0.0
     ws = None
+    kept: str | None = None
     try:
         try:
             ws = Workspace.create(task, parent=ctx.workspace_parent)
@@ -204,6 +206,7 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> dict[str, Any]:
             if ctx.keep_artifacts:
                 try:
                     _keep_workspace(ctx.store, ws.path, model_slug, name)
+                    kept = f"{WORKSPACES}/{model_slug}/{name}"
                 except OSError:
                     ws.remove()
             elif ctx.io_pool is not None:
@@ -244,6 +247,7 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> dict[str, Any]:
         "final_text": run.final_text,
         "loop_fires": run.loop_fires,
         "user_message": task.inputs.prompt,
+        **({"workspace": kept} if kept else {}),
     }
 
 
