@@ -22,3 +22,7 @@ class InfraError(Exception):
 
 class ModelTimeout(Exception):
     """A model call took longer than its per-call timeout: the agent's failure, not infra."""
+
+
+class ToolError(Exception):
+    """A tool refused or failed; its message is what the agent sees."""

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from trialrun._registry import Registry
+from trialrun.core import ToolCallRecord, Verdict
 
 if TYPE_CHECKING:
     from trialrun.models._types import Message, Model
@@ -42,29 +43,6 @@ class GraderConfig(BaseModel):
     @property
     def label(self) -> str:
         return self.name or self.type
-
-
-@dataclass(slots=True)
-class Verdict:
-    grader: str
-    passed: bool | None
-    details: dict[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"grader": self.grader, "passed": self.passed, "details": self.details}
-
-
-@dataclass(slots=True)
-class ToolCallRecord:
-    """One tool call the agent made, as graders and results.jsonl see it."""
-
-    name: str
-    arguments: dict[str, Any]
-    ok: bool
-    result: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "arguments": self.arguments, "ok": self.ok}
 
 
 @dataclass(slots=True)

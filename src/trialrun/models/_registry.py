@@ -8,12 +8,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from trialrun._registry import Registry
+from trialrun.core import ModelSpec, is_unpinned, parse_model_spec, slugify
 from trialrun.errors import UserError
 from trialrun.models._types import Model
+
+__all__ = [
+    "MODEL_PROVIDERS",
+    "ModelFactory",
+    "ModelSpec",
+    "create_model",
+    "is_unpinned",
+    "model_provider",
+    "parse_model_spec",
+    "slugify",
+]
 
 ModelFactory = Callable[[str, dict[str, Any]], Model]
 
@@ -23,45 +34,10 @@ MODEL_PROVIDERS: Registry[ModelFactory] = Registry(
     builtin_modules=("trialrun.models.builtin",),
 )
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
-_UNPINNED = ("-latest", "-preview", ":latest")
-
 
 def model_provider(name: str) -> Callable[[ModelFactory], ModelFactory]:
     """Register a model provider factory under `name` (the part of a spec before ':')."""
     return MODEL_PROVIDERS.register(name)
-
-
-@dataclass(frozen=True, slots=True)
-class ModelSpec:
-    provider: str
-    model_id: str
-
-    @property
-    def text(self) -> str:
-        return f"{self.provider}:{self.model_id}" if self.model_id else self.provider
-
-    @property
-    def slug(self) -> str:
-        return slugify(self.text)
-
-
-def slugify(text: str) -> str:
-    """Every character outside [A-Za-z0-9._-] becomes '-' (`gemma4:e4b` → `gemma4-e4b`)."""
-    return _UNSAFE.sub("-", text)
-
-
-def is_unpinned(model_id: str) -> bool:
-    return model_id.endswith(_UNPINNED)
-
-
-def parse_model_spec(spec: str) -> ModelSpec:
-    """`local`, `scripted:PATH`, `openai-compat:MODEL@URL`: provider before the first ':'."""
-    spec = spec.strip()
-    if not spec:
-        raise UserError("--model: empty model spec; use e.g. 'local' or 'scripted:PATH'")
-    provider, _, model_id = spec.partition(":")
-    return ModelSpec(provider=provider, model_id=model_id)
 
 
 _MODEL_FLAG = re.compile(r"(?<![\w-])--model\b")

@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-Message = dict[str, Any]
-ToolSpec = dict[str, Any]
+from trialrun.core import Message, ToolSpec
 
 
 @dataclass(slots=True)

@@ -18,11 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
-from trialrun.models._types import ToolSpec
-
-
-class ToolError(Exception):
-    """A tool refused or failed; its message is what the agent sees."""
+from trialrun.core import ToolSpec
+from trialrun.errors import ToolError
 
 
 @dataclass(slots=True)
