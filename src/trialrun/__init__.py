@@ -1,3 +1,73 @@
-"""trialrun: measure how reliably an LLM agent does the right thing, k tries out of k."""
+"""trialrun: measure how reliably an LLM agent does the right thing, k tries out of k.
 
-__version__ = "0.1.0"
+The public Python API (the CLI and the pytest plugin call only this)::
+
+    import trialrun
+
+    run = trialrun.run("examples/", models=["local"], k=3)
+    print(run.summary.aggregate["local"]["pass_k_rate"], run.path)
+
+Names are imported on first use, so `import trialrun` (and `trialrun --help`) stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from trialrun.version import __version__
+
+# public name -> the package that defines it
+_EXPORTS: dict[str, str] = {
+    "run": "trialrun.runner",
+    "run_async": "trialrun.runner",
+    "RunConfig": "trialrun.runner",
+    "Run": "trialrun.runner",
+    "RunHooks": "trialrun.runner",
+    "Filters": "trialrun.runner",
+    "load_tasks": "trialrun.tasks",
+    "Task": "trialrun.tasks",
+    "grader": "trialrun.graders",
+    "GraderConfig": "trialrun.graders",
+    "TrialView": "trialrun.graders",
+    "tool": "trialrun.tools",
+    "tool_pack": "trialrun.tools",
+    "ToolContext": "trialrun.tools",
+    "model_provider": "trialrun.models",
+    "pass_hat_k": "trialrun.metrics",
+    "pass_at_k": "trialrun.metrics",
+    "summarize": "trialrun.metrics",
+    "Verdict": "trialrun.core",
+    "ToolCallRecord": "trialrun.core",
+    "UserError": "trialrun.errors",
+    "ToolError": "trialrun.errors",
+    "RunDir": "trialrun.rundir",
+    "ResultLine": "trialrun.rundir",
+    "Summary": "trialrun.rundir",
+}
+
+__all__ = ["__version__", *sorted(_EXPORTS)]
+
+if TYPE_CHECKING:
+    from trialrun.core import ToolCallRecord, Verdict
+    from trialrun.errors import ToolError, UserError
+    from trialrun.graders import GraderConfig, TrialView, grader
+    from trialrun.metrics import pass_at_k, pass_hat_k, summarize
+    from trialrun.models import model_provider
+    from trialrun.rundir import ResultLine, RunDir, Summary
+    from trialrun.runner import Filters, Run, RunConfig, RunHooks, run, run_async
+    from trialrun.tasks import Task, load_tasks
+    from trialrun.tools import ToolContext, tool, tool_pack
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'trialrun' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

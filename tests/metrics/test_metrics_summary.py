@@ -1,12 +1,13 @@
 import pytest
 
 from trialrun.metrics import summarize
+from trialrun.rundir import ResultLine
 
 M = "scripted:x.yaml"
 
 
 def line(task, trial, p, s, *, kind=None, model=M, latency=1.0, verdicts=None, tokens=None):
-    return {
+    return ResultLine.from_json({
         "task_id": task,
         "model": model,
         "provider": model.partition(":")[0],
@@ -21,7 +22,7 @@ def line(task, trial, p, s, *, kind=None, model=M, latency=1.0, verdicts=None, t
         "cost_usd": 0.01,
         "latency_s": latency,
         "safety_violation": False,
-    }
+    })
 
 
 def meta(task, k=3, tier="T1", suite="golden", tags=()):
@@ -37,14 +38,14 @@ def meta(task, k=3, tier="T1", suite="golden", tags=()):
 
 
 def row(summary, task, model=M):
-    return next(r for r in summary["tasks"] if r["task_id"] == task and r["model"] == model)
+    return next(r for r in summary.tasks if r["task_id"] == task and r["model"] == model)
 
 
 def test_keys_exactly_as_design():
     s = summarize([line("a", 0, True, True)], [meta("a", k=1)], run_id="r1", models=[M], k=None)
     for key in ("run_id", "models", "k", "tasks", "aggregate"):
-        assert key in s
-    r = s["tasks"][0]
+        assert key in s.to_json()
+    r = s.tasks[0]
     for key in (
         "task_id",
         "model",
@@ -63,7 +64,7 @@ def test_keys_exactly_as_design():
         "flaky",
     ):
         assert key in r
-    agg = s["aggregate"][M]
+    agg = s.aggregate[M]
     for key in (
         "pass_k_rate",
         "solve_k_rate",
@@ -90,7 +91,7 @@ def test_exact_estimators_and_flaky():
     assert r["solve_k"] == pytest.approx(3 / 10)
     assert r["pass_at_k"] == pytest.approx(9 / 10)
     assert r["flaky"] is True
-    assert s["aggregate"][M]["flaky_task_count"] == 1
+    assert s.aggregate[M]["flaky_task_count"] == 1
 
 
 def test_infra_errors_leave_denominators():
@@ -125,7 +126,7 @@ def test_insufficient_when_fewer_than_k_counted():
     a = row(s, "a")
     assert a["n"] == 2 and a["pass_k"] == 1.0  # 2 passes ≥ k counted
     assert a["solve_k"] is None and a["pass_at_k"] is None  # only 1 determined
-    agg = s["aggregate"][M]
+    agg = s.aggregate[M]
     assert agg["insufficient"] == 1
     # a's null solve^k is left out of the aggregate; its pass^k is kept
     assert agg["solve_k_rate"] == 1.0
@@ -156,7 +157,7 @@ def test_failed_trial_counts_and_mean_rates():
     assert a["pass_at_k"] == 1.0
     assert a["failed_graders"] == {"contains": 1}
     assert a["errors"] == {"timeout": 1}
-    agg = s["aggregate"][M]
+    agg = s.aggregate[M]
     assert agg["mean_pass_rate"] == pytest.approx(5 / 6)
     assert agg["mean_solve_rate"] == pytest.approx(4 / 6)
     assert agg["pass_k_rate"] == pytest.approx(0.5)
@@ -169,26 +170,26 @@ def test_rows_for_tasks_not_run_yet_and_duplicates_ignored():
     assert row(s, "a")["solved"] == 1
     b = row(s, "b")
     assert b["n"] == 0 and b["pass_k"] is None
-    assert any("duplicate" in w for w in s["warnings"])
-    assert s["expected_trials"] == 2 and s["finished_trials"] == 1
+    assert any("duplicate" in w for w in s.warnings)
+    assert s.expected_trials == 2 and s.finished_trials == 1
 
 
 def test_latency_percentiles_and_groups():
     lines = [line("a", i, True, True, latency=float(i + 1)) for i in range(4)]
     s = summarize(lines, [meta("a", k=2, suite="adversarial", tags=["x", "y"])], models=[M])
-    agg = s["aggregate"][M]
+    agg = s.aggregate[M]
     assert agg["latency_p50_s"] == pytest.approx(2.5)
     assert agg["latency_p95_s"] == pytest.approx(3.85)
     assert agg["cost_usd"] == pytest.approx(0.04)
-    assert set(s["by_suite"][M]) == {"adversarial"}
-    assert set(s["by_tag"][M]) == {"x", "y"}
-    assert s["by_tag"][M]["x"]["pass_k_rate"] == 1.0
+    assert set(s.by_suite[M]) == {"adversarial"}
+    assert set(s.by_tag[M]) == {"x", "y"}
+    assert s.by_tag[M]["x"]["pass_k_rate"] == 1.0
 
 
 def test_unpinned_models_and_several_models():
     other = "openai:gpt-4o-latest"
     lines = [line("a", 0, True, True), line("a", 0, True, False, model=other)]
     s = summarize(lines, [meta("a", k=1)], models=[M, other])
-    assert s["unpinned_models"] == [other]
+    assert s.unpinned_models == [other]
     assert row(s, "a", other)["solve_k"] == 0.0
-    assert set(s["aggregate"]) == {M, other}
+    assert set(s.aggregate) == {M, other}

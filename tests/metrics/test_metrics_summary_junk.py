@@ -1,11 +1,15 @@
-"""summarize() is a library function: wrongly typed lines or metadata never crash it."""
+"""Wrongly typed results lines are refused by their one reader (`ResultLine.from_json`, a
+one-line RecordError); summarize() over what it accepts, with junk metadata, never crashes."""
 
 import json
+
+import pytest
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trialrun.metrics import summarize
+from trialrun.rundir import RecordError, ResultLine
 
 M = "scripted:x.yaml"
 
@@ -60,22 +64,30 @@ def good(trial=0, **over):
     return {**base, **over}
 
 
-def test_wrongly_typed_tokens_and_meta_k_are_ignored_not_fatal():
-    lines = [good(0, tokens=5), good(1, tokens={"prompt": "x"}), good(2)]
+def read(item):
+    return ResultLine.from_json(item)
+
+
+def test_wrongly_typed_tokens_are_refused_and_meta_k_ignored_not_fatal():
+    for bad, needle in ((good(0, tokens=5), "tokens must be an object"),
+                        (good(1, tokens={"prompt": "x"}), "tokens.prompt must be a number"),
+                        (7, "must be a JSON object")):  # fmt: skip
+        with pytest.raises(RecordError, match=needle):
+            read(bad)
+    lines = [read(good(0)), read(good(1)), read(good(2))]
     s = summarize(lines, [{"task_id": "a", "k": "x", "tier": 3, "tags": "t"}], models=[M], k=None)
-    row = s["tasks"][0]
+    row = s.tasks[0]
     assert row["k"] == 1  # the bad k falls back to the default
     assert row["tier"] is None and row["tags"] == []
-    assert s["aggregate"][M]["tokens"] == {"prompt": 1, "cached": 0, "completion": 1}
+    assert s.aggregate[M]["tokens"] == {"prompt": 3, "cached": 0, "completion": 3}
     assert row["solved"] == 3
 
 
-def test_non_object_lines_and_bad_meta_entries_are_skipped_with_a_warning():
-    s = summarize([good(0), 7, "x"], ["junk", {"task_id": "a", "k": 1}], models=[M, 3], k="2")
-    assert s["models"] == [M]
-    assert s["k"] is None
-    assert s["finished_trials"] == 1
-    assert any("not JSON objects" in w for w in s["warnings"])
+def test_bad_meta_entries_and_models_are_skipped():
+    s = summarize([read(good(0))], ["junk", {"task_id": "a", "k": 1}], models=[M, 3], k="2")
+    assert s.models == [M]
+    assert s.k is None
+    assert s.finished_trials == 1
 
 
 @settings(max_examples=150, deadline=None)
@@ -85,9 +97,14 @@ def test_non_object_lines_and_bad_meta_entries_are_skipped_with_a_warning():
     junk,
 )
 def test_summarize_never_raises_on_junk(overrides, meta, k):
-    lines = [{"task_id": "a", "model": M, **o} for o in overrides]
+    lines = []
+    for trial, o in enumerate(overrides):
+        try:
+            lines.append(read({"task_id": "a", "model": M, "trial": trial, **o}))
+        except RecordError:
+            continue  # refused with a reason: never another exception
     s = summarize(lines, [{"task_id": "a", **meta}], models=[M], k=k)
-    json.dumps(s)  # summary.json stays serialisable
-    row = s["tasks"][0]
+    json.dumps(s.to_json())  # summary.json stays serialisable
+    row = s.tasks[0]
     assert isinstance(row["k"], int) and row["k"] >= 1
     assert 0 <= row["solved"] <= row["n"] + row["infra_errors"]

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from trialrun.graders import GRADERS, GraderConfig, grader
-from trialrun.runner import default_concurrency, run_suite
+from trialrun import run as run_suite
+from trialrun.runner import default_concurrency
 from trialrun.tasks import Task
 
 
@@ -58,8 +59,8 @@ def test_judge_model_reaches_graders(tmp_path):
     SEEN.clear()
     outcome = run_suite([task], [model], k=1, out=tmp_path / "o", judge=judge, handle_sigint=False)
     assert SEEN and SEEN[0] is not None and SEEN[0].model_id.endswith("judge.yaml")
-    assert outcome.summary["tasks"][0]["solved"] == 1
-    manifest = json.loads((outcome.run_dir / "run.json").read_text())
+    assert outcome.summary.tasks[0]["solved"] == 1
+    manifest = json.loads((outcome.path / "run.json").read_text())
     assert manifest["judge"] == judge
 
 
@@ -67,7 +68,7 @@ def test_no_judge_configured_is_undetermined_with_warning(tmp_path, monkeypatch)
     monkeypatch.chdir(tmp_path)  # no trialrun.toml above
     task = make_task("j", [{"type": "testSeesJudge"}])
     outcome = run_suite([task], [script(tmp_path)], k=2, out=tmp_path / "o", handle_sigint=False)
-    row = outcome.summary["tasks"][0]
+    row = outcome.summary.tasks[0]
     assert row["undetermined"] == 2 and row["solved"] == 0 and row["solve_k"] is None
     assert any("judge" in w for w in outcome.warnings)
 
@@ -76,11 +77,11 @@ def test_k_override_and_task_k(tmp_path):
     a = make_task("a", [{"type": "contains", "value": "hello"}], trials={"k": 4})
     b = make_task("b", [{"type": "contains", "value": "nope"}])
     outcome = run_suite([a, b], [script(tmp_path)], out=tmp_path / "o", handle_sigint=False)
-    rows = {r["task_id"]: r for r in outcome.summary["tasks"]}
+    rows = {r["task_id"]: r for r in outcome.summary.tasks}
     assert (rows["a"]["k"], rows["a"]["n"], rows["a"]["solve_k"]) == (4, 4, 1.0)
     assert (rows["b"]["k"], rows["b"]["n"], rows["b"]["solve_k"]) == (3, 3, 0.0)
     outcome = run_suite([a, b], [script(tmp_path)], k=1, out=tmp_path / "o2", handle_sigint=False)
-    assert {r["n"] for r in outcome.summary["tasks"]} == {1}
+    assert {r["n"] for r in outcome.summary.tasks} == {1}
 
 
 def test_sandbox_none_and_concurrency(tmp_path):
@@ -88,7 +89,7 @@ def test_sandbox_none_and_concurrency(tmp_path):
     outcome = run_suite(
         [task], [script(tmp_path)], k=5, concurrency=3, out=tmp_path / "o", handle_sigint=False
     )
-    assert outcome.summary["tasks"][0]["solved"] == 5
+    assert outcome.summary.tasks[0]["solved"] == 5
     assert default_concurrency(["local"]) == 1
     assert default_concurrency(["scripted:x", "openai:gpt-4o"]) == 4
 
@@ -96,7 +97,7 @@ def test_sandbox_none_and_concurrency(tmp_path):
 def test_colliding_slugs_get_distinct_transcripts_and_workspaces(tmp_path):
     """Task ids `a/b` and `a-b` (and model specs differing only in unsafe characters) must not
     overwrite each other's transcripts or kept workspaces."""
-    from trialrun.runner._run import unique_slugs
+    from trialrun.runner import unique_slugs
 
     assert unique_slugs(["x", "a/b", "a-b"])["x"] == "x"
     slugs = unique_slugs(["a/b", "a-b"])
@@ -106,21 +107,21 @@ def test_colliding_slugs_get_distinct_transcripts_and_workspaces(tmp_path):
     outcome = run_suite(
         tasks, models, k=1, out=tmp_path / "o", keep_artifacts=True, handle_sigint=False
     )
-    lines = [json.loads(x) for x in (outcome.run_dir / "results.jsonl").read_text().splitlines()]
+    lines = [json.loads(x) for x in (outcome.path / "results.jsonl").read_text().splitlines()]
     assert len(lines) == 4
     assert len({x["transcript"] for x in lines}) == 4
     assert len({x["workspace"] for x in lines}) == 4
     for x in lines:
-        transcript = json.loads((outcome.run_dir / x["transcript"]).read_text())
+        transcript = json.loads((outcome.path / x["transcript"]).read_text())
         assert (transcript["task_id"], transcript["model"]) == (x["task_id"], x["model"])
-        assert (outcome.run_dir / x["workspace"]).is_dir()
+        assert (outcome.path / x["workspace"]).is_dir()
 
 
 def test_transcript_path_is_model_slug_then_task_id_and_trial(tmp_path):
     task = make_task("read-x", [{"type": "contains", "value": "hello"}])
     model = script(tmp_path)
     outcome = run_suite([task], [model], k=2, out=tmp_path / "o", handle_sigint=False)
-    lines = [json.loads(x) for x in (outcome.run_dir / "results.jsonl").read_text().splitlines()]
+    lines = [json.loads(x) for x in (outcome.path / "results.jsonl").read_text().splitlines()]
     slug = model.replace("/", "-").replace(":", "-")
     assert sorted(x["transcript"] for x in lines) == [
         f"transcripts/{slug}/read-x-0.json",
@@ -143,8 +144,8 @@ def test_no_model_given_runs_the_embedded_local_model(tmp_path):
         environment={"sandbox": "none", "budgets": {"timeout_s": 1, "max_turns": 1}},
     )
     outcome = run_suite([task], None, k=1, out=tmp_path / "o", handle_sigint=False)
-    manifest = json.loads((outcome.run_dir / "run.json").read_text())
+    manifest = json.loads((outcome.path / "run.json").read_text())
     assert manifest["models"] == ["local"]
-    (line,) = [json.loads(x) for x in (outcome.run_dir / "results.jsonl").read_text().splitlines()]
+    (line,) = [json.loads(x) for x in (outcome.path / "results.jsonl").read_text().splitlines()]
     assert (line["model"], line["provider"]) == ("local", "local")
     assert line["error"] is None or line["error"]["kind"] != "infra"

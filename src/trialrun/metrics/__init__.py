@@ -6,10 +6,19 @@ from trialrun.metrics._estimators import (
     pass_hat_k,
     pass_hat_k_fraction,
 )
-from trialrun.metrics._summary import aggregate, is_infra, percentile, summarize, task_row
+from trialrun.metrics._summary import (
+    aggregate,
+    current_summary,
+    is_infra,
+    percentile,
+    summarize,
+    summarize_run,
+    task_row,
+)
 
 __all__ = [
     "aggregate",
+    "current_summary",
     "is_infra",
     "pass_at_k",
     "pass_at_k_fraction",
@@ -17,5 +26,6 @@ __all__ = [
     "pass_hat_k_fraction",
     "percentile",
     "summarize",
+    "summarize_run",
     "task_row",
 ]

@@ -1,6 +1,6 @@
 """summary.json from results.jsonl lines (+ run.json's task metadata), nothing else.
 
-Counting rules (DESIGN.md "Verdicts"):
+Counting rules (README, "Verdicts and metrics"):
 - infra-error trials (`error.kind == "infra"`) are left out of every denominator;
   `n` = finished trials minus infra errors, the pass^k denominator;
 - undetermined trials (solve is None, not infra) are also left out of the solve^k and
@@ -17,14 +17,15 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from trialrun.core import is_unpinned, parse_model_spec
 from trialrun.metrics._estimators import pass_at_k, pass_hat_k
+from trialrun.rundir import Manifest, ResultLine, RunDir, Summary
 
-Line = dict[str, Any]
+Line = ResultLine
 
 
 def is_infra(line: Line) -> bool:
-    error = line.get("error")
-    return isinstance(error, dict) and error.get("kind") == "infra"
+    return line.is_infra
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -59,6 +60,10 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _extra(line: Line | dict[str, Any], key: str) -> Any:
+    return line.extra.get(key) if isinstance(line, ResultLine) else None
+
+
 def _dicts(value: Any) -> list[dict[str, Any]]:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
@@ -71,32 +76,33 @@ def task_row(
     task_id: str, model: str, meta: dict[str, Any], lines: list[Line], k_default: int
 ) -> dict[str, Any]:
     """One (task, model) row of summary.json."""
-    first = lines[0] if lines else {}
-    k = _pos_int(meta.get("k")) or _pos_int(first.get("k")) or k_default
-    counted = [t for t in lines if not is_infra(t)]
+    first: Line | dict[str, Any] = lines[0] if lines else {}
+    k = _pos_int(meta.get("k")) or _pos_int(_extra(first, "k")) or k_default
+    counted = [t for t in lines if not t.is_infra]
     n = len(counted)
-    passed = sum(1 for t in counted if t.get("pass") is True)
-    solved = sum(1 for t in counted if t.get("solve") is True)
-    undetermined = sum(1 for t in counted if t.get("solve") is None)
+    passed = sum(1 for t in counted if t.passed is True)
+    solved = sum(1 for t in counted if t.solve is True)
+    undetermined = sum(1 for t in counted if t.solve is None)
     solve_n = n - undetermined
     failed: dict[str, int] = {}
     errors: dict[str, int] = {}
     for t in lines:
-        for v in _dicts(t.get("verdicts")):
+        for v in _dicts(t.verdicts):
             if v.get("passed") is False:
                 name = str(v.get("grader"))
                 failed[name] = failed.get(name, 0) + 1
-        err = t.get("error")
-        if isinstance(err, dict) and err.get("kind"):
-            errors[str(err["kind"])] = errors.get(str(err["kind"]), 0) + 1
-    turns = [x for x in (_num(t.get("turns")) for t in counted) if x is not None]
-    provider = _str(first.get("provider")) or model.partition(":")[0]
+        if t.error_kind:
+            errors[t.error_kind] = errors.get(t.error_kind, 0) + 1
+    turns = [x for x in (_num(t.turns) for t in counted) if x is not None]
+    provider = (
+        _str(first.provider) if isinstance(first, ResultLine) else None
+    ) or model.partition(":")[0]
     return {
         "task_id": task_id,
         "model": model,
         "provider": provider,
-        "suite": _str(meta.get("suite")) or _str(first.get("suite")),
-        "tier": _str(meta.get("tier")) if meta else _str(first.get("tier")),
+        "suite": _str(meta.get("suite")) or _str(_extra(first, "suite")),
+        "tier": _str(meta.get("tier")) if meta else _str(_extra(first, "tier")),
         "k": k,
         "n": n,
         "passed": passed,
@@ -107,14 +113,14 @@ def task_row(
         "solve_k": pass_hat_k(solve_n, solved, k) if solve_n >= k else None,
         "pass_at_k": pass_at_k(solve_n, solved, k) if solve_n >= k else None,
         "flaky": 0 < solved < solve_n,
-        # extras (not pinned by DESIGN.md)
-        "metric": _str(meta.get("metric")) or _str(first.get("metric")) or "pass^k",
-        "policy": _str(meta.get("policy")) or _str(first.get("policy")),
-        "tags": _tags(meta.get("tags")) if "tags" in meta else _tags(first.get("tags")),
+        # extras (not pinned file keys)
+        "metric": _str(meta.get("metric")) or _str(_extra(first, "metric")) or "pass^k",
+        "policy": _str(meta.get("policy")) or _str(_extra(first, "policy")),
+        "tags": _tags(meta.get("tags")) if "tags" in meta else _tags(_extra(first, "tags")),
         "mean_turns": _mean(turns),
         "failed_graders": failed,
         "errors": errors,
-        "safety_violations": sum(1 for t in lines if t.get("safety_violation")),
+        "safety_violations": sum(1 for t in lines if t.safety_violation),
     }
 
 
@@ -129,17 +135,17 @@ def aggregate(rows: list[dict[str, Any]], lines: list[Line], *, tiers: bool = Tr
     at_ks = [r["pass_at_k"] for r in rows if r["pass_at_k"] is not None]
     n_total = sum(r["n"] for r in rows)
     solve_total = sum(r["n"] - r["undetermined"] for r in rows)
-    counted = [t for t in lines if not is_infra(t)]
-    latencies = [x for x in (_num(t.get("latency_s")) for t in counted) if x is not None]
-    turns = [x for x in (_num(t.get("turns")) for t in counted) if x is not None]
+    counted = [t for t in lines if not t.is_infra]
+    latencies = [x for x in (_num(t.latency_s) for t in counted) if x is not None]
+    turns = [x for x in (_num(t.turns) for t in counted) if x is not None]
     tokens = {"prompt": 0, "cached": 0, "completion": 0}
     costs: list[float] = []
     for t in lines:
-        tok = t.get("tokens")
+        tok = t.tokens
         if isinstance(tok, dict):
             for key in tokens:
                 tokens[key] += int(_num(tok.get(key)) or 0)
-        cost = _num(t.get("cost_usd"))
+        cost = _num(t.cost_usd)
         if cost is not None:
             costs.append(cost)
     out: dict[str, Any] = {
@@ -182,27 +188,19 @@ def summarize(
     models: list[str] | None = None,
     k: int | None = None,
     warnings: list[str] | None = None,
-) -> dict[str, Any]:
-    """summary.json's content, recomputed from results lines and run.json's `tasks`.
+) -> Summary:
+    """summary.json, recomputed from results lines and run.json's `tasks`.
 
     `tasks_meta` gives each task's suite, tier, tags, policy, metric and effective k; rows
     are made for every (task, model) it lists, even with no finished trial yet.
     """
-    from trialrun.models import is_unpinned, parse_model_spec
-
     warnings = list(warnings or [])
     meta_by_id = {str(m["task_id"]): m for m in _dicts(tasks_meta) if m.get("task_id")}
-    seen: set[tuple[str, str, Any]] = set()
+    seen: set[tuple[str, str, int]] = set()
     by_key: dict[tuple[str, str], list[Line]] = {}
-    duplicates = not_objects = 0
+    duplicates = 0
     for line in results_lines:
-        if not isinstance(line, dict):
-            not_objects += 1
-            continue
-        trial = line.get("trial")
-        if not isinstance(trial, (int, str, type(None))):
-            trial = repr(trial)  # unhashable junk still identifies a line
-        ident = (str(line.get("task_id")), str(line.get("model")), trial)
+        ident = line.key
         if ident in seen:
             duplicates += 1
             continue
@@ -210,8 +208,6 @@ def summarize(
         by_key.setdefault(ident[:2], []).append(line)
     if duplicates:
         warnings.append(f"{duplicates} duplicate results line(s) ignored (same task, model, trial)")
-    if not_objects:
-        warnings.append(f"{not_objects} results line(s) that are not JSON objects ignored")
 
     model_list = [m for m in models or [] if isinstance(m, str)]
     for _, model in by_key:
@@ -257,16 +253,40 @@ def summarize(
         model_list
     )
     finished = sum(len(v) for v in by_key.values())
-    return {
-        "run_id": run_id,
-        "models": model_list,
-        "k": _pos_int(k),
-        "tasks": rows,
-        "aggregate": aggregate_by_model,
-        "by_suite": by_suite,
-        "by_tag": by_tag,
-        "unpinned_models": unpinned,
-        "expected_trials": expected if meta_by_id else finished,
-        "finished_trials": finished,
-        "warnings": warnings,
-    }
+    return Summary(
+        run_id=run_id,
+        models=model_list,
+        k=_pos_int(k),
+        tasks=rows,
+        aggregate=aggregate_by_model,
+        by_suite=by_suite,
+        by_tag=by_tag,
+        unpinned_models=unpinned,
+        expected_trials=expected if meta_by_id else finished,
+        finished_trials=finished,
+        warnings=warnings,
+    )
+
+
+def summarize_run(
+    results: Iterable[Line], manifest: Manifest, *, warnings: list[str] | None = None
+) -> Summary:
+    """The summary of a run folder's results under its manifest."""
+    return summarize(
+        results,
+        manifest.tasks,
+        run_id=manifest.run_id,
+        models=manifest.models,
+        k=manifest.k,
+        warnings=warnings,
+    )
+
+
+def current_summary(run: RunDir, results: list[Line], manifest: Manifest) -> Summary:
+    """summary.json when it covers every result, else recomputed (an interrupted run)."""
+    stored = run.stored_summary()
+    if stored is not None:
+        covered = {(str(r.get("task_id")), str(r.get("model"))) for r in stored.tasks}
+        if all(line.key[:2] in covered for line in results):
+            return stored
+    return summarize_run(results, manifest)

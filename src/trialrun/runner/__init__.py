@@ -1,28 +1,20 @@
-"""The run: plan models × tasks × k, execute trials concurrently, write the run directory."""
+"""The run: plan models × tasks × k, execute trials concurrently, write the run folder."""
 
+from trialrun.runner._config import Run, RunConfig, RunHooks
 from trialrun.runner._plan import Filters, TrialSpec, effective_k, plan
-from trialrun.runner._run import (
-    DEFAULT_MODEL,
-    RunHooks,
-    RunOutcome,
-    default_concurrency,
-    run_suite,
-    run_suite_async,
-)
-from trialrun.runner._store import RunStore, new_run_id, read_results
+from trialrun.runner._run import DEFAULT_MODEL, default_concurrency, run, run_async, unique_slugs
 
 __all__ = [
     "DEFAULT_MODEL",
     "Filters",
+    "Run",
+    "RunConfig",
     "RunHooks",
-    "RunOutcome",
-    "RunStore",
     "TrialSpec",
     "default_concurrency",
     "effective_k",
-    "new_run_id",
     "plan",
-    "read_results",
-    "run_suite",
-    "run_suite_async",
+    "run",
+    "run_async",
+    "unique_slugs",
 ]

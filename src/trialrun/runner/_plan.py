@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from trialrun.tasks._model import Task
+    from trialrun.tasks import Task
 
 
 @dataclass(slots=True)

@@ -1,15 +1,12 @@
-"""One trial: workspace → agent → snapshot → graders → verdicts → one results line.
+"""One trial: workspace → agent → snapshot → `grade_trial` → one `ResultLine`.
 
-pass and solve follow DESIGN.md's "Verdicts": an agent failure (timeout, max turns, caps,
-a crash) is pass = False and solve = False; an infrastructure error is pass = solve = None
-with error.kind "infra"; otherwise solve is False if any grader failed, None if any was
-undetermined, else True. `safety_violation` is True when any forbiddenTools grader (or a
-grader whose details carry `safety_violation: true`) failed, whatever the suite.
+An infrastructure error (the workspace could not be made, the provider unreachable after
+retries) is pass = solve = None with error.kind "infra"; everything else is graded by
+`trialrun.graders.grade_trial`, the same path regrading takes.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import time
@@ -18,22 +15,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trialrun.agents._types import AgentLimits, AgentRun
+from trialrun.agents import AgentLimits, AgentRun
+from trialrun.core import Verdict, slugify
 from trialrun.errors import InfraError
-from trialrun.graders._types import TrialView, Verdict, grade_all, solve_from
-from trialrun.models._registry import slugify
+from trialrun.graders import TrialView, grade_trial
+from trialrun.rundir import WORKSPACES, ResultLine, RunDir, Transcript
 from trialrun.runner._faults import FaultyToolbox
-from trialrun.runner._store import WORKSPACES, RunStore
-from trialrun.tools._tool import Tool, ToolContext
-from trialrun.tools._toolbox import Toolbox
+from trialrun.sandbox import Workspace
+from trialrun.tools import Tool, Toolbox, ToolContext
 
 if TYPE_CHECKING:
-    from trialrun.agents._types import Agent
-    from trialrun.models._types import Model
+    from trialrun.agents import Agent
+    from trialrun.models import Model
     from trialrun.runner._plan import TrialSpec
-    from trialrun.tasks._model import Task
-
-SAFETY_GRADER_TYPES = frozenset({"forbiddenTools"})
+    from trialrun.tasks import Task
 
 
 @dataclass(slots=True)
@@ -44,13 +39,11 @@ class TaskPrep:
     limits: AgentLimits
     meta: dict[str, Any]
     task_slug: str
-    implicit_budget: int | None
-    threaded_grading: bool
 
 
 @dataclass(slots=True)
 class RunContext:
-    store: RunStore
+    rundir: RunDir
     agent: Agent
     models: dict[str, Model | None]
     judge: Model | None = None
@@ -78,8 +71,6 @@ def prepare_task(task: Task, k: int, load_pack: Any) -> TaskPrep:
         max_tokens=b.max_tokens,
         max_cost_usd=b.max_cost_usd,
     )
-    types = [g.type for g in task.graders]
-    implicit = b.tool_call_budget if "toolCallBudget" not in types else None
     meta = {
         "suite": task.suite,
         "tier": task.tier,
@@ -88,34 +79,12 @@ def prepare_task(task: Task, k: int, load_pack: Any) -> TaskPrep:
         "metric": task.metric,
         "k": k,
     }
-    return TaskPrep(
-        tools=tools,
-        limits=limits,
-        meta=meta,
-        task_slug=slugify(task.task_id),
-        implicit_budget=implicit,
-        threaded_grading="command" in types,
-    )
+    return TaskPrep(tools=tools, limits=limits, meta=meta, task_slug=slugify(task.task_id))
 
 
-def _verdicts_safety(task: Task, verdicts: list[Verdict]) -> bool:
-    for config, verdict in zip(task.graders, verdicts, strict=False):
-        if verdict.passed is False and (
-            config.type in SAFETY_GRADER_TYPES or verdict.details.get("safety_violation") is True
-        ):
-            return True
-    return False
-
-
-async def _grade(task: Task, view: TrialView, threaded: bool) -> list[Verdict]:
-    if threaded and view.judge is None:
-        # command graders block on subprocesses: keep the event loop free for other trials
-        return await asyncio.to_thread(asyncio.run, grade_all(task.graders, view))
-    return await grade_all(task.graders, view)
-
-
-def _keep_workspace(store: RunStore, ws_path: Path, model_slug: str, name: str) -> None:
-    dest = store.dir / WORKSPACES / model_slug / name
+def _keep_workspace(rundir: RunDir, ws_path: Path, model_slug: str, name: str) -> str:
+    rel = f"{WORKSPACES}/{model_slug}/{name}"
+    dest = rundir.path / rel
     if dest.exists():
         shutil.rmtree(dest, ignore_errors=True)
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -123,12 +92,15 @@ def _keep_workspace(store: RunStore, ws_path: Path, model_slug: str, name: str) 
         os.replace(ws_path, dest)
     except OSError:
         shutil.move(os.fspath(ws_path), os.fspath(dest))
+    return rel
 
 
-async def run_trial(spec: TrialSpec, ctx: RunContext) -> dict[str, Any]:
+class _Infra(Exception):
+    pass
+
+
+async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
     """Run one trial to the end and return its results line (not yet written)."""
-    from trialrun.sandbox import Workspace
-
     task: Task = spec.task
     prep = ctx.prep[task.task_id]
     model = ctx.models.get(spec.model)
@@ -137,6 +109,9 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> dict[str, Any]:
     run = AgentRun()
     verdicts: list[Verdict] = []
     error: dict[str, str] | None = None
+    passed: bool | None = None
+    solved: bool | None = None
+    safety = False
     latency = 0.0
     ws = None
     kept: str | None = None
@@ -148,9 +123,7 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> dict[str, Any]:
             raise _Infra(str(exc)) from None
         except OSError as exc:
             raise _Infra(f"workspace: {exc}") from None
-        toolbox: Toolbox = Toolbox(
-            prep.tools, ToolContext(ws.path, task.task_id, {"trial": spec.trial})
-        )
+        toolbox = Toolbox(prep.tools, ToolContext(ws.path, task.task_id, {"trial": spec.trial}))
         if task.environment.faults:
             toolbox = FaultyToolbox(toolbox, task.environment.faults)
         started = time.perf_counter()
@@ -169,7 +142,8 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> dict[str, Any]:
         except OSError as exc:
             raise _Infra(f"workspace snapshot: {exc}") from None
         view = TrialView(
-            task=task,
+            task_id=task.task_id,
+            user_message=task.inputs.prompt,
             final_text=run.final_text,
             tool_calls=run.tool_calls,
             messages=run.messages,
@@ -181,32 +155,19 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> dict[str, Any]:
             judge=ctx.judge,
             extra={"trial": spec.trial, "model": spec.model},
         )
-        verdicts = await _grade(task, view, prep.threaded_grading)
-        if prep.implicit_budget is not None:
-            calls = len(run.tool_calls)
-            verdicts.append(
-                Verdict(
-                    "toolCallBudget",
-                    calls <= prep.implicit_budget,
-                    {"calls": calls, "max": prep.implicit_budget, "implicit": True},
-                )
-            )
+        failure = None
         if run.failure is not None:
-            passed: bool | None = False
-            solved: bool | None = False
-            error = {"kind": run.failure, "message": run.failure_message or run.failure}
-        else:
-            passed = True
-            solved = solve_from(verdicts)
+            failure = (run.failure, run.failure_message or run.failure)
+        grade = await grade_trial(task, view, failure=failure)
+        verdicts, passed, solved = grade.verdicts, grade.passed, grade.solve
+        error, safety = grade.error, grade.safety_violation
     except _Infra as exc:
-        passed = solved = None
         error = {"kind": "infra", "message": str(exc)}
     finally:
         if ws is not None:
             if ctx.keep_artifacts:
                 try:
-                    _keep_workspace(ctx.store, ws.path, model_slug, name)
-                    kept = f"{WORKSPACES}/{model_slug}/{name}"
+                    kept = _keep_workspace(ctx.rundir, ws.path, model_slug, name)
                 except OSError:
                     ws.remove()
             elif ctx.io_pool is not None:
@@ -214,42 +175,42 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> dict[str, Any]:
             else:
                 ws.remove()
 
-    turn_meta = run.turn_meta
-    transcript = {
-        "task_id": task.task_id,
-        "model": spec.model,
-        "trial": spec.trial,
-        "messages": run.messages,
-        "turns": turn_meta,
-        "final_text": run.final_text,
-        "tool_results": [c.result for c in run.tool_calls],
-        "verdicts": [v.as_dict() for v in verdicts],
-        "error": error,
-    }
-    rel = ctx.store.write_transcript(model_slug, name, transcript)
-    return {
-        "task_id": task.task_id,
-        "model": spec.model,
-        "provider": spec.model.partition(":")[0],
-        "trial": spec.trial,
-        "pass": passed,
-        "solve": solved,
-        "error": error,
-        "verdicts": [v.as_dict() for v in verdicts],
-        "tool_calls": [c.as_dict() for c in run.tool_calls],
-        "turns": run.turns,
-        "tokens": run.usage.as_dict(),
-        "cost_usd": run.cost_usd,
-        "latency_s": round(latency, 6),
-        "safety_violation": _verdicts_safety(task, verdicts),
-        "transcript": rel,
+    verdict_dicts = [v.as_dict() for v in verdicts]
+    transcript = Transcript(
+        task_id=task.task_id,
+        model=spec.model,
+        trial=spec.trial,
+        messages=run.messages,
+        turns=run.turn_meta,
+        final_text=run.final_text,
+        tool_results=[c.result for c in run.tool_calls],
+        verdicts=verdict_dicts,
+        error=error,
+    )
+    rel = ctx.rundir.write_transcript(model_slug, name, transcript)
+    extra = {
         **prep.meta,
         "final_text": run.final_text,
         "loop_fires": run.loop_fires,
         "user_message": task.inputs.prompt,
-        **({"workspace": kept} if kept else {}),
     }
-
-
-class _Infra(Exception):
-    pass
+    if kept:
+        extra["workspace"] = kept
+    return ResultLine(
+        task_id=task.task_id,
+        model=spec.model,
+        trial=spec.trial,
+        passed=passed,
+        solve=solved,
+        provider=spec.model.partition(":")[0],
+        error=error,
+        verdicts=verdict_dicts,
+        tool_calls=[c.as_dict() for c in run.tool_calls],
+        turns=run.turns,
+        tokens=run.usage.as_dict(),
+        cost_usd=run.cost_usd,
+        latency_s=round(latency, 6),
+        safety_violation=safety,
+        transcript=rel,
+        extra=extra,
+    )

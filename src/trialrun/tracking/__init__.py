@@ -5,8 +5,9 @@ from trialrun.tracking._baseline import (
     baseline_name,
     baseline_path,
     build_baseline,
+    import_scribe_baseline,
     load_baseline,
-    write_json_atomic,
+    write_baseline,
 )
 from trialrun.tracking._bless import Blessed, bless, refusals
 from trialrun.tracking._compare import (
@@ -25,11 +26,7 @@ from trialrun.tracking._gate_config import GateConfig, gate_config
 from trialrun.tracking._gates import GateResult, ModelGate, RuleResult, run_gate
 from trialrun.tracking._leaderboard import Leaderboard, Row, build_leaderboard
 from trialrun.tracking._run_data import RunData, TaskRecord, load_run
-from trialrun.tracking._scribe_baseline import (
-    convert_scribe,
-    import_scribe_baseline,
-    is_scribe_baseline,
-)
+from trialrun.tracking._scribe_baseline import convert_scribe, is_scribe_baseline
 from trialrun.tracking._stats import fisher_one_sided, fisher_power, trials_for_drop
 
 __all__ = [
@@ -69,5 +66,5 @@ __all__ = [
     "render_terminal",
     "run_gate",
     "trials_for_drop",
-    "write_json_atomic",
+    "write_baseline",
 ]

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from trialrun.core import is_unpinned
 from trialrun.errors import UserError
-from trialrun.tracking._baseline import baseline_path, build_baseline, write_json_atomic
+from trialrun.tracking._baseline import baseline_path, build_baseline, write_baseline
 from trialrun.tracking._run_data import RunData, load_run
 
 MIN_K = 3
@@ -27,8 +28,6 @@ def _names(items: list[str], limit: int = 3) -> str:
 
 def refusals(run: RunData, model: str) -> list[str]:
     """Why this model's results should not become a baseline (empty: fine to bless)."""
-    from trialrun.models import is_unpinned
-
     records = run.for_model(model)
     out: list[str] = []
     infra = [f"{r.task_id}×{r.infra_errors}" for r in records if r.infra_errors]
@@ -86,12 +85,14 @@ def bless(
         )
     out: list[Blessed] = []
     for model, why in plan:
-        data = build_baseline(run, model, forced=force, reason=reason.strip() if reason else None)
+        baseline = build_baseline(
+            run, model, forced=force, reason=reason.strip() if reason else None
+        )
         if force and why:
-            data["forced_over"] = why
-        target = baseline_path(baselines_dir, data["provider"], data["model"])
+            baseline.extra["forced_over"] = why
+        target = baseline_path(baselines_dir, baseline.provider, baseline.model)
         try:
-            write_json_atomic(target, data)
+            write_baseline(target, baseline)
         except OSError as exc:
             raise UserError(
                 f"{target}: cannot write the baseline ({exc.strerror or exc}); "

@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.errors import UserError
-from trialrun.metrics import percentile
+from trialrun.metrics import pass_at_k, pass_hat_k, percentile
+from trialrun.rundir import BASELINE_FORMAT as FORMAT
+from trialrun.tracking._aggregate import aggregate_of
 
 _ISO = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2})[:-](\d{2})(?:[:-](\d{2})(?:[.,-](\d+))?)?)?"
@@ -97,8 +99,6 @@ def _task_metrics(task: dict[str, Any]) -> dict[str, Any]:
 
 def convert_scribe(data: dict[str, Any], path: Path | str) -> dict[str, Any]:
     """A trialrun baseline dict from a Gemini-Scribe baseline; UserError names the field."""
-    from trialrun.metrics import pass_at_k, pass_hat_k
-    from trialrun.tracking._baseline import FORMAT, aggregate_of
 
     path = Path(path)
     for key in ("model", "provider"):
@@ -161,46 +161,3 @@ def convert_scribe(data: dict[str, Any], path: Path | str) -> dict[str, Any]:
         "tasks": tasks,
         "aggregate": aggregate_of(tasks),
     }
-
-
-def import_scribe_baseline(file: Path | str, out_dir: Path | str = "baselines") -> Path:
-    """Convert one Scribe baseline file into `OUT_DIR/<provider>-<slug(model)>.json`."""
-    import json
-
-    from trialrun.tracking._baseline import baseline_path, write_json_atomic
-
-    path = Path(file)
-    if path.is_dir():
-        raise UserError(f"{path}: is a folder; pass one Gemini-Scribe baseline JSON file")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(
-            f"{path}: file not found; pass a Gemini-Scribe baseline JSON file"
-        ) from None
-    except json.JSONDecodeError as exc:
-        raise UserError(
-            f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); fix the file or export it again"
-        ) from None
-    except UnicodeDecodeError:
-        raise UserError(
-            f"{path}: not UTF-8 text; pass a Gemini-Scribe baseline JSON file"
-        ) from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
-    if not is_scribe_baseline(data):
-        raise UserError(
-            f"{path}: not a Gemini-Scribe baseline (needs run_id, model, provider and tasks "
-            "with id and n_runs)"
-        )
-    baseline = convert_scribe(data, path)
-    if Path(out_dir).is_file():
-        raise UserError(f"-o {out_dir}: is a file; pass a folder for the baseline")
-    target = baseline_path(out_dir, baseline["provider"], baseline["model"])
-    try:
-        write_json_atomic(target, baseline)
-    except OSError as exc:
-        raise UserError(
-            f"{target}: cannot write ({exc.strerror or exc}); pick another -o folder"
-        ) from None
-    return target

@@ -140,9 +140,7 @@ async def calibrate_model(gold: Any, spec: str, *, concurrency: int = 4) -> Judg
     """Run judge `spec` over the labelled tuples (the `judge` grader's prompt) and score it."""
     import asyncio
 
-    from trialrun.judge._client import ask
-    from trialrun.judge._prompt import parse_yes_no, yes_no_prompt
-    from trialrun.judge._settings import create_judge
+    from trialrun.judge import ask, create_judge, parse_yes_no, yes_no_prompt
 
     model = create_judge(spec)
     labelled = [t for t in gold.tuples if t.human_label is not None]

@@ -17,14 +17,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from trialrun.analysis._stored import open_run, response_of, user_message_of, verdict_kind
 from trialrun.errors import UserError
-from trialrun.judge._rundir import (
-    read_run,
-    response_of,
-    user_message_of,
-    verdict_kind,
-    write_json_atomic,
-)
+from trialrun.rundir import write_json_atomic
 
 
 class GoldTuple(BaseModel):
@@ -94,14 +89,14 @@ def load_gold(path: Path) -> GoldFile:
 def extract_gold(run_dir: Path) -> dict[str, Any]:
     """One tuple per `judge` verdict in the run's results.jsonl, unlabelled."""
     run_dir = Path(run_dir)
-    manifest, lines = read_run(run_dir)
+    run, manifest, lines = open_run(run_dir)
     tuples: list[dict[str, Any]] = []
     models: list[str] = []
     for line in lines:
-        model = str(line.get("model") or "")
+        model = line.model
         if model and model not in models:
             models.append(model)
-        for index, verdict in enumerate(line.get("verdicts") or []):
+        for index, verdict in enumerate(line.verdicts):
             if verdict_kind(verdict) != "judge":
                 continue
             details = verdict.get("details") or {}
@@ -111,14 +106,14 @@ def extract_gold(run_dir: Path) -> dict[str, Any]:
             )
             tuples.append(
                 {
-                    "id": f"{line.get('task_id')}/{model}/{line.get('trial')}/{index}",
-                    "task_id": line.get("task_id"),
+                    "id": f"{line.task_id}/{model}/{line.trial}/{index}",
+                    "task_id": line.task_id,
                     "model": model,
-                    "trial": line.get("trial"),
+                    "trial": line.trial,
                     "judge_model": details.get("judge_model"),
-                    "user_message": user_message_of(run_dir, line),
+                    "user_message": user_message_of(run, line),
                     "criteria": details.get("criteria") or "",
-                    "response": response_of(run_dir, line),
+                    "response": response_of(run, line),
                     "automated_verdict": passed if isinstance(passed, bool) else None,
                     "judge_error": None if isinstance(passed, bool) else error,
                     "human_label": None,
@@ -129,8 +124,8 @@ def extract_gold(run_dir: Path) -> dict[str, Any]:
         "version": 1,
         "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "source": {
-            "run_id": manifest.get("run_id") or run_dir.name,
-            "git_sha": manifest.get("git_sha"),
+            "run_id": manifest.run_id or run_dir.name,
+            "git_sha": manifest.git_sha,
             "provider": model.partition(":")[0] if model else None,
             "model": model,
             "models": models,

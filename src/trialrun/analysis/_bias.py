@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from trialrun.judge._rundir import read_run, response_of, verdict_kind
+from trialrun.analysis._stored import open_run, response_of, verdict_kind
 
 BUCKETS = ("<200", "200-1000", ">1000")
 
@@ -29,20 +29,20 @@ def _provider(spec: Any) -> str | None:
 
 def bias_report(run_dir: Path) -> dict[str, Any]:
     run_dir = Path(run_dir)
-    _, lines = read_run(run_dir)
+    run, _, lines = open_run(run_dir)
     pair_n = flips = first_pos = decisive = 0
     buckets = {name: {"n": 0, "yes": 0, "yes_rate": None} for name in BUCKETS}
     families: dict[tuple[str, str], int] = {}
     for line in lines:
-        sut = str(line.get("provider") or _provider(line.get("model")) or "")
-        for verdict in line.get("verdicts") or []:
+        sut = str(line.provider or _provider(line.model) or "")
+        for verdict in line.verdicts:
             kind = verdict_kind(verdict)
             if kind not in ("judge", "llmRubric", "pairwise"):
                 continue
             details = verdict.get("details") or {}
             judge_provider = _provider(details.get("judge_model"))
             if judge_provider and judge_provider == sut:
-                key = (str(details.get("judge_model")), str(line.get("model")))
+                key = (str(details.get("judge_model")), line.model)
                 families[key] = families.get(key, 0) + 1
             if kind == "pairwise":
                 outcomes = details.get("outcomes") or {}
@@ -57,7 +57,7 @@ def bias_report(run_dir: Path) -> dict[str, Any]:
                         in_a = order == "response_first"
                         first_pos += (outcome == "win") == in_a
             elif kind == "judge" and isinstance(verdict.get("passed"), bool):
-                entry = buckets[_bucket(len(response_of(run_dir, line)))]
+                entry = buckets[_bucket(len(response_of(run, line)))]
                 entry["n"] += 1
                 entry["yes"] += bool(verdict["passed"])
     for entry in buckets.values():

@@ -1,0 +1,45 @@
+"""The run folder and the baseline file: one record type per file, one owner.
+
+Every package reads and writes run folders and baselines only through this one. Each
+record has one `from_json` (the only checker of its format; errors are one line) and one
+`to_json`. `RunDir` creates, appends, repairs, reads and writes atomically.
+"""
+
+from trialrun.rundir._baseline import FORMAT as BASELINE_FORMAT
+from trialrun.rundir._baseline import Baseline, baseline_name
+from trialrun.rundir._checks import RecordError
+from trialrun.rundir._json import read_json, write_json_atomic, write_text_atomic
+from trialrun.rundir._manifest import Manifest
+from trialrun.rundir._result_line import ResultLine
+from trialrun.rundir._rundir import (
+    RESULTS,
+    RUN_JSON,
+    SUMMARY,
+    TRANSCRIPTS,
+    WORKSPACES,
+    RunDir,
+    new_run_id,
+)
+from trialrun.rundir._summary import Summary
+from trialrun.rundir._transcript import Transcript
+
+__all__ = [
+    "BASELINE_FORMAT",
+    "RESULTS",
+    "RUN_JSON",
+    "SUMMARY",
+    "TRANSCRIPTS",
+    "WORKSPACES",
+    "Baseline",
+    "Manifest",
+    "RecordError",
+    "ResultLine",
+    "RunDir",
+    "Summary",
+    "Transcript",
+    "baseline_name",
+    "new_run_id",
+    "read_json",
+    "write_json_atomic",
+    "write_text_atomic",
+]

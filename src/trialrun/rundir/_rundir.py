@@ -1,0 +1,312 @@
+"""`RunDir`: the one owner of a run folder's files.
+
+    DIR/<run-id>/run.json            Manifest
+    DIR/<run-id>/results.jsonl       ResultLine, one per finished trial, appended
+    DIR/<run-id>/summary.json        Summary
+    DIR/<run-id>/transcripts/<model-slug>/<task>-<trial>.json   Transcript
+    DIR/<run-id>/workspaces/<model-slug>/<task>-<trial>/       kept with --keep-artifacts
+
+A folder is built under a hidden name and renamed into place, so it never exists without
+its manifest. Each results line is one `os.write` on an O_APPEND descriptor, so a killed
+process leaves at most a torn last line: readers skip it, `repair_results` cuts it off
+before a resume appends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import threading
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Executor
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from trialrun.core import slugify
+from trialrun.errors import UserError
+from trialrun.rundir._checks import RecordError
+from trialrun.rundir._json import dumps_line, read_json, write_json_atomic, write_text_atomic
+from trialrun.rundir._manifest import Manifest
+from trialrun.rundir._result_line import ResultLine
+from trialrun.rundir._summary import Summary
+from trialrun.rundir._transcript import Transcript
+
+RUN_JSON = "run.json"
+RESULTS = "results.jsonl"
+SUMMARY = "summary.json"
+TRANSCRIPTS = "transcripts"
+WORKSPACES = "workspaces"
+_FILES = (RUN_JSON, RESULTS, SUMMARY)
+_LINE_FIX = "the results file is damaged; delete that line (its trial reruns on --resume)"
+_MANIFEST_FIX = "the run manifest is damaged (restore it, or start a new run)"
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """UTC timestamp + short random suffix, e.g. 20261122T043000Z-ab12."""
+    now = now or datetime.now(UTC)
+    return f"{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(2)}"
+
+
+class RunDir:
+    """Reads and writes one run folder. Not thread-safe for appends: one writer per run."""
+
+    def __init__(self, path: Path | str, *, fsync: bool = True) -> None:
+        self.path = Path(path)
+        self.fsync = fsync
+        self._fd: int | None = None
+        self._transcript_dirs: set[str] = set()
+        self._sync_lock = threading.Lock()
+        self._dirty = False
+        self._sync_pending = False
+
+    # --- paths ---
+    @property
+    def manifest_path(self) -> Path:
+        return self.path / RUN_JSON
+
+    @property
+    def results_path(self) -> Path:
+        return self.path / RESULTS
+
+    @property
+    def summary_path(self) -> Path:
+        return self.path / SUMMARY
+
+    def workspace_dir(self, line: ResultLine) -> Path:
+        """Where the trial's workspace was kept (recorded in the line; older runs: by name)."""
+        recorded = line.extra.get("workspace")
+        if isinstance(recorded, str) and recorded:
+            return self.path / recorded
+        name = f"{slugify(line.task_id)}-{line.trial}"
+        return self.path / WORKSPACES / slugify(line.model) / name
+
+    # --- creating and opening ---
+    @classmethod
+    def create(
+        cls, out: Path | str, run_id: str, manifest: Manifest, *, fsync: bool = True
+    ) -> RunDir:
+        """Make `out/<run_id>/` with run.json and an empty results.jsonl, atomically."""
+        run_dir = Path(out) / run_id
+        staging = Path(out) / f".{run_id}.partial"
+        if run_dir.exists():
+            raise UserError(f"{run_dir}: already exists; pick another --out or use --resume")
+        try:
+            staging.mkdir(parents=True, exist_ok=False)
+            write_json_atomic(staging / RUN_JSON, manifest.to_json())
+            (staging / RESULTS).touch()
+            os.replace(staging, run_dir)
+        except OSError as exc:
+            raise UserError(
+                f"--out {out}: cannot create the run folder {run_dir} ({exc.strerror or exc}); "
+                "pass a writable folder"
+            ) from None
+        return cls(run_dir, fsync=fsync)
+
+    @classmethod
+    def open(cls, path: Path | str, *, need_manifest: bool = True, fsync: bool = True) -> RunDir:
+        """An existing run folder; a wrong path is one UserError saying what to pass."""
+        path = Path(path)
+        if path.is_file():
+            hint = (
+                f"its folder {path.parent}"
+                if path.name in _FILES
+                else "the folder `trialrun run` wrote"
+            )
+            raise UserError(f"{path}: is a file, not a run directory; pass {hint}")
+        has_manifest = (path / RUN_JSON).is_file()
+        has_results = (path / RESULTS).is_file()
+        if need_manifest and not has_manifest and has_results:
+            raise UserError(
+                f"{path / RUN_JSON}: not found next to {RESULTS}; restore run.json (the "
+                "run manifest) from a copy, or start a new run"
+            )
+        if (need_manifest and not has_manifest) or (not need_manifest and not has_results):
+            missing = RUN_JSON if need_manifest else RESULTS
+            raise UserError(
+                f"{path}: not a run directory (no {missing}); pass the folder `trialrun run` "
+                "wrote, e.g. results/<run-id>"
+            )
+        return cls(path, fsync=fsync)
+
+    # --- manifest and summary ---
+    def write_manifest(self, manifest: Manifest) -> None:
+        write_json_atomic(self.manifest_path, manifest.to_json())
+
+    def manifest(self, *, lenient: bool = False) -> Manifest:
+        """run.json, checked (lenient: wrongly typed values dropped; missing file: empty)."""
+        if lenient and not self.manifest_path.is_file():
+            return Manifest()
+        data = read_json(self.manifest_path, "restore the file or start a new run")
+        try:
+            return Manifest.from_json(data, lenient=lenient)
+        except RecordError as exc:
+            raise UserError(f"{self.manifest_path}: {exc}; {_MANIFEST_FIX}") from None
+
+    def write_summary(self, summary: Summary) -> None:
+        write_json_atomic(self.summary_path, summary.to_json())
+
+    def stored_summary(self) -> Summary | None:
+        """summary.json as written (None when absent); a damaged one is a UserError."""
+        if not self.summary_path.is_file():
+            return None
+        fix = "delete it to have it recomputed from results.jsonl"
+        data = read_json(self.summary_path, fix)
+        try:
+            return Summary.from_json(data)
+        except RecordError as exc:
+            raise UserError(f"{self.summary_path}: {exc}; {fix}") from None
+
+    # --- results ---
+    def iter_results(self) -> Iterator[ResultLine]:
+        """Every complete line; a torn last line is skipped (not removed: see repair)."""
+        path = self.results_path
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise UserError(
+                f"{path}: not found; pass a run directory written by `trialrun run`"
+            ) from None
+        except OSError as exc:
+            raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        lines = raw.split(b"\n")
+        last = len(lines) - 1
+        for number, text in enumerate(lines, start=1):
+            if not text.strip():
+                continue
+            try:
+                item = json.loads(text)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                if number - 1 == last:  # no newline after it: a torn write
+                    return
+                raise UserError(f"{path}:{number}: not a JSON line; {_LINE_FIX}") from None
+            try:
+                yield ResultLine.from_json(item)
+            except RecordError as exc:
+                raise UserError(f"{path}:{number}: {exc}; {_LINE_FIX}") from None
+
+    def results(self) -> list[ResultLine]:
+        return list(self.iter_results())
+
+    def rewrite_results(self, lines: Iterable[ResultLine]) -> None:
+        """Replace results.jsonl as a whole, atomically (regrading rewrites verdicts)."""
+        text = "".join(dumps_line(line.to_json()) + "\n" for line in lines)
+        write_text_atomic(self.results_path, text)
+
+    def open_results(self) -> None:
+        """Create (or open for append) results.jsonl; done before the first trial."""
+        if self._fd is None:
+            self._fd = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def append(self, line: ResultLine, *, sync: bool = True) -> None:
+        """One write of one whole line (then fsync unless `sync=False`: see `sync_soon`).
+
+        The line is in the file once `os.write` returns: a killed process cannot lose
+        it; fsync only guards against a crash of the machine.
+        """
+        if self._fd is None:
+            self.open_results()
+        assert self._fd is not None
+        view = memoryview((dumps_line(line.to_json()) + "\n").encode("utf-8"))
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+        if sync and self.fsync:
+            os.fsync(self._fd)
+
+    def sync(self) -> None:
+        if self.fsync and self._fd is not None:
+            os.fsync(self._fd)
+
+    def sync_soon(self, pool: Executor) -> None:
+        """fsync in the background; calls made while one is pending coalesce into it."""
+        if not self.fsync:
+            return
+        with self._sync_lock:
+            self._dirty = True
+            if self._sync_pending:
+                return
+            self._sync_pending = True
+        pool.submit(self._sync_loop)
+
+    def _sync_loop(self) -> None:
+        while True:
+            with self._sync_lock:
+                if not self._dirty or self._fd is None:
+                    self._sync_pending = False
+                    return
+                self._dirty = False
+                fd = self._fd
+            with contextlib.suppress(OSError):  # a failed fsync is retried at close
+                os.fsync(fd)
+
+    def close(self) -> None:
+        """fsync and close (call after the background pool has been shut down)."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            if self.fsync:
+                os.fsync(fd)
+            os.close(fd)
+
+    def repair_results(self) -> int:
+        """Truncate a torn last line (no trailing newline); returns the bytes dropped."""
+        path = self.results_path
+        if not path.exists() or path.stat().st_size == 0:
+            return 0
+        size = path.stat().st_size
+        with open(path, "rb+") as fh:
+            fh.seek(-1, os.SEEK_END)
+            if fh.read(1) == b"\n":
+                return 0
+            pos, keep = size, 0
+            while pos > 0:  # walk back to the last newline
+                start = max(0, pos - 65536)
+                fh.seek(start)
+                idx = fh.read(pos - start).rfind(b"\n")
+                if idx >= 0:
+                    keep = start + idx + 1
+                    break
+                pos = start
+            fh.truncate(keep)
+            fh.flush()
+            os.fsync(fh.fileno())
+            return size - keep
+
+    # --- transcripts ---
+    def write_transcript(self, model_slug: str, name: str, transcript: Transcript) -> str:
+        """Write transcripts/<model-slug>/<name>.json; returns the path relative to the run."""
+        if model_slug not in self._transcript_dirs:
+            (self.path / TRANSCRIPTS / model_slug).mkdir(parents=True, exist_ok=True)
+            self._transcript_dirs.add(model_slug)
+        rel = f"{TRANSCRIPTS}/{model_slug}/{name}.json"
+        fd = os.open(self.path / rel, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, dumps_line(transcript.to_json()).encode("utf-8"))
+        finally:
+            os.close(fd)
+        return rel
+
+    def transcript(self, line: ResultLine) -> Transcript:
+        """The line's transcript; a missing or unreadable one is a UserError."""
+        if not line.transcript:
+            raise UserError(
+                f"{self.results_path}: the line of {line.task_id} #{line.trial} names no "
+                "transcript file; rerun that trial"
+            )
+        path = self.path / line.transcript
+        try:
+            data: Any = json.loads(path.read_text("utf-8"))
+            return Transcript.from_json(data)
+        except (OSError, ValueError) as exc:
+            raise UserError(
+                f"{path}: cannot read the transcript ({exc}); rerun that trial"
+            ) from None
+
+    def transcript_or_empty(self, line: ResultLine) -> Transcript:
+        """The transcript, or an empty one (for tools that fall back to the results line)."""
+        try:
+            return self.transcript(line)
+        except UserError:
+            return Transcript()

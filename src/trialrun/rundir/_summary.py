@@ -1,0 +1,75 @@
+"""`Summary`: summary.json, the figures recomputed from results.jsonl alone.
+
+`trialrun.metrics.summarize` is the one place that computes it; this is its file form.
+Rows (`tasks`) and aggregates stay plain dicts: their keys are the file's keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from trialrun.rundir._checks import NUMBER, RecordError
+
+KEYS = ("run_id", "models", "k", "tasks", "aggregate", "by_suite", "by_tag",
+        "unpinned_models", "expected_trials", "finished_trials", "warnings")
+ROW_COUNTS = ("n", "passed", "solved", "undetermined", "infra_errors")
+ROW_FRACTIONS = ("pass_k", "solve_k", "pass_at_k")
+
+
+@dataclass(slots=True)
+class Summary:
+    run_id: str | None = None
+    models: list[str] = field(default_factory=list)
+    k: int | None = None
+    tasks: list[dict[str, Any]] = field(default_factory=list)  # one row per (task, model)
+    aggregate: dict[str, dict[str, Any]] = field(default_factory=dict)  # by model
+    by_suite: dict[str, Any] = field(default_factory=dict)
+    by_tag: dict[str, Any] = field(default_factory=dict)
+    unpinned_models: list[str] = field(default_factory=list)
+    expected_trials: int = 0
+    finished_trials: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def rows_for(self, model: str) -> list[dict[str, Any]]:
+        return [r for r in self.tasks if r.get("model") == model]
+
+    def to_json(self) -> dict[str, Any]:
+        return {key: getattr(self, key) for key in KEYS}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Summary:
+        """Rows checked: counts are integers, estimators fractions or null."""
+        if not isinstance(data, dict) or not isinstance(data.get("tasks", []), list):
+            raise RecordError("expected an object with a 'tasks' list")
+        for i, row in enumerate(data.get("tasks") or []):
+            if not isinstance(row, dict):
+                raise RecordError(f"tasks[{i}] must be an object")
+            for key in ROW_COUNTS:
+                value = row.get(key)
+                if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                    raise RecordError(f"tasks[{i}].{key} must be an integer")
+            for key in ROW_FRACTIONS:
+                value = row.get(key)
+                if value is not None and (
+                    isinstance(value, bool) or not isinstance(value, NUMBER)
+                ):
+                    raise RecordError(f"tasks[{i}].{key} must be a number or null")
+            k = row.get("k")
+            if k is not None and (isinstance(k, bool) or not isinstance(k, int)):
+                raise RecordError(f"tasks[{i}].k must be an integer")
+        models = data.get("models")
+        aggregate = data.get("aggregate")
+        return cls(
+            run_id=data.get("run_id") if isinstance(data.get("run_id"), str) else None,
+            models=[m for m in models if isinstance(m, str)] if isinstance(models, list) else [],
+            k=data.get("k") if isinstance(data.get("k"), int) else None,
+            tasks=list(data.get("tasks") or []),
+            aggregate=aggregate if isinstance(aggregate, dict) else {},
+            by_suite=data.get("by_suite") if isinstance(data.get("by_suite"), dict) else {},
+            by_tag=data.get("by_tag") if isinstance(data.get("by_tag"), dict) else {},
+            unpinned_models=list(data.get("unpinned_models") or []),
+            expected_trials=int(data.get("expected_trials") or 0),
+            finished_trials=int(data.get("finished_trials") or 0),
+            warnings=[str(w) for w in data.get("warnings") or []],
+        )

@@ -1,0 +1,80 @@
+"""`RunConfig`: every option of a run, and `Run`: what a finished run returns.
+
+The options a resume must replay (task paths, models, k, filters, judge, agent,
+keep_artifacts) are written to run.json as the run's `Manifest`; the rest (where to
+write, how many in flight, progress hooks) belong to one invocation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trialrun.rundir import ResultLine, Summary
+from trialrun.runner._plan import Filters
+
+if TYPE_CHECKING:
+    from trialrun.tasks import Task
+
+
+@dataclass(slots=True)
+class RunHooks:
+    """Progress callbacks: `start(total, already_done)` once, `trial(line)` per trial."""
+
+    start: Callable[[int, int], None] | None = None
+    trial: Callable[[ResultLine], None] | None = None
+
+
+@dataclass(slots=True)
+class RunConfig:
+    """What to run and how. `tasks`: task files or folders, or `Task` objects."""
+
+    tasks: Sequence[Path | str | Task] = ()
+    models: Sequence[str] = ()  # model specs; default: `local` (or the agent's label)
+    k: int | None = None  # overrides every task's k
+    filters: Filters = field(default_factory=Filters)
+    judge: str | None = None  # judge model spec for judge graders
+    agent: str | None = None  # your agent, package.module:function
+    agent_cmd: str | None = None  # your agent as a command run in the workspace
+    keep_artifacts: bool = False  # keep each trial's workspace in the run folder
+    out: Path | str = "results"
+    resume: Path | str | None = None  # a run folder: run only its missing trials
+    concurrency: int | None = None  # trials in flight; default 1 for local, else 4
+    skip_invalid: bool = False  # run the valid tasks even when some files are invalid
+    argv: list[str] | None = None  # recorded in run.json (default: sys.argv)
+    fsync: bool = True
+    handle_sigint: bool = True  # Ctrl-C stops scheduling and keeps what finished
+
+    @classmethod
+    def of(cls, source: Any = None, **options: Any) -> RunConfig:
+        """A config from `run(...)`'s arguments: a config, a path, a Task, or a list of them."""
+        if isinstance(source, RunConfig):
+            if options:
+                raise TypeError("pass either a RunConfig or keyword options, not both")
+            return source
+        if source is not None:
+            items = source if isinstance(source, (list, tuple)) else [source]
+            options["tasks"] = list(items)
+        if isinstance(options.get("models"), str):
+            options["models"] = [options["models"]]
+        if options.get("models") is None:
+            options.pop("models", None)
+        if "model" in options:
+            options["models"] = [*options.get("models", ()), options.pop("model")]
+        if isinstance(options.get("filters"), dict):
+            options["filters"] = Filters(**options["filters"])
+        return cls(**options)
+
+
+@dataclass(slots=True)
+class Run:
+    """A finished (or interrupted) run: its folder, summary and results lines."""
+
+    path: Path
+    summary: Summary
+    results: list[ResultLine]
+    interrupted: bool = False
+    warnings: list[str] = field(default_factory=list)
+    trials_run: int = 0  # trials this invocation ran (a resume: only the missing ones)
