@@ -2,7 +2,7 @@
 
 Each trial goes through the real runner: a fresh workspace copied from a one-note
 fixture, turn 1 `read_file`, turn 2 an answer with the note's contents, two graders,
-a transcript file and one fsync'd results line. Wall time covers `run_suite` only
+a transcript file and one fsync'd results line. Wall time covers `trialrun.run` only
 (task loading, trials, summary), not imports or generating the task files.
 
     python bench/overhead.py --n 200 -k 3
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     import trialrun.sandbox  # noqa: F401
     from trialrun.graders import GRADERS
     from trialrun.models import MODEL_PROVIDERS
-    from trialrun.runner import run_suite
+    import trialrun
     from trialrun.tasks import load_tasks
     from trialrun.tools import TOOL_PACKS
 
@@ -102,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
         load_started = time.perf_counter()
         report = load_tasks([root / "tasks"])
         load_s = time.perf_counter() - load_started
-        kwargs = dict(
+        config = trialrun.RunConfig(
+            tasks=report.tasks,
+            models=[f"scripted:{script}"],
             k=args.k,
             out=root / "results",
             concurrency=args.concurrency,
@@ -118,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             profiler.enable()
         started = time.perf_counter()
         cpu_started = time.process_time()
-        outcome = run_suite(report, [f"scripted:{script}"], **kwargs)
+        outcome = trialrun.run(config)
         wall = time.perf_counter() - started
         cpu = time.process_time() - cpu_started
         if profiler is not None:
@@ -126,8 +128,8 @@ def main(argv: list[str] | None = None) -> int:
 
             profiler.disable()
             pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(25)
-        agg = outcome.summary["aggregate"][f"scripted:{script}"]
-        trials = outcome.summary["finished_trials"]
+        agg = outcome.summary.aggregate[f"scripted:{script}"]
+        trials = outcome.summary.finished_trials
         if agg["mean_solve_rate"] != 1.0:
             print(f"warning: not every trial solved (rate {agg['mean_solve_rate']})")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -254,14 +254,14 @@ def test_infra_errors_and_agent_failures(suite, tmp_path):
 
 @pytest.mark.parametrize("seed", [0])
 def test_library_entry_point(suite, tmp_path, seed):
-    from trialrun.runner import run_suite
+    from trialrun import run as run_suite
 
     outcome = run_suite(
         [suite], [f"scripted:{suite / 'good.yaml'}"], k=1, out=tmp_path / "o", handle_sigint=False
     )
-    assert outcome.run_dir.is_dir() and not outcome.interrupted
-    assert outcome.summary["finished_trials"] == 2
-    assert os.path.isfile(outcome.run_dir / "summary.json")
+    assert outcome.path.is_dir() and not outcome.interrupted
+    assert outcome.summary.finished_trials == 2
+    assert os.path.isfile(outcome.path / "summary.json")
 
 
 def test_bring_your_own_agent(suite, tmp_path, monkeypatch):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from trialrun.judge import calibrate_recorded, load_gold, score_judge
+from trialrun.analysis import calibrate_recorded, load_gold, score_judge
 
 # A hand-made gold file: (automated_verdict, human_label).
 # 1-4: judge YES, human YES  → tp = 4

@@ -67,7 +67,7 @@ def register(app: typer.Typer) -> None:
         force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
     ) -> None:
         """Write one unlabelled tuple per judge verdict of a run (fill in human_label)."""
-        from trialrun.judge import write_gold
+        from trialrun.analysis import write_gold
 
         gold = write_gold(run_dir, out, force=force)
         print(
@@ -89,7 +89,7 @@ def register(app: typer.Typer) -> None:
         """Agreement, Cohen's κ, P/R/F1 and confusion of judges against human labels."""
         import asyncio
 
-        from trialrun.judge import calibrate_recorded, load_gold
+        from trialrun.analysis import calibrate_recorded, load_gold
 
         gold = load_gold(gold_file)
         specs = list(judge)
@@ -105,7 +105,8 @@ def register(app: typer.Typer) -> None:
             specs = [configured]
         scores = [calibrate_recorded(gold)] if recorded else []
         if specs:
-            from trialrun.judge import calibrate_model, check_judge_spec
+            from trialrun.analysis import calibrate_model
+            from trialrun.judge import check_judge_spec
 
             for spec in specs:
                 check_judge_spec(spec)
@@ -127,7 +128,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
     ) -> None:
         """Position flips of pairwise verdicts, YES rate by response length, same family."""
-        from trialrun.judge import bias_report
+        from trialrun.analysis import bias_report
 
         report = bias_report(run_dir)
         if as_json:
@@ -168,7 +169,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
     ) -> None:
         """Re-apply the tasks' graders to a run's stored transcripts; rewrite its results."""
-        from trialrun.judge import regrade as do_regrade
+        from trialrun.analysis import regrade as do_regrade
 
         report = do_regrade(run_dir, judge_spec=judge, out=out, tasks=list(tasks) or None)
         if as_json:

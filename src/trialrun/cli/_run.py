@@ -1,4 +1,4 @@
-"""`trialrun run`, `trialrun summarize`, `trialrun show`: thin over trialrun.runner."""
+"""`trialrun run`, `trialrun summarize`, `trialrun show`: thin over the public API."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ import typer
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from trialrun.rundir import ResultLine, Summary
+
 
 def _compare_with_baselines(run_dir: Path, baselines: Path | None) -> list[Any]:
     """Each model of the run against its blessed baseline (missing ones say where they looked)."""
-    from trialrun.tracking import compare_with_baselines
-    from trialrun.tracking._gates import default_baselines_dir
+    from trialrun.tracking import compare_with_baselines, default_baselines_dir
 
     return compare_with_baselines(run_dir, baselines or default_baselines_dir())
 
@@ -54,7 +55,7 @@ def _check_output_paths(**paths: Path | None) -> None:
             _fail(f"--{flag} {path}: is a folder; pass a file path, e.g. {path / 'report'}")
 
 
-def _after_run(run_dir: Path, summary: dict[str, Any], console: Console,
+def _after_run(run_dir: Path, summary: Summary, console: Console,
                baselines: Path | None = None) -> None:
     """After a completed run: the regressions-only comparison with each model's baseline.
 
@@ -82,8 +83,8 @@ def _fail(message: str, code: int = 2) -> None:
     raise SystemExit(code)
 
 
-def _json_out(summary: dict[str, Any], run_dir: Path, warnings: list[str], **extra: Any) -> None:
-    doc = {**summary, "run_dir": str(run_dir), "warnings": list(warnings), **extra}
+def _json_out(summary: Summary, run_dir: Path, warnings: list[str], **extra: Any) -> None:
+    doc = {**summary.to_json(), "run_dir": str(run_dir), "warnings": list(warnings), **extra}
     sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
     sys.stdout.flush()
 
@@ -121,13 +122,9 @@ class _Progress:
         self.started = True
         self.task_id = self.progress.add_task("trials", total=total, completed=done, last="")
 
-    def trial(self, line: dict[str, Any]) -> None:
-        mark = {True: "✓", False: "✗", None: "?"}[line.get("solve")]
-        if line.get("error") and line["error"].get("kind") == "infra":
-            mark = "!"
-        self.progress.update(
-            self.task_id, advance=1, last=f"{mark} {line['task_id']}#{line['trial']}"
-        )
+    def trial(self, line: ResultLine) -> None:
+        mark = "!" if line.is_infra else {True: "✓", False: "✗", None: "?"}[line.solve]
+        self.progress.update(self.task_id, advance=1, last=f"{mark} {line.task_id}#{line.trial}")
 
     def stop(self) -> None:
         """Idempotent; never started (an error before the first trial): prints nothing."""
@@ -183,9 +180,9 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.markup import escape
 
-        from trialrun.errors import UserError
-        from trialrun.reports.terminal import render_summary
-        from trialrun.runner import Filters, RunHooks, run_suite
+        from trialrun import Filters, RunConfig, RunHooks, UserError
+        from trialrun import run as run_eval
+        from trialrun.reports import render_summary
 
         if agent and agent_cmd:
             _fail("--agent and --agent-cmd: pass only one")
@@ -202,24 +199,24 @@ def register(app: typer.Typer) -> None:
         progress = None if as_json else _Progress()
         hooks = RunHooks(progress.start, progress.trial) if progress else RunHooks()
         try:
-            outcome = run_suite(
-                [str(p) for p in paths or []] or None,
-                list(model or []) or None,
+            config = RunConfig(
+                tasks=list(paths or []),
+                models=list(model or []),
                 k=k,
-                out=out,
-                concurrency=concurrency,
                 filters=Filters(
                     list(task or []), list(suite or []), list(tier or []), list(tag or [])
                 ),
-                resume=resume,
-                keep_artifacts=keep_artifacts,
-                skip_invalid=skip_invalid,
                 judge=judge,
                 agent=agent,
                 agent_cmd=agent_cmd,
+                keep_artifacts=keep_artifacts,
+                out=out,
+                resume=resume,
+                concurrency=concurrency,
+                skip_invalid=skip_invalid,
                 argv=["trialrun", *sys.argv[1:]],
-                hooks=hooks,
             )
+            outcome = run_eval(config, hooks=hooks)
         except UserError as exc:
             if progress:
                 progress.stop()
@@ -233,19 +230,19 @@ def register(app: typer.Typer) -> None:
         finally:
             if progress:
                 progress.stop()
-        outcome.warnings.extend(_write_ci_outputs(outcome.run_dir, junit, markdown, baselines))
+        outcome.warnings.extend(_write_ci_outputs(outcome.path, junit, markdown, baselines))
         if as_json:
             extra: dict[str, Any] = {}
             if not outcome.interrupted:
                 try:
                     extra["baseline_comparison"] = [
-                        m.to_dict() for m in _compare_with_baselines(outcome.run_dir, baselines)
+                        m.to_dict() for m in _compare_with_baselines(outcome.path, baselines)
                     ]
                 except UserError as exc:
                     outcome.warnings.append(f"baseline comparison skipped: {exc}")
             _json_out(
                 outcome.summary,
-                outcome.run_dir,
+                outcome.path,
                 outcome.warnings,
                 interrupted=outcome.interrupted,
                 **extra,
@@ -258,16 +255,16 @@ def register(app: typer.Typer) -> None:
                 err.print(
                     f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False, soft_wrap=True
                 )
-            console.print(f"run: {outcome.run_dir}", highlight=False, soft_wrap=True)
+            console.print(f"run: {outcome.path}", highlight=False, soft_wrap=True)
             if outcome.interrupted:
                 err.print(
-                    f"interrupted: {outcome.summary['finished_trials']} trial(s) kept; "
-                    f"resume with: trialrun run --resume {outcome.run_dir}",
+                    f"interrupted: {outcome.summary.finished_trials} trial(s) kept; "
+                    f"resume with: trialrun run --resume {outcome.path}",
                     highlight=False,
                     soft_wrap=True,
                 )
             else:
-                _after_run(outcome.run_dir, outcome.summary, console, baselines)
+                _after_run(outcome.path, outcome.summary, console, baselines)
         if outcome.interrupted:
             raise SystemExit(130)
         raise SystemExit(0)
@@ -281,38 +278,31 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.markup import escape
 
-        from trialrun.errors import UserError
-        from trialrun.metrics import summarize as summarize_lines
-        from trialrun.reports.terminal import render_summary
-        from trialrun.runner import RunStore
+        from trialrun import RunDir, UserError
+        from trialrun.metrics import summarize_run
+        from trialrun.reports import render_summary
 
         try:
-            store = RunStore.open_existing(run_dir)
-            manifest = store.read_manifest()
-            lines = store.read_results() if store.results_path.exists() else []
+            rundir = RunDir.open(run_dir)
+            manifest = rundir.manifest()
+            lines = rundir.results() if rundir.results_path.exists() else []
         except UserError as exc:
             _fail(str(exc), exc.exit_code)
             return
-        summary = summarize_lines(
-            lines,
-            manifest.get("tasks"),
-            run_id=manifest.get("run_id"),
-            models=manifest.get("models"),
-            k=manifest.get("k"),
-        )
+        summary = summarize_run(lines, manifest)
         try:
-            store.write_summary(summary)
+            rundir.write_summary(summary)
         except OSError as exc:  # a read-only run folder: still print the figures
-            summary["warnings"].append(
-                f"{store.summary_path}: not rewritten ({exc.strerror or exc})"
+            summary.warnings.append(
+                f"{rundir.summary_path}: not rewritten ({exc.strerror or exc})"
             )
         if as_json:
-            _json_out(summary, store.dir, summary["warnings"])
+            _json_out(summary, rundir.path, summary.warnings)
         else:
             console = Console()
             render_summary(summary, console)
             err = Console(stderr=True)
-            for warning in summary["warnings"]:
+            for warning in summary.warnings:
                 err.print(
                     f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False, soft_wrap=True
                 )
@@ -327,23 +317,22 @@ def register(app: typer.Typer) -> None:
         full: bool = typer.Option(False, "--full", help="Do not truncate tool results."),
     ) -> None:
         """Print one trial's transcript: messages, tool calls, results, answer, verdicts."""
+        from difflib import get_close_matches
+
         from rich.console import Console
 
-        from trialrun.errors import UserError
-        from trialrun.reports.terminal import render_transcript
-        from trialrun.runner import RunStore
+        from trialrun import RunDir, UserError
+        from trialrun.reports import render_transcript
 
         try:
-            store = RunStore.open_existing(run_dir)
-            lines = store.read_results()
+            rundir = RunDir.open(run_dir)
+            lines = rundir.results()
         except UserError as exc:
             _fail(str(exc), exc.exit_code)
             return
-        matches = [x for x in lines if x["task_id"] == task_id]
+        matches = [x for x in lines if x.task_id == task_id]
         if not matches:
-            known = sorted({x["task_id"] for x in lines})
-            from difflib import get_close_matches
-
+            known = sorted({x.task_id for x in lines})
             hint = get_close_matches(task_id, known, n=1)
             if hint:
                 fix = f"did you mean '{hint[0]}'?"
@@ -354,28 +343,20 @@ def register(app: typer.Typer) -> None:
             else:
                 fix = "no trial has finished in this run yet"
             _fail(f"{run_dir}: no trial of task '{task_id}'; {fix}")
-        models = list(dict.fromkeys(x["model"] for x in matches))
+        models = list(dict.fromkeys(x.model for x in matches))
         if model is None:
             model = models[0]
         elif model not in models:
             _fail(f"--model {model}: not in this run for '{task_id}'; ran: {', '.join(models)}")
-        line = next((x for x in matches if x["model"] == model and x["trial"] == trial), None)
+        line = next((x for x in matches if x.model == model and x.trial == trial), None)
         if line is None:
-            trials = sorted(x["trial"] for x in matches if x["model"] == model)
+            trials = sorted(x.trial for x in matches if x.model == model)
             _fail(f"{task_id}: no trial {trial} for {model}; finished trials: {trials}")
             return
-        rel = line.get("transcript")
-        if not isinstance(rel, str) or not rel:
-            _fail(f"{store.results_path}: the line of {task_id} #{trial} names no transcript "
-                  "file; rerun that trial")
-            return
         try:
-            transcript = json.loads((store.dir / rel).read_text("utf-8"))
-        except (OSError, ValueError) as exc:
-            _fail(f"{store.dir / rel}: cannot read the transcript ({exc}); rerun that trial")
-            return
-        if not isinstance(transcript, dict):
-            _fail(f"{store.dir / rel}: expected a JSON object; rerun that trial")
+            transcript = rundir.transcript(line)
+        except UserError as exc:
+            _fail(str(exc), exc.exit_code)
             return
         render_transcript(transcript, line, Console(), truncate=None if full else 800)
         raise SystemExit(0)
