@@ -13,7 +13,7 @@ from trialrun.agents import AgentLimits
 from trialrun.agents.factory import make_agent
 from trialrun.errors import UserError
 from trialrun.models import create_model
-from trialrun.tasks._model import Task
+from trialrun.tasks import Task
 from trialrun.tools import Toolbox, ToolContext, ToolError, tool
 
 

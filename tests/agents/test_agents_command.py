@@ -14,7 +14,7 @@ from trialrun.agents import AgentLimits
 from trialrun.agents.command import CommandAgent, render_command
 from trialrun.agents.factory import make_agent
 from trialrun.models import create_model
-from trialrun.tasks._model import Task
+from trialrun.tasks import Task
 from trialrun.tools import Toolbox, ToolContext
 
 AGENT = Path(__file__).resolve().parents[1] / "servers" / "proxy_agent.py"

@@ -7,22 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.graders import ToolCallRecord, TrialView, Verdict, parse_grader, run_grader
-from trialrun.tasks import Task
-
-
-def make_task() -> Task:
-    task = Task.model_validate(
-        {
-            "task_id": "graders-demo",
-            "suite": "golden",
-            "description": "d",
-            "inputs": {"prompt": "do it"},
-            "graders": [{"type": "contains", "value": "x"}],
-            "tracked_metrics": ["pass^k"],
-        }
-    )
-    task.set_provenance(None)
-    return task
 
 
 def make_trial(
@@ -37,7 +21,8 @@ def make_trial(
         for c in calls or []
     ]
     return TrialView(
-        task=make_task(),
+        task_id="graders-demo",
+        user_message="do it",
         final_text=final_text,
         tool_calls=records,
         messages=[],

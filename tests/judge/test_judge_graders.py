@@ -37,7 +37,13 @@ def make_task(graders: list[dict[str, Any]], task_id: str = "t-judge") -> Task:
 
 def view(task: Task, judge: Any, final_text: str = "It welcomes you.") -> TrialView:
     return TrialView(
-        task=task, final_text=final_text, tool_calls=[], messages=[], workspace=None, judge=judge
+        task_id=task.task_id,
+        user_message=task.inputs.prompt,
+        final_text=final_text,
+        tool_calls=[],
+        messages=[],
+        workspace=None,
+        judge=judge,
     )
 
 

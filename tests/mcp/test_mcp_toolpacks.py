@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from trialrun.errors import UserError
-from trialrun.tools import Toolbox, ToolContext, load_pack
+from trialrun.tools import TOOL_PACKS, Toolbox, ToolContext, load_pack
 
 SERVER = Path(__file__).resolve().parents[1] / "servers" / "mcp_test_server.py"
 
@@ -109,3 +109,16 @@ def test_python_pack_turns_user_functions_into_tools(tmp_path, monkeypatch):
         load_pack("python", {"functions": ["h4_no_such_mod:f"]})
     with pytest.raises(UserError, match="give functions"):
         load_pack("python", {})
+
+
+def test_missing_mcp_sdk_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    with pytest.raises(
+        UserError,
+        match=r"^tool pack mcp: the mcp SDK is not installed; pip install -e '\.\[mcp\]'$",
+    ):
+        load_pack("mcp", {"command": [sys.executable, str(SERVER)]})
+
+
+def test_every_builtin_pack_is_registered():
+    assert {"mcp", "python", "vault"} <= set(TOOL_PACKS.names())

@@ -12,7 +12,7 @@ import pytest
 from trialrun.agents import AgentLimits
 from trialrun.agents.command import CommandAgent
 from trialrun.models import CompletionParams, create_model
-from trialrun.tasks._model import Task
+from trialrun.tasks import Task
 from trialrun.tools import Toolbox, ToolContext
 
 AGENT = Path(__file__).resolve().parents[1] / "servers" / "proxy_agent.py"

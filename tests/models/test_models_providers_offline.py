@@ -10,9 +10,8 @@ from hypothesis import strategies as st
 
 from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
-from trialrun.models import Usage, create_model
+from trialrun.models import Usage, create_model, redact
 from trialrun.models._pricing import Price, cost_usd, pricing_table
-from trialrun.models._redact import redact
 from trialrun.models.anthropic import from_anthropic, to_anthropic, to_anthropic_tools
 from trialrun.models.gemini import clean_schema, to_gemini, to_gemini_tools
 from trialrun.models.ollama import ollama_host

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -59,7 +60,7 @@ def test_list_never_truncates_long_ids(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert result.stdout.splitlines()[0].split()[:2] == [long_id, "golden"]
     proc = subprocess.run(
-        ["trialrun", "list", str(tmp_path)],
+        [sys.executable, "-m", "trialrun", "list", str(tmp_path)],
         capture_output=True,
         text=True,
         check=False,
@@ -251,11 +252,17 @@ def test_validate_reports_warnings_with_exit_0(tmp_path: Path) -> None:
 def test_entry_point_exit_codes(tmp_path: Path, examples: Path) -> None:
     bad = write(tmp_path / "bad.yaml", "task_id: x\n")
     ok = subprocess.run(
-        ["trialrun", "validate", str(examples)], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "trialrun", "validate", str(examples)],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert ok.returncode == 0, ok.stderr
     proc = subprocess.run(
-        ["trialrun", "validate", str(bad)], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "trialrun", "validate", str(bad)],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr

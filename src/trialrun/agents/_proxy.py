@@ -16,12 +16,12 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from trialrun.core import Message
 from trialrun.errors import InfraError, ModelTimeout
-from trialrun.models._redact import redact
-from trialrun.models._types import Completion, CompletionParams, Message
+from trialrun.models import Completion, CompletionParams, redact
 
 if TYPE_CHECKING:
-    from trialrun.models._types import Model
+    from trialrun.models import Model
 
 MAX_BODY = 64 * 1024 * 1024
 _REASONS = {

@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from trialrun.graders._types import ToolCallRecord
-from trialrun.models._types import Message, Usage
+from trialrun.core import Message, ToolCallRecord
+from trialrun.models import Usage
 
 if TYPE_CHECKING:
-    from trialrun.models._types import Model
-    from trialrun.tasks._model import Task
-    from trialrun.tools._toolbox import Toolbox
+    from trialrun.models import Model
+    from trialrun.tasks import Task
+    from trialrun.tools import Toolbox
 
 
 @dataclass(slots=True)

@@ -24,14 +24,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trialrun.agents._types import AgentLimits, AgentRun
+from trialrun.agents.loop import user_message
+from trialrun.core import Message, ToolCallRecord, ToolSpec
 from trialrun.errors import InfraError, ModelTimeout
-from trialrun.graders._types import ToolCallRecord
-from trialrun.models._types import Completion, CompletionParams, Message, ToolSpec
+from trialrun.models import Completion, CompletionParams
 
 if TYPE_CHECKING:
-    from trialrun.models._types import Model
-    from trialrun.tasks._model import Task
-    from trialrun.tools._toolbox import Toolbox
+    from trialrun.models import Model
+    from trialrun.tasks import Task
+    from trialrun.tools import Toolbox
 
 DEFAULT_TIMEOUT_S = 300.0
 
@@ -186,8 +187,6 @@ class CallableAgent:
         model: Model | None,
         limits: AgentLimits,
     ) -> AgentRun:
-        from trialrun.agents.loop import user_message
-
         run = AgentRun()
         message = user_message(task, workspace)
         task_input = TaskInput(

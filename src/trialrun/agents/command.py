@@ -25,12 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 from trialrun.agents._proxy import ProxyLog, RecordingProxy
 from trialrun.agents._types import AgentLimits, AgentRun
-from trialrun.graders._types import ToolCallRecord
+from trialrun.agents.loop import user_message
+from trialrun.core import ToolCallRecord
 
 if TYPE_CHECKING:
-    from trialrun.models._types import Model
-    from trialrun.tasks._model import Task
-    from trialrun.tools._toolbox import Toolbox
+    from trialrun.models import Model
+    from trialrun.tasks import Task
+    from trialrun.tools import Toolbox
 
 DEFAULT_TIMEOUT_S = 300.0
 _PLACEHOLDER = re.compile(r"\{(prompt|workspace|task_id)\}")
@@ -145,8 +146,6 @@ class CommandAgent:
         model: Model | None,
         limits: AgentLimits,
     ) -> AgentRun:
-        from trialrun.agents.loop import user_message
-
         prompt = user_message(task, workspace)
         cwd = workspace if workspace is not None else Path.cwd()
         timeout = limits.timeout_s or self.timeout_s or DEFAULT_TIMEOUT_S

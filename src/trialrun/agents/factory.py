@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import re
+import shlex
+import shutil
+
 from trialrun.agents._types import Agent
+from trialrun.agents.callable import CallableAgent
+from trialrun.agents.command import CommandAgent
 from trialrun.core import load_object
 from trialrun.errors import UserError
 
@@ -20,10 +26,6 @@ def check_command(agent_cmd: str) -> None:
     Only the first word is checked (after VAR=value assignments); a path with a '/' is left
     alone because it is resolved inside the trial's workspace.
     """
-    import re
-    import shlex
-    import shutil
-
     try:
         words = shlex.split(agent_cmd)
     except ValueError as exc:
@@ -55,14 +57,10 @@ def make_agent(
                 '--agent-cmd: empty command; e.g. --agent-cmd "my-agent --prompt {prompt}"'
             )
         check_command(agent_cmd)
-        from trialrun.agents.command import CommandAgent
-
         return CommandAgent(agent_cmd, timeout_s=timeout_s)
     if agent:
         fn = load_object(agent.strip(), "--agent")
         if not callable(fn):
             raise UserError(f"--agent {agent}: '{agent}' is not callable; point at a function")
-        from trialrun.agents.callable import CallableAgent
-
         return CallableAgent(fn, agent.strip(), timeout_s=timeout_s)
     raise UserError("no agent given; pass --agent package.module:function or --agent-cmd COMMAND")

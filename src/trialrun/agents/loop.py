@@ -18,15 +18,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trialrun.agents._types import AgentLimits, AgentRun
+from trialrun.core import Message, ToolCallRecord
 from trialrun.errors import InfraError, ModelTimeout
-from trialrun.graders._types import ToolCallRecord
-from trialrun.models._types import CompletionParams, Message
-from trialrun.tools._tool import ToolError, ToolResult
+from trialrun.models import CompletionParams
+from trialrun.sandbox import resolve_note
+from trialrun.tools import ToolError, ToolResult
 
 if TYPE_CHECKING:
-    from trialrun.models._types import Model
-    from trialrun.tasks._model import Task
-    from trialrun.tools._toolbox import Toolbox
+    from trialrun.models import Model
+    from trialrun.tasks import Task
+    from trialrun.tools import Toolbox
 
 SYSTEM_PROMPT = (
     "You are an assistant working in the user's vault: a folder of notes and files. "
@@ -43,8 +44,6 @@ def user_message(task: Task, workspace: Path | None) -> str:
     files = task.inputs.context_files
     if not files:
         return task.inputs.prompt
-    from trialrun.sandbox import resolve_note
-
     parts = [task.inputs.prompt, "", "Context files:"]
     for name in files:
         if workspace is None:

@@ -6,12 +6,11 @@ heavy libraries inside the commands, so `trialrun --help` stays instant.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import sys
 
 import typer
 
+from trialrun.cli import _judge, _run, _tasks, _tracking
 from trialrun.errors import UserError
 
 app = typer.Typer(
@@ -22,16 +21,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-_COMMAND_MODULES = (
-    "trialrun.cli._tasks",
-    "trialrun.cli._run",
-    "trialrun.cli._tracking",
-    "trialrun.cli._judge",
-)
-
-for _name in _COMMAND_MODULES:
-    if importlib.util.find_spec(_name) is not None:
-        importlib.import_module(_name).register(app)
+for _module in (_tasks, _run, _tracking, _judge):
+    _module.register(app)
 
 
 @app.callback()

@@ -1,5 +1,6 @@
 """Graders: trial → verdict. One module per kind; registered with `@grader`."""
 
+from trialrun.graders._grade import GradedTask, TrialGrade, grade_trial, implicit_budget
 from trialrun.graders._types import (
     GRADERS,
     GraderConfig,
@@ -15,6 +16,10 @@ from trialrun.graders._types import (
 )
 
 __all__ = [
+    "GradedTask",
+    "TrialGrade",
+    "grade_trial",
+    "implicit_budget",
     "GRADERS",
     "GraderConfig",
     "GraderKind",

@@ -16,19 +16,16 @@ async (judges). A grader that raises yields passed=None with the error in detail
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from trialrun._registry import Registry
-from trialrun.core import ToolCallRecord, Verdict
-
-if TYPE_CHECKING:
-    from trialrun.models._types import Message, Model
-    from trialrun.tasks._model import Task
+from trialrun.core import Message, ToolCallRecord, Verdict
+from trialrun.models import Model
 
 
 class GraderConfig(BaseModel):
@@ -49,7 +46,9 @@ class GraderConfig(BaseModel):
 class TrialView:
     """Everything a grader may look at. Graders never call the agent."""
 
-    task: Task
+    task_id: str
+    # the prompt the agent was given (the task's `inputs.prompt`), what judges see
+    user_message: str
     final_text: str
     tool_calls: list[ToolCallRecord]
     messages: list[Message]
@@ -62,12 +61,7 @@ class TrialView:
     judge: Model | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def user_message(self) -> str:
-        return self.task.inputs.prompt
 
-
-GraderResult = "Verdict | bool | None | tuple[bool | None, dict[str, Any]]"
 GraderFunction = Callable[[Any, TrialView], Any]
 
 
@@ -154,6 +148,3 @@ def solve_from(verdicts: list[Verdict]) -> bool | None:
     if any(v.passed is None for v in verdicts):
         return None
     return True
-
-
-AsyncGraderFunction = Callable[[Any, TrialView], Awaitable[Any]]

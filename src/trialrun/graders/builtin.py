@@ -1,20 +1,17 @@
-"""Imports the built-in grader modules so their decorators register them."""
+"""Imports the built-in grader modules so their decorators register them.
+
+A built-in that fails to import is a bug: the error surfaces here instead of its
+grader type silently going missing.
+"""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-
-_BUILTIN = (
-    "trialrun.graders.tools",
-    "trialrun.graders.output",
-    "trialrun.graders.state",
-    "trialrun.graders.command",
-    "trialrun.graders.judge",
-    "trialrun.graders.rubric",
-    "trialrun.graders.pairwise",
+from trialrun.graders import (  # noqa: F401
+    command,
+    judge,
+    output,
+    pairwise,
+    rubric,
+    state,
+    tools,
 )
-
-for _name in _BUILTIN:
-    if importlib.util.find_spec(_name) is not None:
-        importlib.import_module(_name)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from trialrun.graders._judging import judge_unusable, outcome_details
 from trialrun.graders._types import GraderConfig, TrialView, Verdict, grader
-from trialrun.judge._client import ask
-from trialrun.judge._grading import judge_unusable, outcome_details
-from trialrun.judge._prompt import parse_yes_no, yes_no_prompt
+from trialrun.judge import ask, parse_yes_no, yes_no_prompt
 
 
 class JudgeConfig(GraderConfig):
@@ -20,7 +19,7 @@ async def judge(config: JudgeConfig, trial: TrialView) -> Verdict:
     if unusable is not None:
         return Verdict(config.label, None, {**unusable, "criteria": config.criteria})
     prompt = yes_no_prompt(trial.user_message, trial.final_text or "", config.criteria)
-    outcome = await ask(trial.judge, prompt, parse_yes_no, task_id=trial.task.task_id)
+    outcome = await ask(trial.judge, prompt, parse_yes_no, task_id=trial.task_id)
     verdict = None if outcome.value is None else ("YES" if outcome.value else "NO")
     details = outcome_details("judge", outcome, criteria=config.criteria, verdict=verdict)
     return Verdict(config.label, outcome.value, details)

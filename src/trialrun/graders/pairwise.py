@@ -13,10 +13,9 @@ from typing import Any
 
 from pydantic import Field
 
+from trialrun.graders._judging import judge_unusable
 from trialrun.graders._types import GraderConfig, TrialView, Verdict, grader
-from trialrun.judge._client import ask
-from trialrun.judge._grading import judge_unusable
-from trialrun.judge._prompt import pairwise_prompt, parse_pairwise
+from trialrun.judge import ask, pairwise_prompt, parse_pairwise
 
 
 class PairwiseConfig(GraderConfig):
@@ -59,7 +58,7 @@ async def pairwise(config: PairwiseConfig, trial: TrialView) -> Verdict:
     if unusable is not None:
         return Verdict(config.label, None, {**unusable, **base})
     response = trial.final_text or ""
-    task_id = trial.task.task_id
+    task_id = trial.task_id
     first, second = await asyncio.gather(
         ask(
             trial.judge,

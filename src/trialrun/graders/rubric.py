@@ -7,10 +7,9 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from trialrun.graders._judging import judge_unusable, outcome_details
 from trialrun.graders._types import GraderConfig, TrialView, Verdict, grader
-from trialrun.judge._client import ask
-from trialrun.judge._grading import judge_unusable, outcome_details
-from trialrun.judge._prompt import parse_score, rubric_prompt
+from trialrun.judge import ask, parse_score, rubric_prompt
 
 
 class RubricConfig(GraderConfig):
@@ -48,7 +47,7 @@ async def llm_rubric(config: RubricConfig, trial: TrialView) -> Verdict:
         return None if parsed is None else {"score": parsed[0], "reasoning": parsed[1]}
 
     prompt = rubric_prompt(trial.user_message, trial.final_text or "", config.rubric, lo, hi)
-    outcome = await ask(trial.judge, prompt, parse, task_id=trial.task.task_id)
+    outcome = await ask(trial.judge, prompt, parse, task_id=trial.task_id)
     value = outcome.value or {}
     score = value.get("score")
     details = outcome_details(

@@ -23,8 +23,7 @@ from trialrun.graders._values import (
 )
 from trialrun.graders.output import contains_details, find_any, regex_details
 from trialrun.sandbox import resolve_note
-from trialrun.tools import ToolError
-from trialrun.tools._frontmatter import FrontmatterError, parse_frontmatter, plain, type_name
+from trialrun.tools import FrontmatterError, ToolError, parse_frontmatter, plain, type_name
 
 
 class _NoWorkspace(Exception):

@@ -18,6 +18,7 @@ from trialrun.errors import InfraError, ModelTimeout
 from trialrun.judge._cache import VerdictCache, cache_for
 from trialrun.judge._prompt import Prompt
 from trialrun.judge._settings import JudgeSettings, current_settings
+from trialrun.models import CompletionParams
 
 Parser = Callable[[str | None], Any]
 
@@ -80,8 +81,6 @@ def _cache(settings: JudgeSettings) -> VerdictCache | None:
 async def _complete(
     model: Any, messages: list[dict[str, Any]], settings: JudgeSettings, task_id: str | None
 ) -> str:
-    from trialrun.models import CompletionParams
-
     params = CompletionParams(
         temperature=0,
         timeout_s=settings.timeout_s,

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trialrun.config import ProjectConfig, load_config
 from trialrun.errors import UserError
+from trialrun.models import MODEL_PROVIDERS, Model, create_model, is_unpinned, parse_model_spec
 
 CACHE_ENV = "TRIALRUN_JUDGE_CACHE_DIR"
 NO_JUDGE_MESSAGE = (
@@ -109,8 +110,6 @@ def current_settings() -> JudgeSettings:
 
 def check_judge_spec(spec: str) -> str:
     """Refuse unpinned judge ids (a judge that changes under you makes verdicts drift)."""
-    from trialrun.models import MODEL_PROVIDERS, is_unpinned, parse_model_spec
-
     try:
         parsed = parse_model_spec(spec)
     except UserError as exc:  # the models package names the flag --model; here it is --judge
@@ -142,8 +141,6 @@ def resolve_judge_spec(cli_spec: str | None, settings: JudgeSettings | None = No
     return check_judge_spec(spec) if spec else None
 
 
-def create_judge(spec: str):  # -> trialrun.models.Model
+def create_judge(spec: str) -> Model:
     """Create the judge model for `spec` after checking it is pinned."""
-    from trialrun.models import create_model
-
     return create_model(check_judge_spec(spec), flag="--judge")

@@ -1,5 +1,6 @@
 """Model clients behind one async protocol; see `Model`."""
 
+from trialrun.models._redact import redact
 from trialrun.models._registry import (
     MODEL_PROVIDERS,
     ModelSpec,
@@ -33,5 +34,6 @@ __all__ = [
     "is_unpinned",
     "model_provider",
     "parse_model_spec",
+    "redact",
     "slugify",
 ]

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from trialrun.config import load_config
 from trialrun.errors import UserError
 from trialrun.models._types import Usage
 
@@ -84,8 +85,6 @@ def _from_config(key: str, raw: Any, where: str) -> Price:
 def pricing_table(config: Any = None) -> dict[str, Price]:
     """Defaults overridden by `[pricing]` of `config` (a ProjectConfig; loaded if None)."""
     if config is None:
-        from trialrun.config import load_config
-
         config = load_config()
     table = dict(DEFAULT_PRICES)
     where = str(config.path) if getattr(config, "path", None) else "trialrun.toml"

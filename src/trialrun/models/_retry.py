@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeVar
 
+from trialrun.config import load_config
 from trialrun.errors import InfraError, ModelTimeout, UserError
 from trialrun.models._redact import redact
 
@@ -53,8 +54,6 @@ class RetryPolicy:
     @classmethod
     def load(cls, overrides: dict[str, Any] | None = None) -> RetryPolicy:
         """Defaults ← trialrun.toml [retries] ← environment ← `overrides`."""
-        from trialrun.config import load_config
-
         policy = cls()
         sources: list[tuple[str, dict[str, Any]]] = []
         config = load_config()

@@ -1,23 +1,17 @@
 """Imports the built-in providers so their decorators register them.
 
 Each provider module must import its heavy SDK lazily (inside the factory or model),
-so importing this module stays cheap.
+so importing this module stays cheap. A provider that fails to import is a bug: the
+error surfaces here instead of the provider silently going missing.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-
-_BUILTIN = (
-    "trialrun.models.scripted",
-    "trialrun.models.local",
-    "trialrun.models.openai_compat",
-    "trialrun.models.ollama",
-    "trialrun.models.gemini",
-    "trialrun.models.anthropic",
+from trialrun.models import (  # noqa: F401
+    anthropic,
+    gemini,
+    local,
+    ollama,
+    openai_compat,
+    scripted,
 )
-
-for _name in _BUILTIN:
-    if importlib.util.find_spec(_name) is not None:
-        importlib.import_module(_name)

@@ -11,7 +11,7 @@ import asyncio
 import os
 from typing import Any
 
-from trialrun.errors import InfraError
+from trialrun.errors import InfraError, UserError
 from trialrun.models._redact import redact
 from trialrun.models._registry import model_provider
 from trialrun.models._types import Completion, CompletionParams, Message, ToolSpec
@@ -93,8 +93,6 @@ class OllamaModel(OpenAICompatModel):
 
 @model_provider("ollama")
 def ollama_provider(model_id: str, options: dict[str, Any]) -> OllamaModel:
-    from trialrun.errors import UserError
-
     if not model_id:
         raise UserError("--model ollama: name a model, e.g. ollama:qwen2.5:0.5b")
     return OllamaModel(model_id, options)

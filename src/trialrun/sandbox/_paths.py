@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from trialrun.tools._tool import ToolError
+from trialrun.errors import ToolError
 
 MAX_NAME_BYTES = 255
 MAX_PATH_BYTES = 4096

@@ -8,15 +8,11 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from trialrun.errors import InfraError
+from trialrun.errors import InfraError, ToolError
 from trialrun.sandbox._paths import resolve_inside
 from trialrun.sandbox._snapshot import snapshot_dir
-from trialrun.tools._tool import ToolError
-
-if TYPE_CHECKING:
-    from trialrun.tasks._model import Task
+from trialrun.sandbox._spec import WorkspaceSpec
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -74,7 +70,7 @@ class Workspace:
         self.path = path
 
     @classmethod
-    def create(cls, task: Task, parent: Path | None = None) -> Workspace:
+    def create(cls, task: WorkspaceSpec, parent: Path | None = None) -> Workspace:
         """A fresh temp dir: the fixture copied into `fixture_dest`, plus `setup` seeds.
 
         For `sandbox: none` the directory stays empty. Any failure raises `InfraError`
@@ -100,7 +96,7 @@ class Workspace:
             raise InfraError(f"task '{task.task_id}': cannot build its workspace: {exc}") from exc
         return ws
 
-    def _populate(self, task: Task) -> None:
+    def _populate(self, task: WorkspaceSpec) -> None:
         env = task.environment
         fixture = task.fixture_path
         if fixture is not None:

@@ -9,45 +9,20 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from trialrun.errors import UserError
 from trialrun.tasks._fixtures import resolve_fixtures
+from trialrun.tasks._grader_items import tool_names_in
+from trialrun.tasks._issues import suggest
 from trialrun.tasks._model import Task
 from trialrun.tasks._native import Checked, check_native
 from trialrun.tasks._problems import FieldPath, LoadReport, Problem, SourceError, dotted
 from trialrun.tasks._scan import scan, skip_reason_by_name, skip_reason_by_shape
 from trialrun.tasks._scribe import check_scribe, is_scribe_shape
 from trialrun.tasks._sources import TASK_SUFFIXES, Lines, read_source
-
-# Used when the vault pack cannot be loaded (DESIGN.md's vault-tools table).
-VAULT_TOOLS = (
-    "read_file",
-    "list_files",
-    "write_file",
-    "append_content",
-    "delete_file",
-    "move_file",
-    "create_folder",
-    "update_frontmatter",
-    "find_files_by_name",
-    "find_files_by_content",
-)
-
-
-@lru_cache(maxsize=1)
-def vault_tool_names() -> frozenset[str]:
-    try:
-        from trialrun.tools import load_pack
-
-        names = frozenset(t.name for t in load_pack("vault"))
-        if names:
-            return names
-    except Exception:
-        pass
-    return frozenset(VAULT_TOOLS)
+from trialrun.tools import VAULT_TOOL_NAMES
 
 
 def _line(lines: Lines, path: FieldPath) -> int | None:
@@ -106,18 +81,14 @@ def _items(data: Any) -> list[tuple[Any, FieldPath]] | str:
 
 
 def _tool_warnings(task: Task, checked: Checked) -> list[tuple[FieldPath, str]]:
-    from trialrun.tasks._grader_items import tool_names_in
-
     packs = task.environment.tools
     if not packs or any(p != "vault" for p in packs):
         return []  # other packs' tools are only known when the run loads them
-    known = vault_tool_names()
+    known = VAULT_TOOL_NAMES
     refs = [ref for path, config in checked.graders for ref in tool_names_in(config, path)]
     for i, fault in enumerate(task.environment.faults):
         refs.append(((*checked.places["faults"], i, "tool"), fault.tool))
     out: list[tuple[FieldPath, str]] = []
-    from trialrun.tasks._issues import suggest
-
     for path, name in refs:
         if name not in known:
             hint = suggest(name, known)

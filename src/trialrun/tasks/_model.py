@@ -1,4 +1,4 @@
-"""The Task model (pydantic v2), exactly the keys DESIGN.md's "Task file" section pins.
+"""The Task model (pydantic v2): the task file keys documented in the README.
 
 Validation happens here, at the edge; after loading, the run reads plain attributes.
 Suite defaults are filled in after validation, so `task.trials.k`, `task.trials.metric`,
@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from trialrun.graders._types import GraderConfig, parse_grader
+from trialrun.graders import GraderConfig, parse_grader
 from trialrun.tasks._suites import SUITE_DEFAULTS, Metric, Policy, Suite
 
 TrackedMetric = Literal[
@@ -67,7 +67,7 @@ class Environment(_Strict):
     reset: bool = True
     budgets: Budgets = Field(default_factory=Budgets)
     faults: list[Fault] = Field(default_factory=list)
-    # Extensions (not in DESIGN.md's list; documented in the README):
+    # Extensions (optional; see "Task file extensions" in the README):
     tools: list[str | dict[str, Any]] = Field(
         default_factory=lambda: ["vault"],
         description="tool packs: names, or {pack: options} mappings",

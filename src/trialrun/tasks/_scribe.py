@@ -38,7 +38,7 @@ class ScribeSetup(BaseModel):
 
 
 class ScribeTask(BaseModel):
-    """The Scribe file shape (DESIGN.md's field table)."""
+    """The Gemini Scribe task file shape: `id`, `userMessage` and Scribe's own fields."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -161,7 +161,7 @@ def check_scribe(data: dict[str, Any], prefix: FieldPath = (), stem: str | None 
 
 
 def to_native(shape: ScribeTask, graders: list[GraderConfig]) -> dict[str, Any]:
-    """The Scribe → native mapping (DESIGN.md): suite golden, tier = difficulty, …"""
+    """The Scribe → native mapping: suite golden, tier = difficulty, tags = [category], …"""
     budgets: dict[str, Any] = {
         "max_turns": shape.maxTurns,
         "timeout_s": shape.timeoutMs / 1000,

@@ -1,4 +1,4 @@
-"""Suite defaults (DESIGN.md's table). A task may override each."""
+"""Suite defaults: k, metric, max turns, policy and gates per suite. A task may override each."""
 
 from __future__ import annotations
 

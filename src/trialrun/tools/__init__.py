@@ -1,10 +1,14 @@
 """Tool packs the agent may call: the vault pack, user Python functions, MCP servers."""
 
+from trialrun.tools._frontmatter import FrontmatterError, parse_frontmatter, plain, type_name
 from trialrun.tools._tool import Tool, ToolContext, ToolError, ToolResult, check_arguments, tool
 from trialrun.tools._toolbox import TOOL_PACKS, Toolbox, load_pack, tool_pack
+from trialrun.tools.vault import VAULT_TOOL_NAMES
 
 __all__ = [
     "TOOL_PACKS",
+    "VAULT_TOOL_NAMES",
+    "FrontmatterError",
     "Tool",
     "ToolContext",
     "ToolError",
@@ -12,6 +16,9 @@ __all__ = [
     "Toolbox",
     "check_arguments",
     "load_pack",
+    "parse_frontmatter",
+    "plain",
     "tool",
     "tool_pack",
+    "type_name",
 ]

@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from trialrun._registry import Registry
+from trialrun.core import ToolSpec
 from trialrun.errors import UserError
-from trialrun.models._types import ToolSpec
 from trialrun.tools._tool import Tool, ToolContext, ToolResult
 
 # A tool pack factory takes the pack's options from the task (or {}) and returns tools.

@@ -1,10 +1,9 @@
-"""Imports the built-in tool packs so their decorators register them."""
+"""Imports the built-in tool packs so their decorators register them.
+
+A pack imports its optional SDK (mcp) only when it is loaded, so these imports stay
+cheap; one that fails is a bug and surfaces here instead of the pack going missing.
+"""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-
-for _name in ("trialrun.tools.vault", "trialrun.tools.python_functions", "trialrun.tools.mcp"):
-    if importlib.util.find_spec(_name) is not None:
-        importlib.import_module(_name)
+from trialrun.tools import mcp, python_functions, vault  # noqa: F401

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from trialrun.core import load_object
 from trialrun.errors import UserError
 from trialrun.tools._tool import Tool, tool
 from trialrun.tools._toolbox import tool_pack
@@ -22,8 +23,6 @@ from trialrun.tools._toolbox import tool_pack
 
 @tool_pack("python")
 def python_pack(options: dict[str, Any]) -> list[Tool]:
-    from trialrun.agents.factory import load_object
-
     functions = options.get("functions")
     if isinstance(functions, str):
         functions = [functions]

@@ -1,7 +1,7 @@
 """The vault tool pack: Obsidian-style note tools confined to the trial's workspace.
 
-Tool and parameter names are pinned (DESIGN.md's vault-tools table): task suites and
-agents' prompts written for Gemini Scribe depend on them.
+Tool and parameter names are pinned (listed under "Vault tools" in the README): task
+suites and agents' prompts written for Gemini Scribe depend on them.
 """
 
 from __future__ import annotations

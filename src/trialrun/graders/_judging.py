@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from trialrun.judge._client import JudgeOutcome, judge_spec
-from trialrun.judge._settings import NO_JUDGE_MESSAGE
+from trialrun.core import is_unpinned
+from trialrun.judge import NO_JUDGE_MESSAGE, JudgeOutcome, judge_spec
 
 
 def judge_unusable(judge: Any, kind: str) -> dict[str, Any] | None:
     """Details for a skipped verdict when there is no usable judge, else None."""
     if judge is None:
         return {"type": kind, "judge_skipped": NO_JUDGE_MESSAGE}
-    from trialrun.models import is_unpinned
-
     if is_unpinned(str(getattr(judge, "model_id", ""))):
         return {
             "type": kind,
