@@ -46,7 +46,34 @@ _EXPORTS: dict[str, str] = {
     "Summary": "trialrun.rundir",
 }
 
-__all__ = ["__version__", *sorted(_EXPORTS)]
+__all__ = [
+    "__version__",
+    "Filters",
+    "GraderConfig",
+    "ResultLine",
+    "Run",
+    "RunConfig",
+    "RunDir",
+    "RunHooks",
+    "Summary",
+    "Task",
+    "ToolCallRecord",
+    "ToolContext",
+    "ToolError",
+    "TrialView",
+    "UserError",
+    "Verdict",
+    "grader",
+    "load_tasks",
+    "model_provider",
+    "pass_at_k",
+    "pass_hat_k",
+    "run",
+    "run_async",
+    "summarize",
+    "tool",
+    "tool_pack",
+]
 
 if TYPE_CHECKING:
     from trialrun.core import ToolCallRecord, Verdict

@@ -23,8 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from trialrun._registry import Registry
-from trialrun.core import Message, ToolCallRecord, Verdict
+from trialrun.core import Message, Registry, ToolCallRecord, Verdict
 from trialrun.models import Model
 
 

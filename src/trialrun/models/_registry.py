@@ -10,8 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from trialrun._registry import Registry
-from trialrun.core import ModelSpec, is_unpinned, parse_model_spec, slugify
+from trialrun.core import ModelSpec, Registry, is_unpinned, parse_model_spec, slugify
 from trialrun.errors import UserError
 from trialrun.models._types import Model
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from trialrun._registry import Registry
-from trialrun.core import ToolSpec
+from trialrun.core import Registry, ToolSpec
 from trialrun.errors import UserError
 from trialrun.tools._tool import Tool, ToolContext, ToolResult
 
