@@ -4,7 +4,6 @@ one-line RecordError); summarize() over what it accepts, with junk metadata, nev
 import json
 
 import pytest
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -146,3 +146,24 @@ def test_any_json_object_is_read_or_refused_with_a_reason(item: dict) -> None:
         return
     again = ResultLine.from_json(json.loads(json.dumps(record.to_json())))
     assert again == record
+
+
+def test_torn_line_before_blank_lines_and_cut_characters(tmp_path: Path) -> None:
+    run = make(tmp_path)
+    run.append(line(0))
+    run.close()
+    with open(run.results_path, "ab") as fh:
+        fh.write('{"task_id": "t", "final_text": "caf\u00e9'.encode()[:-1] + b"\n\n")
+    assert [x.trial for x in run.results()] == [0]
+    run.repair_results()
+    assert run.results_path.read_bytes().count(b"\n") == 1
+    run.results_path.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(UserError, match="results.jsonl:1: not UTF-8 text"):
+        run.results()
+
+
+def test_a_whole_last_line_without_newline_is_kept_and_ended(tmp_path: Path) -> None:
+    run = make(tmp_path)
+    run.results_path.write_text(json.dumps(line(0).to_json()))
+    assert run.repair_results() == 0 and run.results_path.read_text().endswith("\n")
+    assert len(run.results()) == 1

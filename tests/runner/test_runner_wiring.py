@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from trialrun.graders import GRADERS, GraderConfig, grader
 from trialrun import run as run_suite
+from trialrun.graders import GRADERS, GraderConfig, grader
 from trialrun.runner import default_concurrency
 from trialrun.tasks import Task
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from trialrun.metrics import summarize
+from trialrun.rundir import ResultLine
 from trialrun.tasks import SUITE_DEFAULTS
 
 
@@ -181,8 +182,9 @@ class RunBuilder:
             for line in lines:
                 handle.write(json.dumps(line) + "\n")
         if summary:
-            data = summarize(lines, list(metas.values()), run_id=run_id, models=models, k=k)
-            (path / "summary.json").write_text(json.dumps(data), encoding="utf-8")
+            records = [ResultLine.from_json(line) for line in lines]
+            data = summarize(records, list(metas.values()), run_id=run_id, models=models, k=k)
+            (path / "summary.json").write_text(json.dumps(data.to_json()), encoding="utf-8")
         return path
 
 

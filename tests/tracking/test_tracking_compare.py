@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 
 from trialrun.cli import app
 from trialrun.errors import UserError
-from trialrun.tracking import bless, compare, compare_with_baselines, render_terminal
+from trialrun.reports import render_comparisons
+from trialrun.tracking import bless, compare, compare_with_baselines
 
 runner = CliRunner()
 
@@ -84,7 +85,7 @@ def test_compare_with_baselines_and_terminal(make_run, T, tmp_path) -> None:
     assert [m.comparison is not None for m in matches] == [True, False]
     assert matches[1].baseline_path == out / "ollama-qwen3-8b.json"
     buffer = io.StringIO()
-    render_terminal(matches, Console(file=buffer, width=200, color_system=None))
+    render_comparisons(matches, Console(file=buffer, width=200, color_system=None))
     text = buffer.getvalue()
     assert "REGRESSION   a: solved 10/10 → 2/10" in text
     assert "within noise b: solved 3/3 → 2/3 (p = 0.50)" in text

@@ -145,7 +145,8 @@ def test_manifest_with_wrong_shapes_does_not_crash(make_run, T, capsys) -> None:
     from trialrun.tracking import load_run
 
     [record] = load_run(run).records
-    assert record.k == 3 and record.tier is None  # bad values fall back to the defaults
+    # bad values are dropped: k falls back to the suite default, tier to the results line's
+    assert record.k == 3 and record.tier == "T1"
 
 
 def test_a_file_instead_of_the_run_directory(make_run, T, capsys, tmp_path) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
+from trialrun.reports import gate_lines
 from trialrun.tracking import bless, run_gate
 
 
@@ -185,7 +186,7 @@ def test_nightly_reports_trends_and_fails_only_on_thresholds(
     )
     result = run_gate("nightly", run, baselines_dir=blessed, config=ProjectConfig())
     assert result.passed
-    text = "\n".join(result.lines())
+    text = "\n".join(gate_lines(result))
     assert "REGRESSION   g1" in text and "oe" in text
     proc = _cli("gate", "nightly", str(run), "--baselines", str(blessed), cwd=tmp_path)
     assert proc.returncode == 0
@@ -204,7 +205,7 @@ def test_release_pass_and_fail(make_run, T, tmp_path) -> None:
         ]
     )
     result = run_gate("release", good, baselines_dir=tmp_path, config=ProjectConfig())
-    assert result.passed, result.lines()
+    assert result.passed, gate_lines(result)
     bad = make_run(
         [
             T("g1", solved=2),

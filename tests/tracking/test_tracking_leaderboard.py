@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 
 from trialrun.cli import app
 from trialrun.errors import UserError
+from trialrun.reports import leaderboard_markdown
 from trialrun.tracking import bless, build_leaderboard, import_scribe_baseline, load_baseline
 
 runner = CliRunner()
@@ -72,7 +73,7 @@ EXPECTED_MD = """\
 
 def test_leaderboard_markdown_matches_the_hand_table(mixed) -> None:
     board = build_leaderboard(mixed)
-    assert board.to_markdown() == EXPECTED_MD
+    assert leaderboard_markdown(board) == EXPECTED_MD
     [warning] = board.warnings
     assert "broken.json" in warning and "tasks[0].n_runs" in warning
 
@@ -164,10 +165,10 @@ def test_import_scribe_baseline(scribe, tmp_path) -> None:
     target = tmp_path / "out" / "ollama-gemma4-e4b.json"
     assert str(target) in result.stdout
     data = load_baseline(target)
-    assert data["format"] == "trialrun-baseline/1"
-    assert data["model"] == "gemma4:e4b" and data["provider"] == "ollama" and data["k"] == 5
-    assert data["date"] == "2026-05-24T22:49:06Z" and data["git_sha"] == "8ece524"
-    y = {t["task_id"]: t for t in data["tasks"]}["y"]
+    assert data.format == "trialrun-baseline/1"
+    assert data.model == "gemma4:e4b" and data.provider == "ollama" and data.k == 5
+    assert data.date == "2026-05-24T22:49:06Z" and data.git_sha == "8ece524"
+    y = data.task_map()["y"]
     assert (y["n"], y["passed"], y["solved"], y["pass_k"], y["solve_k"], y["flaky"]) == (
         5,
         5,

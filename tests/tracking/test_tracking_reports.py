@@ -1,17 +1,14 @@
 from __future__ import annotations
 
-import io
 import json
 import xml.etree.ElementTree as ET
 
 from junitparser import Error, Failure, JUnitXml, Skipped
-from rich.console import Console
 from typer.testing import CliRunner
 
 from trialrun.cli import app
-from trialrun.reports.comparison import render_models_markdown, render_models_terminal
-from trialrun.reports.junit import write_junit
-from trialrun.reports.markdown import write_markdown
+from trialrun.reports import render_models_markdown, write_junit, write_markdown
+from trialrun.rundir import Summary
 from trialrun.tracking import bless
 
 runner = CliRunner()
@@ -92,7 +89,7 @@ def test_markdown_report_with_regressions(make_run, T, tmp_path) -> None:
 
 def test_models_side_by_side(make_run, T) -> None:
     run = _two_model_run(make_run, T)
-    summary = json.loads((run / "summary.json").read_text())
+    summary = Summary.from_json(json.loads((run / "summary.json").read_text()))
     md = render_models_markdown(summary)
     lines = md.splitlines()
     assert (
@@ -102,7 +99,4 @@ def test_models_side_by_side(make_run, T) -> None:
     assert "| `undet` | 2/2 (insufficient) | 3/3 |" in lines
     assert any(line.startswith("| **solve^k** |") for line in lines)
     assert any(line.startswith("| **total cost** |") for line in lines)
-    buffer = io.StringIO()
-    render_models_terminal(summary, Console(file=buffer, width=160, color_system=None))
-    text = buffer.getvalue()
-    assert "2/3 ⚠" in text and "mean turns" in text and "flaky" in text
+    assert any(line.startswith("| **mean turns** |") for line in lines)

@@ -63,7 +63,7 @@ def _after_run(run_dir: Path, summary: Summary, console: Console,
     (the run still exits 0), not a failed run.
     """
     from trialrun.errors import UserError
-    from trialrun.tracking import render_terminal
+    from trialrun.reports import render_comparisons
 
     try:
         matches = _compare_with_baselines(run_dir, baselines)
@@ -71,7 +71,7 @@ def _after_run(run_dir: Path, summary: Summary, console: Console,
         _warn_comparison(exc)
         return
     console.print()
-    render_terminal(matches, console)
+    render_comparisons(matches, console)
 
 
 def _warn_comparison(exc: Exception) -> None:

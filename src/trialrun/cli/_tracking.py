@@ -28,7 +28,7 @@ def _baselines_dir(value: Path | None) -> Path:
     if value is not None:
         _check_baselines_dir(value)
         return value
-    from trialrun.tracking._gates import default_baselines_dir
+    from trialrun.tracking import default_baselines_dir
 
     return default_baselines_dir()
 
@@ -98,9 +98,14 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Compare a run with its baselines: regressions told apart from noise."""
-        from trialrun.tracking import compare_runs, compare_with_baselines, render_terminal
-        from trialrun.tracking._compare import BaselineMatch, configured_alpha
-        from trialrun.tracking._compare import compare as compare_one
+        from trialrun.reports import comparisons_json, render_comparisons
+        from trialrun.tracking import (
+            BaselineMatch,
+            compare_runs,
+            compare_with_baselines,
+            configured_alpha,
+        )
+        from trialrun.tracking import compare as compare_one
 
         if baseline is not None and against is not None:
             raise UserError("--baseline and --against exclude each other; pass one")
@@ -116,11 +121,9 @@ def register(app: typer.Typer) -> None:
         else:
             items = compare_with_baselines(run_dir, _baselines_dir(baselines), alpha=alpha)
         if as_json:
-            print(
-                json.dumps({"comparisons": [i.to_dict() for i in items], "warnings": []}, indent=2)
-            )
+            print(comparisons_json(items))
             return
-        render_terminal(items, only_drops=not all_tasks)
+        render_comparisons(items, only_drops=not all_tasks)
 
     @app.command()
     def gate(
@@ -134,6 +137,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
     ) -> None:
         """Apply a CI gate: exit 0 passed, 1 failed (each failing rule named), 2 bad input."""
+        from trialrun.reports import gate_lines
         from trialrun.tracking import run_gate
 
         _check_baselines_dir(baselines)
@@ -142,7 +146,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print(json.dumps(result.to_dict(), indent=2))
         else:
-            for line in result.lines():
+            for line in gate_lines(result):
                 print(line)
         _exit(result.exit_code)
 
@@ -158,8 +162,7 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """CI outputs for a run: JUnit XML and/or Markdown (Markdown on stdout by default)."""
-        from trialrun.reports.junit import write_junit
-        from trialrun.reports.markdown import render_run_markdown, write_markdown
+        from trialrun.reports import render_run_markdown, write_junit, write_markdown
         from trialrun.tracking import load_run
 
         _check_baselines_dir(baselines)
@@ -177,6 +180,7 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("markdown", "--format", help="markdown | json"),
     ) -> None:
         """The published table, one row per baseline (trialrun or Gemini-Scribe)."""
+        from trialrun.reports import leaderboard_markdown
         from trialrun.tracking import build_leaderboard
 
         if fmt not in ("markdown", "json"):
@@ -187,7 +191,7 @@ def register(app: typer.Typer) -> None:
             return
         for warning in board.warnings:
             _err(f"trialrun: {warning}")
-        print(board.to_markdown(), end="")
+        print(leaderboard_markdown(board), end="")
 
     import_app = typer.Typer(help="Import results from other tools.", no_args_is_help=True)
 

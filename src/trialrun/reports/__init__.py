@@ -1,1 +1,36 @@
-"""Reports over a run: terminal tables, Markdown, JUnit XML, model comparison."""
+"""Everything trialrun prints or writes about a run: terminal tables and transcripts,
+comparisons, gate verdicts, the leaderboard, Markdown and JUnit XML.
+
+`trialrun.tracking` and `trialrun.rundir` return data; this package renders it.
+"""
+
+from trialrun.reports.comparison import (
+    comparison_lines,
+    comparisons_json,
+    comparisons_markdown,
+    render_comparisons,
+)
+from trialrun.reports.gate import gate_lines
+from trialrun.reports.junit import junit_tree, task_outcome, write_junit
+from trialrun.reports.leaderboard import leaderboard_markdown
+from trialrun.reports.markdown import render_run_markdown, write_markdown
+from trialrun.reports.models import render_models_markdown
+from trialrun.reports.terminal import render_summary
+from trialrun.reports.transcript import render_transcript
+
+__all__ = [
+    "comparison_lines",
+    "comparisons_json",
+    "comparisons_markdown",
+    "gate_lines",
+    "junit_tree",
+    "leaderboard_markdown",
+    "render_comparisons",
+    "render_models_markdown",
+    "render_run_markdown",
+    "render_summary",
+    "render_transcript",
+    "task_outcome",
+    "write_junit",
+    "write_markdown",
+]

@@ -1,100 +1,153 @@
-"""Models side by side for a multi-model run: solved/n per task per model, ⚠ flaky.
-
-Both renderings take the summary.json dict (its `tasks` rows and `aggregate` by model).
-"""
+"""Comparisons with baselines (or other runs) as text, terminal, Markdown and JSON."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-FLAKY = "⚠"
+from trialrun.reports._format import (
+    change_pct,
+    code_names,
+    delta_ms,
+    money,
+    names,
+    pct,
+    pp,
+    seconds,
+)
+from trialrun.tracking import BaselineMatch, Comparison
+
+RATES = (("pass_k_rate", "pass^k"), ("solve_k_rate", "solve^k"))
 
 
-def _models(summary: dict[str, Any]) -> list[str]:
-    models = [m for m in summary.get("models") or [] if isinstance(m, str)]
-    for row in summary.get("tasks") or []:
-        if row.get("model") not in models:
-            models.append(str(row.get("model")))
-    return models
+def _rate_change(c: Comparison, key: str, label: str) -> str:
+    delta = pp(c.pp(key))
+    return f"{label} {pct(c.before.get(key))} → {pct(c.after.get(key))}" + (
+        f" ({delta})" if delta else ""
+    )
 
 
-def _cell(row: dict[str, Any] | None) -> str:
-    if row is None:
-        return "—"
-    n = int(row.get("n") or 0) - int(row.get("undetermined") or 0)
-    text = f"{int(row.get('solved') or 0)}/{n}"
-    if row.get("flaky"):
-        text += f" {FLAKY}"
-    if row.get("solve_k") is None:
-        text += " (insufficient)"
-    return text
+def _power_line(c: Comparison) -> str:
+    need = (
+        f"{c.trials_needed} trials per task"
+        if c.trials_needed
+        else "more trials than is practical (or the rate is below 20%)"
+    )
+    return (
+        f"  power: detecting a 20-point drop at the observed solve rate "
+        f"{pct(c.observed_rate, 0)} with 80% power (one-sided Fisher, α = {c.alpha:g}) "
+        f"needs {need}" + (f"; this run has k = {c.k}" if c.k else "")
+    )
 
 
-def _pct(value: Any) -> str:
-    return "—" if not isinstance(value, (int, float)) else f"{value * 100:.1f}%"
-
-
-def _turns(value: Any) -> str:
-    return "—" if not isinstance(value, (int, float)) else f"{value:.1f}"
-
-
-def _cost(value: Any) -> str:
-    return "—" if not isinstance(value, (int, float)) else f"${value:.4f}"
-
-
-def model_grid(summary: dict[str, Any]) -> tuple[list[str], list[list[str]], list[list[str]]]:
-    """(models, task rows, summary rows) as plain strings, shared by both renderings."""
-    models = _models(summary)
-    by_key = {(r.get("task_id"), r.get("model")): r for r in summary.get("tasks") or []}
-    task_ids = list(dict.fromkeys(str(r.get("task_id")) for r in summary.get("tasks") or []))
-    rows = [[tid, *(_cell(by_key.get((tid, m))) for m in models)] for tid in task_ids]
-    agg = summary.get("aggregate") or {}
-
-    def figure(key: str, fmt: Any) -> list[str]:
-        return [fmt((agg.get(m) or {}).get(key)) for m in models]
-
-    footer = [
-        ["solve^k", *figure("solve_k_rate", _pct)],
-        ["pass^k", *figure("pass_k_rate", _pct)],
-        ["mean turns", *figure("mean_turns", _turns)],
-        ["total cost", *figure("cost_usd", _cost)],
-    ]
-    return models, rows, footer
-
-
-def render_models_markdown(summary: dict[str, Any]) -> str:
-    """A Markdown table: one row per task, one column per model; summary rows in bold."""
-    models, rows, footer = model_grid(summary)
-
-    def esc(text: str) -> str:
-        return text.replace("|", "\\|")
-
+def comparison_lines(c: Comparison, *, only_drops: bool = True) -> list[str]:
+    """Plain-text lines of one comparison (regressions-only unless only_drops=False)."""
     lines = [
-        "| task | " + " | ".join(f"`{esc(m)}`" for m in models) + " |",
-        "| --- |" + " --- |" * len(models),
+        f"{c.model} vs {c.against}" + (f" (run {c.against_run_id})" if c.against_run_id else ""),
+        "  "
+        + "; ".join(_rate_change(c, key, label) for key, label in RATES)
+        + f"  [{len(c.tasks)} common task(s)]",
     ]
-    lines += ["| " + " | ".join([f"`{esc(r[0])}`", *r[1:]]) + " |" for r in rows]
-    lines += [
-        "| " + " | ".join([f"**{r[0]}**", *(f"**{c}**" for c in r[1:])]) + " |" for r in footer
-    ]
-    lines.append(f"\nsolved/n counted trials per task; {FLAKY} flaky (0 < solved < n).")
-    return "\n".join(lines) + "\n"
+    if c.latency_delta_ms is not None:
+        lines.append(
+            f"  P95 latency {seconds(c.latency_p95_before_s)} → {seconds(c.latency_p95_after_s)} "
+            f"({delta_ms(c.latency_delta_ms)})"
+        )
+    if c.cost_per_trial_before is not None and c.cost_per_trial_after is not None:
+        delta = change_pct(c.cost_delta_pct)
+        lines.append(
+            f"  cost/trial {money(c.cost_per_trial_before)} → {money(c.cost_per_trial_after)}"
+            + (f" ({delta})" if delta else "")
+        )
+    for t in c.tasks:
+        if t.dropped:
+            tag = "REGRESSION  " if t.label == "regression" else "within noise"
+            lines.append(f"  {tag} {t.task_id}: {t.describe()}")
+        elif not only_drops and t.label == "improved":
+            lines.append(
+                f"  improved     {t.task_id}: solved {t.before.solved}/{t.before.solve_n} → "
+                f"{t.after.solved}/{t.after.solve_n}"
+            )
+    if not any(t.dropped for t in c.tasks):
+        lines.append("  no task dropped")
+    if c.missing_tasks:
+        lines.append(f"  missing (in baseline, not run): {names(c.missing_tasks)}")
+    if c.new_tasks:
+        lines.append(f"  new (not in baseline): {names(c.new_tasks)}")
+    if c.observed_rate is not None:
+        lines.append(_power_line(c))
+    lines.extend(f"  note: {note}" for note in c.notes)
+    return lines
 
 
-def render_models_terminal(summary: dict[str, Any], console: Any = None) -> None:
-    """The same table with rich (task ids never truncated)."""
+def render_comparisons(
+    matches: list[BaselineMatch] | list[Comparison] | Comparison,
+    console: Any = None,
+    *,
+    only_drops: bool = True,
+) -> None:
+    """Print comparisons, regressions in bold red (what `trialrun run` shows after a run)."""
     from rich.console import Console
-    from rich.table import Table
+    from rich.markup import escape
 
-    console = console or Console()
-    models, rows, footer = model_grid(summary)
-    table = Table(title="solved/n per task (⚠ flaky)", show_footer=False)
-    table.add_column("task", no_wrap=True, overflow="fold")
-    for m in models:
-        table.add_column(m, justify="right")
-    for r in rows:
-        table.add_row(*r)
-    table.add_section()
-    for r in footer:
-        table.add_row(*r, style="bold")
-    console.print(table)
+    console = console or Console(highlight=False)
+    items = matches if isinstance(matches, list) else [matches]
+    for item in items:
+        if isinstance(item, BaselineMatch):
+            if item.comparison is None:
+                console.print(
+                    f"{escape(item.model)}: no baseline at {escape(str(item.baseline_path))} "
+                    "(bless a run with `trialrun bless RUN_DIR` to create it)",
+                    soft_wrap=True,
+                )
+                continue
+            comparison = item.comparison
+        else:
+            comparison = item
+        for line in comparison_lines(comparison, only_drops=only_drops):
+            style = "bold red" if "REGRESSION" in line else None
+            console.print(escape(line), style=style, soft_wrap=True)
+
+
+def comparisons_markdown(comparisons: list[Comparison]) -> str:
+    """A Markdown section: aggregate deltas and the dropped tasks, labelled."""
+    out: list[str] = []
+    for c in comparisons:
+        out.append(f"#### {c.model} vs `{c.against}`\n")
+        out.append("| | before | after | Δ |\n| --- | --- | --- | --- |")
+        for key, label in RATES:
+            out.append(
+                f"| {label} | {pct(c.before.get(key))} | {pct(c.after.get(key))} | "
+                f"{pp(c.pp(key))} |"
+            )
+        if c.latency_delta_ms is not None:
+            out.append(
+                f"| P95 latency | {seconds(c.latency_p95_before_s)} | "
+                f"{seconds(c.latency_p95_after_s)} | {delta_ms(c.latency_delta_ms)} |"
+            )
+        if c.cost_per_trial_before is not None and c.cost_per_trial_after is not None:
+            out.append(
+                f"| cost/trial | {money(c.cost_per_trial_before)} | "
+                f"{money(c.cost_per_trial_after)} | {change_pct(c.cost_delta_pct)} |"
+            )
+        out.append("")
+        dropped = [t for t in c.tasks if t.dropped]
+        if dropped:
+            out.append("| task | change | verdict |\n| --- | --- | --- |")
+            for t in dropped:
+                verdict = "**regression**" if t.label == "regression" else "within noise"
+                out.append(f"| `{t.task_id}` | {t.describe()} | {verdict} |")
+        else:
+            out.append("No task dropped.")
+        if c.missing_tasks:
+            out.append(f"\nMissing tasks: {code_names(c.missing_tasks)}")
+        if c.new_tasks:
+            out.append(f"\nNew tasks: {code_names(c.new_tasks)}")
+        out.append("")
+    return "\n".join(out)
+
+
+def comparisons_json(matches: list[BaselineMatch], warnings: list[str] | None = None) -> str:
+    """`compare --json`: one document with every match and the warnings."""
+    doc = {"comparisons": [m.to_dict() for m in matches], "warnings": list(warnings or [])}
+    return json.dumps(doc, indent=2)

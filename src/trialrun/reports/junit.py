@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from trialrun.tracking._run_data import RunData, TaskRecord, load_run
+from trialrun.rundir import ResultLine
+from trialrun.tracking import RunData, TaskRecord, load_run
 
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -40,12 +41,11 @@ def task_outcome(record: TaskRecord) -> tuple[str, str]:
     failed: dict[str, int] = {}
     errors: dict[str, int] = {}
     for t in record.counted_trials:
-        for v in t.get("verdicts") or []:
-            if isinstance(v, dict) and v.get("passed") is False:
+        for v in t.verdicts:
+            if v.get("passed") is False:
                 failed[str(v.get("grader"))] = failed.get(str(v.get("grader")), 0) + 1
-        err = t.get("error")
-        if isinstance(err, dict) and err.get("kind"):
-            errors[str(err["kind"])] = errors.get(str(err["kind"]), 0) + 1
+        if t.error_kind:
+            errors[t.error_kind] = errors.get(t.error_kind, 0) + 1
     n = record.solve_n
     parts = [f"solved {record.solved}/{n} ({record.metric})"]
     if failed:
@@ -60,29 +60,29 @@ def _details(details: Any, limit: int = 600) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _trial_line(t: dict[str, Any]) -> str:
-    verdicts = ", ".join(
-        f"{v.get('grader')} {'✓' if v.get('passed') else ('?' if v.get('passed') is None else '✗')}"
-        for v in t.get("verdicts") or []
-        if isinstance(v, dict)
-    )
-    tools = ", ".join(str(c.get("name")) for c in t.get("tool_calls") or [] if isinstance(c, dict))
+def _mark(passed: Any) -> str:
+    return "✓" if passed else ("?" if passed is None else "✗")
+
+
+def _trial_line(t: ResultLine) -> str:
+    """One trial in system-out: outcome, figures, tools, verdicts, error, failed details."""
+    verdicts = ", ".join(f"{v.get('grader')} {_mark(v.get('passed'))}" for v in t.verdicts)
+    tools = ", ".join(str(c.get("name")) for c in t.tool_calls)
     line = (
-        f"trial {t.get('trial')}: pass={t.get('pass')} solve={t.get('solve')} "
-        f"turns={t.get('turns')} latency={t.get('latency_s')}s tools=[{tools}]"
+        f"trial {t.trial}: pass={t.passed} solve={t.solve} "
+        f"turns={t.turns} latency={t.latency_s}s tools=[{tools}]"
     )
     if verdicts:
         line += f" verdicts: {verdicts}"
-    err = t.get("error")
-    if isinstance(err, dict):
-        line += f" error: {err.get('kind')}: {err.get('message')}"
+    if t.error is not None:
+        line += f" error: {t.error.get('kind')}: {t.error.get('message')}"
     failed_details = [
         f"  {v.get('grader')}: {_details(v.get('details'))}"
-        for v in t.get("verdicts") or []
-        if isinstance(v, dict) and v.get("passed") is not True and v.get("details")
+        for v in t.verdicts
+        if v.get("passed") is not True and v.get("details")
     ]
-    if t.get("transcript"):
-        line += f" transcript: {t.get('transcript')}"
+    if t.transcript:
+        line += f" transcript: {t.transcript}"
     return "\n".join([line, *failed_details])
 
 
@@ -106,7 +106,7 @@ def junit_tree(run: RunData) -> ET.ElementTree:
             ET.SubElement(props, "property", name=key, value=str(value))
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
         for record in records:
-            seconds = sum(float(t.get("latency_s") or 0.0) for t in record.trials)
+            seconds = sum(float(t.latency_s or 0.0) for t in record.trials)
             case = ET.SubElement(
                 suite, "testcase", classname=model, name=record.task_id, time=f"{seconds:.3f}"
             )

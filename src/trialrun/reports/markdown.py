@@ -4,20 +4,30 @@ per-model table, failed tasks with their graders, regressions against the baseli
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from trialrun.reports._format import DASH, md_cell, money, pct, seconds
+from trialrun.reports.comparison import comparisons_markdown
 from trialrun.reports.junit import task_outcome
-from trialrun.tracking._run_data import RunData, load_run
+from trialrun.reports.models import render_models_markdown
+from trialrun.tracking import RunData, compare_with_baselines, load_run
 
 MAX_FAILED_ROWS = 60
 
 
-def _pct(value: Any) -> str:
-    return "—" if not isinstance(value, (int, float)) else f"{value * 100:.1f}%"
-
-
-def _esc(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _model_table(run: RunData) -> list[str]:
+    lines = [
+        "| Model | Tasks | pass^k | solve^k | pass@k | flaky | insufficient | P95 latency | cost |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for model in run.models:
+        a = run.summary.aggregate.get(model) or {}
+        lines.append(
+            f"| `{md_cell(model)}` | {len(run.for_model(model))} | {pct(a.get('pass_k_rate'))} | "
+            f"{pct(a.get('solve_k_rate'))} | {pct(a.get('pass_at_k_rate'))} | "
+            f"{a.get('flaky_task_count', DASH)} | {a.get('insufficient', DASH)} | "
+            f"{seconds(a.get('latency_p95_s'))} | {money(a.get('cost_usd'))} |"
+        )
+    return lines
 
 
 def render_run_markdown(run: RunData, baselines_dir: Path | str | None = None) -> str:
@@ -32,24 +42,7 @@ def render_run_markdown(run: RunData, baselines_dir: Path | str | None = None) -
         other = len(bad) - failed
         headline += f"; {failed} failed" + (f", {other} errored or insufficient" if other else "")
     lines += [headline + ".", ""]
-
-    agg = run.summary.get("aggregate") or {}
-    lines += [
-        "| Model | Tasks | pass^k | solve^k | pass@k | flaky | insufficient | P95 latency | cost |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    for model in run.models:
-        a = agg.get(model) or {}
-        p95 = a.get("latency_p95_s")
-        cost = a.get("cost_usd")
-        lines.append(
-            f"| `{_esc(model)}` | {len(run.for_model(model))} | {_pct(a.get('pass_k_rate'))} | "
-            f"{_pct(a.get('solve_k_rate'))} | {_pct(a.get('pass_at_k_rate'))} | "
-            f"{a.get('flaky_task_count', '—')} | {a.get('insufficient', '—')} | "
-            f"{'—' if p95 is None else f'{p95:.2f} s'} | "
-            f"{'—' if cost is None else f'${cost:.4f}'} |"
-        )
-    lines.append("")
+    lines += [*_model_table(run), ""]
 
     if bad:
         lines += [
@@ -61,18 +54,15 @@ def render_run_markdown(run: RunData, baselines_dir: Path | str | None = None) -
         records = {(r.model, r.task_id): r for r in run.records}
         for key in bad[:MAX_FAILED_ROWS]:
             status, message = outcomes[key]
-            record = records[key]
             lines.append(
-                f"| `{_esc(key[0])}` | `{_esc(key[1])}` | {record.suite} | "
-                f"{status}: {_esc(message)} |"
+                f"| `{md_cell(key[0])}` | `{md_cell(key[1])}` | {records[key].suite} | "
+                f"{status}: {md_cell(message)} |"
             )
         if len(bad) > MAX_FAILED_ROWS:
             lines.append(f"\n…and {len(bad) - MAX_FAILED_ROWS} more (see the JUnit report).")
         lines.append("")
 
     if len(run.models) > 1:
-        from trialrun.reports.comparison import render_models_markdown
-
         lines += [
             "<details><summary>Models side by side</summary>",
             "",
@@ -82,14 +72,12 @@ def render_run_markdown(run: RunData, baselines_dir: Path | str | None = None) -
         ]
 
     if baselines_dir is not None:
-        from trialrun.tracking._compare import compare_with_baselines, render_markdown
-
         lines += ["### Against the baselines", ""]
         for match in compare_with_baselines(run, baselines_dir):
             if match.comparison is None:
-                lines.append(f"- `{_esc(match.model)}`: no baseline at `{match.baseline_path}`")
+                lines.append(f"- `{md_cell(match.model)}`: no baseline at `{match.baseline_path}`")
             else:
-                lines.append(render_markdown([match.comparison]))
+                lines.append(comparisons_markdown([match.comparison]))
         lines.append("")
     return "\n".join(lines)
 

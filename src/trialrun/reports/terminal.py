@@ -7,7 +7,6 @@ Rates are fractions in files and percentages here.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,9 +14,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-
-def pct(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.1f}%"
+from trialrun.reports._format import fixed, money, pct, seconds_short
+from trialrun.rundir import Summary
 
 
 def cell(row: dict[str, Any]) -> Text:
@@ -54,10 +52,6 @@ def notes(row: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _fig(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3f}"
-
-
 def tier_lines(agg: dict[str, Any]) -> list[str]:
     out = []
     for tier, t in sorted((agg.get("by_tier") or {}).items()):
@@ -80,12 +74,12 @@ def summary_lines(agg: dict[str, Any]) -> list[str]:
     cost = agg.get("cost_usd")
     extra = []
     if lat[0] is not None:
-        extra.append(f"latency p50 {lat[0]:.3f}s p95 {lat[1]:.3f}s")
+        extra.append(f"latency p50 {seconds_short(lat[0])} p95 {seconds_short(lat[1])}")
     if agg.get("mean_turns") is not None:
-        extra.append(f"mean turns {agg['mean_turns']:.1f}")
+        extra.append(f"mean turns {fixed(agg['mean_turns'], 1)}")
     extra.append(f"tokens {tokens.get('prompt', 0)}+{tokens.get('completion', 0)}")
     if cost is not None:
-        extra.append(f"cost ${cost:.4f}")
+        extra.append(f"cost {money(cost)}")
     lines.append("   ".join(extra))
     return lines + tier_lines(agg)
 
@@ -94,8 +88,8 @@ def _longest(names: Iterable[str]) -> int:
     return max((len(n) for n in names), default=4)
 
 
-def render_single(summary: dict[str, Any], console: Console, model: str) -> None:
-    rows = [r for r in summary["tasks"] if r["model"] == model]
+def render_single(summary: Summary, console: Console, model: str) -> None:
+    rows = [r for r in summary.tasks if r["model"] == model]
     longest = _longest(r["task_id"] for r in rows)
     # On a narrow terminal the notes go under the table rather than into a squeezed column.
     inline_notes = console.width >= longest + 70
@@ -116,9 +110,9 @@ def render_single(summary: dict[str, Any], console: Console, model: str) -> None
             r["task_id"],
             r["tier"] or "",
             cell(r),
-            _fig(r["pass_k"]),
-            _fig(r["solve_k"]),
-            _fig(r["pass_at_k"]),
+            fixed(r["pass_k"], 3),
+            fixed(r["solve_k"], 3),
+            fixed(r["pass_at_k"], 3),
         ]
         note = notes(r)
         if inline_notes:
@@ -129,21 +123,19 @@ def render_single(summary: dict[str, Any], console: Console, model: str) -> None
     console.print(table)
     for line in below:
         console.print(Text(line), soft_wrap=True)
-    for line in summary_lines(summary["aggregate"][model]):
+    for line in summary_lines(summary.aggregate[model]):
         console.print(line, highlight=False)
 
 
-def render_side_by_side(summary: dict[str, Any], console: Console) -> None:
-    models = summary["models"]
+def render_side_by_side(summary: Summary, console: Console) -> None:
+    models = summary.models
     table = Table(title="solved/n per task and model", title_justify="left")
-    table.add_column(
-        "task", no_wrap=True, min_width=_longest(r["task_id"] for r in summary["tasks"])
-    )
+    table.add_column("task", no_wrap=True, min_width=_longest(r["task_id"] for r in summary.tasks))
     table.add_column("tier")
     for m in models:
         table.add_column(Text(m), justify="right", overflow="fold")
-    by_key = {(r["task_id"], r["model"]): r for r in summary["tasks"]}
-    task_ids = list(dict.fromkeys(r["task_id"] for r in summary["tasks"]))
+    by_key = {(r["task_id"], r["model"]): r for r in summary.tasks}
+    task_ids = list(dict.fromkeys(r["task_id"] for r in summary.tasks))
     for tid in task_ids:
         first = next(by_key[(tid, m)] for m in models if (tid, m) in by_key)
         table.add_row(
@@ -152,7 +144,7 @@ def render_side_by_side(summary: dict[str, Any], console: Console) -> None:
             *[cell(by_key[(tid, m)]) if (tid, m) in by_key else Text("—") for m in models],
         )
     table.add_section()
-    aggs = [summary["aggregate"].get(m, {}) for m in models]
+    aggs = [summary.aggregate.get(m, {}) for m in models]
     for label, key in (
         ("pass^k", "pass_k_rate"),
         ("solve^k", "solve_k_rate"),
@@ -173,80 +165,9 @@ def render_side_by_side(summary: dict[str, Any], console: Console) -> None:
     console.print(table)
 
 
-def render_summary(summary: dict[str, Any], console: Console) -> None:
+def render_summary(summary: Summary, console: Console) -> None:
     """The end table: one model in detail, or several side by side."""
-    models = summary.get("models") or []
-    if len(models) == 1:
-        render_single(summary, console, models[0])
+    if len(summary.models) == 1:
+        render_single(summary, console, summary.models[0])
     else:
         render_side_by_side(summary, console)
-
-
-def _clip(text: str, limit: int | None) -> str:
-    if limit is None or len(text) <= limit:
-        return text
-    return text[:limit] + f"… [{len(text) - limit} more chars; --full shows all]"
-
-
-def render_transcript(
-    transcript: dict[str, Any], line: dict[str, Any], console: Console, truncate: int | None = 800
-) -> None:
-    """A readable transcript: roles, tool calls with arguments, results, answer, verdicts."""
-    mark = {True: ("yes", "green"), False: ("no", "red"), None: ("?", "magenta")}
-    latency = line.get("latency_s")
-    latency_text = f"{latency:.3f}s" if isinstance(latency, (int, float)) else "?s"
-    # text from files (model specs, messages, errors) is never read as rich markup
-    console.print(
-        Text.assemble(
-            (str(line.get("task_id")), "bold"),
-            f" trial {line.get('trial')} · {line.get('model')} · pass ",
-            mark.get(line.get("pass"), mark[None]),
-            " · solve ",
-            mark.get(line.get("solve"), mark[None]),
-            f" · {line.get('turns') or 0} turns · {latency_text}",
-        )
-    )
-    error = line.get("error")
-    if isinstance(error, dict):
-        console.print(
-            Text.assemble(("error", "red"), f" {error.get('kind')}: {error.get('message')}")
-        )
-    for msg in transcript.get("messages") or []:
-        if not isinstance(msg, dict):
-            continue
-        role = str(msg.get("role", "?"))
-        style = {"system": "dim", "user": "cyan", "assistant": "green", "tool": "yellow"}.get(
-            role, ""
-        )
-        console.rule(Text(role, style=style), align="left")
-        content = msg.get("content")
-        if role == "tool":
-            console.print(_clip(str(content or ""), truncate), highlight=False, markup=False)
-            continue
-        if content:
-            console.print(
-                _clip(str(content), truncate if role != "assistant" else None),
-                highlight=False,
-                markup=False,
-            )
-        for call in msg.get("tool_calls") or []:
-            fn = (call.get("function") if isinstance(call, dict) else None) or {}
-            console.print(
-                Text.assemble(
-                    ("→ ", "bold"), (str(fn.get("name", "?")), "bold"), f"({fn.get('arguments')})"
-                )
-            )
-    console.rule("[bold]final answer[/bold]", align="left")
-    console.print(str(transcript.get("final_text") or "(none)"), highlight=False, markup=False)
-    console.rule("[bold]verdicts[/bold]", align="left")
-    for v in line.get("verdicts") or []:
-        details = json.dumps(v.get("details") or {}, ensure_ascii=False, default=str)
-        passed = v.get("passed")
-        console.print(
-            Text.assemble(
-                ("✓ " if passed is True else "✗ " if passed is False else "? "),
-                (str(v.get("grader")), "bold"),
-                " ",
-                (_clip(details, truncate), "dim"),
-            )
-        )

@@ -160,26 +160,39 @@ class RunDir:
             raise UserError(f"{self.summary_path}: {exc}; {fix}") from None
 
     # --- results ---
-    def iter_results(self) -> Iterator[ResultLine]:
-        """Every complete line; a torn last line is skipped (not removed: see repair)."""
+    def _raw_results(self) -> bytes:
         path = self.results_path
         try:
-            raw = path.read_bytes()
+            return path.read_bytes()
         except FileNotFoundError:
             raise UserError(
                 f"{path}: not found; pass a run directory written by `trialrun run`"
             ) from None
         except OSError as exc:
             raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
-        lines = raw.split(b"\n")
-        last = len(lines) - 1
-        for number, text in enumerate(lines, start=1):
-            if not text.strip():
+
+    def iter_results(self) -> Iterator[ResultLine]:
+        """Every complete line; a torn last line is skipped (not removed: see repair).
+
+        The torn line is the last non-blank one when it does not parse (a killed write);
+        any other unreadable line is a UserError naming the file, the line and the fix.
+        """
+        path = self.results_path
+        lines = self._raw_results().split(b"\n")
+        last = _last_filled(lines)
+        for number, raw in enumerate(lines, start=1):
+            if not raw.strip():
                 continue
             try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                if number - 1 == last and exc.reason == "unexpected end of data":
+                    return  # cut inside a multi-byte character: a torn write
+                raise UserError(f"{path}:{number}: not UTF-8 text; {_LINE_FIX}") from None
+            try:
                 item = json.loads(text)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                if number - 1 == last:  # no newline after it: a torn write
+            except json.JSONDecodeError:
+                if number - 1 == last:
                     return
                 raise UserError(f"{path}:{number}: not a JSON line; {_LINE_FIX}") from None
             try:
@@ -251,28 +264,30 @@ class RunDir:
             os.close(fd)
 
     def repair_results(self) -> int:
-        """Truncate a torn last line (no trailing newline); returns the bytes dropped."""
+        """Cut a torn last line (and any blank lines after it); returns the bytes dropped."""
         path = self.results_path
         if not path.exists() or path.stat().st_size == 0:
             return 0
-        size = path.stat().st_size
-        with open(path, "rb+") as fh:
-            fh.seek(-1, os.SEEK_END)
-            if fh.read(1) == b"\n":
-                return 0
-            pos, keep = size, 0
-            while pos > 0:  # walk back to the last newline
-                start = max(0, pos - 65536)
-                fh.seek(start)
-                idx = fh.read(pos - start).rfind(b"\n")
-                if idx >= 0:
-                    keep = start + idx + 1
-                    break
-                pos = start
-            fh.truncate(keep)
-            fh.flush()
-            os.fsync(fh.fileno())
-            return size - keep
+        raw = self._raw_results()
+        lines = raw.split(b"\n")
+        last = _last_filled(lines)
+        if last < 0:
+            return 0
+        try:
+            json.loads(lines[last])
+        except (ValueError, UnicodeDecodeError):
+            keep = sum(len(line) + 1 for line in lines[:last])
+            with open(path, "rb+") as fh:
+                fh.truncate(keep)
+                fh.flush()
+                os.fsync(fh.fileno())
+            return len(raw) - keep
+        if not raw.endswith(b"\n"):  # a whole line without its newline: end it
+            with open(path, "ab") as fh:
+                fh.write(b"\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+        return 0
 
     # --- transcripts ---
     def write_transcript(self, model_slug: str, name: str, transcript: Transcript) -> str:
@@ -310,3 +325,8 @@ class RunDir:
             return self.transcript(line)
         except UserError:
             return Transcript()
+
+
+def _last_filled(lines: list[bytes]) -> int:
+    """Index of the last non-blank line (-1 when none)."""
+    return max((i for i, line in enumerate(lines) if line.strip()), default=-1)

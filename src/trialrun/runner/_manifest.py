@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trialrun.errors import UserError
-from trialrun.version import __version__
 from trialrun.rundir import Manifest
 from trialrun.runner._config import RunConfig
 from trialrun.runner._plan import Filters, effective_k
+from trialrun.version import __version__
 
 if TYPE_CHECKING:
     from trialrun.tasks import Task

@@ -1,4 +1,7 @@
-"""Baselines, comparisons told apart from noise, CI gates and the published table."""
+"""Baselines, comparisons told apart from noise, CI gates and the published table.
+
+Everything here returns data; `trialrun.reports` renders it.
+"""
 
 from trialrun.tracking._baseline import (
     FORMAT,
@@ -11,30 +14,32 @@ from trialrun.tracking._baseline import (
 )
 from trialrun.tracking._bless import Blessed, bless, refusals
 from trialrun.tracking._compare import (
-    BaselineMatch,
-    Comparison,
-    TaskDelta,
     compare,
     compare_baselines,
     compare_runs,
     compare_with_baselines,
-    comparison_lines,
-    render_markdown,
-    render_terminal,
 )
+from trialrun.tracking._comparison import BaselineMatch, Comparison, TaskDelta
 from trialrun.tracking._gate_config import GateConfig, gate_config
-from trialrun.tracking._gates import GateResult, ModelGate, RuleResult, run_gate
-from trialrun.tracking._leaderboard import Leaderboard, Row, build_leaderboard
+from trialrun.tracking._gate_context import GateContext
+from trialrun.tracking._gate_result import GateResult, ModelGate, RuleResult
+from trialrun.tracking._gates import RULES, run_gate
+from trialrun.tracking._leaderboard import TIERS, Leaderboard, Row, build_leaderboard
 from trialrun.tracking._run_data import RunData, TaskRecord, load_run
 from trialrun.tracking._scribe_baseline import convert_scribe, is_scribe_baseline
+from trialrun.tracking._settings import DEFAULT_ALPHA, configured_alpha, default_baselines_dir
 from trialrun.tracking._stats import fisher_one_sided, fisher_power, trials_for_drop
 
 __all__ = [
+    "DEFAULT_ALPHA",
     "FORMAT",
+    "RULES",
+    "TIERS",
     "BaselineMatch",
     "Blessed",
     "Comparison",
     "GateConfig",
+    "GateContext",
     "GateResult",
     "Leaderboard",
     "ModelGate",
@@ -52,8 +57,9 @@ __all__ = [
     "compare_baselines",
     "compare_runs",
     "compare_with_baselines",
-    "comparison_lines",
+    "configured_alpha",
     "convert_scribe",
+    "default_baselines_dir",
     "fisher_one_sided",
     "fisher_power",
     "gate_config",
@@ -62,8 +68,6 @@ __all__ = [
     "load_baseline",
     "load_run",
     "refusals",
-    "render_markdown",
-    "render_terminal",
     "run_gate",
     "trials_for_drop",
     "write_baseline",

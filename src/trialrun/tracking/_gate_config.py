@@ -3,6 +3,7 @@ trialrun.toml override any key (`false` turns a threshold off)."""
 
 from __future__ import annotations
 
+from difflib import get_close_matches
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -76,6 +77,10 @@ class GateConfig(BaseModel):
                 raise ValueError(f"unknown suite '{name}' (known: {', '.join(SUITES)})")
         return value
 
+    def blocks(self, policy: str) -> bool:
+        """Whether a covered task of this policy can fail the gate."""
+        return self.blocking_policy in ("any", policy)
+
     @property
     def needs_baseline(self) -> bool:
         return bool(
@@ -145,8 +150,6 @@ def gate_config(gate: str, project: ProjectConfig | None = None) -> GateConfig:
         where = ".".join(str(p) for p in err["loc"]) or "?"
         msg = err["msg"]
         if err["type"] == "extra_forbidden":
-            from difflib import get_close_matches
-
             names = list(GateConfig.model_fields) + list(SuiteThreshold.model_fields)
             close = get_close_matches(str(err["loc"][-1]), names, n=1)
             msg = "unknown key" + (f" (did you mean '{close[0]}'?)" if close else "")

@@ -1,4 +1,7 @@
-"""The published table: one row per baseline file (trialrun or Gemini-Scribe), by solve^k."""
+"""The published table's data: one row per baseline file (trialrun or Gemini-Scribe).
+
+Rows are sorted by solve^k, then pass^k; `trialrun.reports.leaderboard_markdown` renders them.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.errors import UserError
+from trialrun.rundir import Baseline
+from trialrun.tracking._baseline import load_baseline
+from trialrun.tracking._scribe_baseline import parse_utc
 
 TIERS = ("T1", "T2", "T3", "T4")
-COLUMNS = ("Model", "Provider", "k", "Tasks", "pass^k", "solve^k", *TIERS, "Date (UTC)", "Commit")
 
 
 @dataclass(slots=True)
@@ -38,61 +43,42 @@ class Leaderboard:
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2)
 
-    def to_markdown(self) -> str:
-        lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join(" --- " for _ in COLUMNS) + "|"]
-        for r in self.rows:
-            cells = [
-                r.model,
-                r.provider,
-                str(r.k),
-                str(r.tasks),
-                _pct(r.pass_k),
-                _pct(r.solve_k),
-                *(f"{r.tiers[t][0]}/{r.tiers[t][1]}" if r.tiers[t][1] else "—" for t in TIERS),
-                r.date or "—",
-                (r.commit or "—")[:7],
-            ]
-            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-        return "\n".join(lines) + "\n"
+
+def _meets(task: dict[str, Any], key: str) -> bool:
+    value = task.get(key)
+    return isinstance(value, (int, float)) and value >= 1 - 1e-12
 
 
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.1f}%"
+def _day(date: Any) -> str | None:
+    """The UTC day of a baseline's date (its first 10 characters when it does not parse)."""
+    if not isinstance(date, str):
+        return None
+    try:
+        return parse_utc(date).date().isoformat() if date else date
+    except ValueError:
+        return date[:10]
 
 
-def row_from_baseline(data: dict[str, Any], file: str = "") -> Row:
-    """A row from a trialrun baseline dict (Scribe files are converted first)."""
-    tasks = data.get("tasks") or []
+def row_from_baseline(baseline: Baseline, file: str = "") -> Row:
+    """A row from a baseline (Scribe files are converted when loaded)."""
+    tasks = baseline.tasks
     total = len(tasks)
-
-    def meets(task: dict[str, Any], key: str) -> bool:
-        value = task.get(key)
-        return isinstance(value, (int, float)) and value >= 1 - 1e-12
-
     tiers: dict[str, list[int]] = {t: [0, 0] for t in TIERS}
     for task in tasks:
         tier = task.get("tier")
         if tier in tiers:
             tiers[tier][1] += 1
-            tiers[tier][0] += int(meets(task, "solve_k"))
-    date = data.get("date")
-    if isinstance(date, str) and date:
-        from trialrun.tracking._scribe_baseline import parse_utc
-
-        try:
-            date = parse_utc(date).date().isoformat()
-        except ValueError:
-            date = date[:10]
+            tiers[tier][0] += int(_meets(task, "solve_k"))
     return Row(
-        model=str(data.get("model")),
-        provider=str(data.get("provider")),
-        k=k if isinstance(k := data.get("k"), int) and not isinstance(k, bool) else 0,
+        model=str(baseline.model),
+        provider=str(baseline.provider),
+        k=baseline.k if baseline.k is not None else 0,
         tasks=total,
-        pass_k=sum(meets(t, "pass_k") for t in tasks) / total if total else None,
-        solve_k=sum(meets(t, "solve_k") for t in tasks) / total if total else None,
+        pass_k=sum(_meets(t, "pass_k") for t in tasks) / total if total else None,
+        solve_k=sum(_meets(t, "solve_k") for t in tasks) / total if total else None,
         tiers=tiers,
-        date=date if isinstance(date, str) else None,
-        commit=data.get("git_sha") if isinstance(data.get("git_sha"), str) else None,
+        date=_day(baseline.date),
+        commit=baseline.git_sha if isinstance(baseline.git_sha, str) else None,
         file=file,
     )
 
@@ -100,8 +86,6 @@ def row_from_baseline(data: dict[str, Any], file: str = "") -> Row:
 def build_leaderboard(baselines_dir: Path | str) -> Leaderboard:
     """Rows for every *.json baseline in the folder; malformed files are skipped with a
     warning naming the file and field (the table still publishes)."""
-    from trialrun.tracking._baseline import load_baseline
-
     folder = Path(baselines_dir)
     if not folder.is_dir():
         raise UserError(f"{folder}: not a folder; pass the folder holding the baseline files")

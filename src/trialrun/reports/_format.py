@@ -1,0 +1,69 @@
+"""How figures read in every report: percentages, deltas, seconds, money, names.
+
+Rates are fractions 0–1 in files and percentages here; a missing figure is "—".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+DASH = "—"
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float))
+
+
+def pct(value: Any, places: int = 1) -> str:
+    """A fraction as a percentage: 0.5 → "50.0%"."""
+    return f"{value * 100:.{places}f}%" if _number(value) else DASH
+
+
+def pp(value: float | None) -> str:
+    """A change in percentage points: "+2.5 pp" ("" when unknown)."""
+    return "" if value is None else f"{value:+.1f} pp"
+
+
+def change_pct(value: float | None) -> str:
+    """A relative change: "+10.0%" ("" when unknown)."""
+    return "" if value is None else f"{value:+.1f}%"
+
+
+def delta_ms(value: float) -> str:
+    """A change in milliseconds: "+15 ms"."""
+    return f"{value:+.0f} ms"
+
+
+def seconds(value: Any, places: int = 2) -> str:
+    """A duration: "1.23 s"."""
+    return f"{value:.{places}f} s" if _number(value) else DASH
+
+
+def seconds_short(value: Any) -> str:
+    """A duration in the terminal tables: "1.234s" ("?s" when unknown)."""
+    return f"{value:.3f}s" if _number(value) else "?s"
+
+
+def money(value: Any) -> str:
+    """US dollars: "$0.0012"."""
+    return f"${value:.4f}" if _number(value) else DASH
+
+
+def fixed(value: Any, places: int) -> str:
+    """A plain figure with `places` decimals: 0.667 → "0.667"."""
+    return f"{value:.{places}f}" if _number(value) else DASH
+
+
+def names(items: Iterable[str]) -> str:
+    return ", ".join(items)
+
+
+def code_names(items: Iterable[str]) -> str:
+    """Names as Markdown code: "`a`, `b`"."""
+    return ", ".join(f"`{item}`" for item in items)
+
+
+def md_cell(text: str) -> str:
+    """Text that stays inside one Markdown table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")

@@ -1,0 +1,28 @@
+"""A gate's result as the lines `trialrun gate` prints."""
+
+from __future__ import annotations
+
+from trialrun.reports.comparison import comparison_lines
+from trialrun.tracking import GateResult
+
+TAGS = {"failed": "FAIL", "skipped": "skip", "passed": "ok  ", "warned": "warn"}
+
+
+def gate_lines(result: GateResult) -> list[str]:
+    """The verdict, then per model each rule (FAIL/skip/ok/warn) and the notes.
+
+    The nightly gate also lists the whole comparison, improvements included.
+    """
+    status = "PASSED" if result.passed else f"FAILED ({len(result.failures)} rule(s))"
+    out = [f"gate {result.gate}: {status} — {result.run_dir}"]
+    for m in result.models:
+        out.append(
+            f"{m.model}: {m.blocking} blocking of {m.covered} covered task(s); baseline "
+            f"{m.baseline or 'none'}"
+        )
+        for r in m.rules:
+            out.append(f"  {TAGS[r.status]} {r.rule}" + (f": {r.message}" if r.message else ""))
+        if result.gate == "nightly" and m.comparison is not None:
+            out.extend("  " + line for line in comparison_lines(m.comparison, only_drops=False))
+        out.extend(f"  note: {n}" for n in m.notes)
+    return out

@@ -1,0 +1,27 @@
+"""The published table as Markdown: one row per baseline, best solve^k first."""
+
+from __future__ import annotations
+
+from trialrun.reports._format import DASH, md_cell, pct
+from trialrun.tracking import TIERS, Leaderboard
+
+COLUMNS = ("Model", "Provider", "k", "Tasks", "pass^k", "solve^k", *TIERS, "Date (UTC)", "Commit")
+
+
+def leaderboard_markdown(board: Leaderboard) -> str:
+    """A Markdown table; per tier "met/total" tasks meeting solve^k, the commit cut to 7."""
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join(" --- " for _ in COLUMNS) + "|"]
+    for r in board.rows:
+        cells = [
+            r.model,
+            r.provider,
+            str(r.k),
+            str(r.tasks),
+            pct(r.pass_k),
+            pct(r.solve_k),
+            *(f"{r.tiers[t][0]}/{r.tiers[t][1]}" if r.tiers[t][1] else DASH for t in TIERS),
+            r.date or DASH,
+            (r.commit or DASH)[:7],
+        ]
+        lines.append("| " + " | ".join(md_cell(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"

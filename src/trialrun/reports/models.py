@@ -1,0 +1,64 @@
+"""Models side by side for a multi-model run: solved/n per task per model, ⚠ flaky."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trialrun.reports._format import DASH, fixed, md_cell, money, pct
+from trialrun.rundir import Summary
+
+FLAKY = "⚠"
+
+
+def _models(summary: Summary) -> list[str]:
+    models = list(summary.models)
+    for row in summary.tasks:
+        if row.get("model") not in models:
+            models.append(str(row.get("model")))
+    return models
+
+
+def _cell(row: dict[str, Any] | None) -> str:
+    if row is None:
+        return DASH
+    n = int(row.get("n") or 0) - int(row.get("undetermined") or 0)
+    text = f"{int(row.get('solved') or 0)}/{n}"
+    if row.get("flaky"):
+        text += f" {FLAKY}"
+    if row.get("solve_k") is None:
+        text += " (insufficient)"
+    return text
+
+
+def model_grid(summary: Summary) -> tuple[list[str], list[list[str]], list[list[str]]]:
+    """(models, task rows, figure rows) as plain strings."""
+    models = _models(summary)
+    by_key = {(r.get("task_id"), r.get("model")): r for r in summary.tasks}
+    task_ids = list(dict.fromkeys(str(r.get("task_id")) for r in summary.tasks))
+    rows = [[tid, *(_cell(by_key.get((tid, m))) for m in models)] for tid in task_ids]
+
+    def figure(key: str) -> list[Any]:
+        return [(summary.aggregate.get(m) or {}).get(key) for m in models]
+
+    footer = [
+        ["solve^k", *map(pct, figure("solve_k_rate"))],
+        ["pass^k", *map(pct, figure("pass_k_rate"))],
+        ["mean turns", *(fixed(v, 1) for v in figure("mean_turns"))],
+        ["total cost", *map(money, figure("cost_usd"))],
+    ]
+    return models, rows, footer
+
+
+def render_models_markdown(summary: Summary) -> str:
+    """A Markdown table: one row per task, one column per model; figure rows in bold."""
+    models, rows, footer = model_grid(summary)
+    lines = [
+        "| task | " + " | ".join(f"`{md_cell(m)}`" for m in models) + " |",
+        "| --- |" + " --- |" * len(models),
+    ]
+    lines += ["| " + " | ".join([f"`{md_cell(r[0])}`", *r[1:]]) + " |" for r in rows]
+    lines += [
+        "| " + " | ".join([f"**{r[0]}**", *(f"**{c}**" for c in r[1:])]) + " |" for r in footer
+    ]
+    lines.append(f"\nsolved/n counted trials per task; {FLAKY} flaky (0 < solved < n).")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,163 @@
+"""A comparison's data: per-task deltas (`TaskDelta`) and the whole `Comparison`.
+
+`to_dict` is the JSON of `trialrun compare --json` and of a gate's comparison.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+DETECT_DROP = 0.20  # the drop the power figure is about (20 points)
+DETECT_POWER = 0.80
+
+
+@dataclass(slots=True)
+class Side:
+    n: int
+    passed: int
+    solved: int
+    solve_n: int
+    pass_k: float | None
+    solve_k: float | None
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.n if self.n else None
+
+    @property
+    def solve_rate(self) -> float | None:
+        return self.solved / self.solve_n if self.solve_n else None
+
+
+@dataclass(slots=True)
+class TaskDelta:
+    task_id: str
+    suite: str
+    tier: str | None
+    policy: str
+    before: Side
+    after: Side
+    pass_dropped: bool
+    solve_dropped: bool
+    p_pass: float | None
+    p_solve: float | None
+    label: str  # "regression" | "within noise" | "improved" | "unchanged"
+    trials_needed: int | None = None
+
+    @property
+    def dropped(self) -> bool:
+        return self.pass_dropped or self.solve_dropped
+
+    @property
+    def p_value(self) -> float | None:
+        values = [p for p in (self.p_pass, self.p_solve) if p is not None]
+        return min(values) if values else None
+
+    def describe(self) -> str:
+        """The drop in counts with its p-value (gate messages and reports quote it)."""
+        parts = []
+        if self.solve_dropped:
+            parts.append(
+                f"solved {self.before.solved}/{self.before.solve_n} → "
+                f"{self.after.solved}/{self.after.solve_n} (p = {_p_text(self.p_solve)})"
+            )
+        if self.pass_dropped:
+            parts.append(
+                f"passed {self.before.passed}/{self.before.n} → "
+                f"{self.after.passed}/{self.after.n} (p = {_p_text(self.p_pass)})"
+            )
+        return "; ".join(parts)
+
+
+def _p_text(value: float | None) -> str:
+    """A p-value: two significant digits below 0.01, else two decimals."""
+    if value is None:
+        return "n/a"
+    return f"{value:.2g}" if value < 0.01 else f"{value:.2f}"
+
+
+@dataclass(slots=True)
+class Comparison:
+    model: str
+    provider: str
+    model_id: str
+    against: str  # the baseline file or run directory compared with
+    against_run_id: str | None
+    alpha: float
+    tasks: list[TaskDelta]
+    missing_tasks: list[str]
+    new_tasks: list[str]
+    before: dict[str, Any]  # aggregate over the common tasks
+    after: dict[str, Any]
+    latency_p95_before_s: float | None
+    latency_p95_after_s: float | None
+    cost_per_trial_before: float | None
+    cost_per_trial_after: float | None
+    trials_needed: int | None
+    observed_rate: float | None
+    k: int | None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def regressions(self) -> list[TaskDelta]:
+        return [t for t in self.tasks if t.label == "regression"]
+
+    @property
+    def within_noise(self) -> list[TaskDelta]:
+        return [t for t in self.tasks if t.label == "within noise"]
+
+    @property
+    def latency_delta_ms(self) -> float | None:
+        if self.latency_p95_before_s is None or self.latency_p95_after_s is None:
+            return None
+        return (self.latency_p95_after_s - self.latency_p95_before_s) * 1000
+
+    @property
+    def cost_delta_pct(self) -> float | None:
+        before, after = self.cost_per_trial_before, self.cost_per_trial_after
+        if before is None or after is None or before <= 0:
+            return None
+        return (after - before) / before * 100
+
+    def pp(self, key: str) -> float | None:
+        """The change of an aggregate rate in percentage points."""
+        b, a = self.before.get(key), self.after.get(key)
+        return None if a is None or b is None else (a - b) * 100
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["regressions"] = [t.task_id for t in self.regressions]
+        out["within_noise"] = [t.task_id for t in self.within_noise]
+        out["latency_p95_delta_ms"] = self.latency_delta_ms
+        out["cost_delta_pct"] = self.cost_delta_pct
+        out["pass_k_delta_pp"] = self.pp("pass_k_rate")
+        out["solve_k_delta_pp"] = self.pp("solve_k_rate")
+        out["test"] = "fisher-exact-one-sided"
+        out["power"] = {
+            "drop": DETECT_DROP,
+            "power": DETECT_POWER,
+            "alpha": self.alpha,
+            "method": "exact Fisher power, bisection",
+            "observed_rate": self.observed_rate,
+            "trials_per_task": self.trials_needed,
+        }
+        return out
+
+
+@dataclass(slots=True)
+class BaselineMatch:
+    """One model of a run with the baseline looked for (comparison None when missing)."""
+
+    model: str
+    baseline_path: Path
+    comparison: Comparison | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "baseline": str(self.baseline_path),
+            "found": self.comparison is not None,
+            "comparison": self.comparison.to_dict() if self.comparison else None,
+        }

@@ -1,0 +1,179 @@
+"""The per-task counts a comparison reads, from either side: a baseline or a run.
+
+A baseline's task entries and a run's `TaskRecord`s each have one adapter to `TaskCounts`,
+so a run is compared with its baseline (or with another run) without first being turned
+into a baseline. Sums keep the baseline file's order of operations, so figures computed
+here match the ones a blessed baseline of the same run would give.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from trialrun.errors import UserError
+from trialrun.metrics import percentile
+from trialrun.rundir import Baseline
+from trialrun.tracking._baseline import run_k
+from trialrun.tracking._run_data import RunData, TaskRecord
+
+MEETS = 1 - 1e-12  # a pass^k / solve^k figure of 1.0, give or take rounding
+
+
+@dataclass(frozen=True, slots=True)
+class TaskCounts:
+    """One task of one side: counts, estimators and per-trial figures (`metrics`)."""
+
+    task_id: str
+    suite: Any  # str in practice; a hand-edited baseline may hold anything
+    tier: Any
+    policy: Any
+    n: int
+    passed: int
+    solved: int
+    undetermined: int
+    pass_k: float | None
+    solve_k: float | None
+    flaky: bool
+    # per-trial means, `latencies_s` and `trials`: a baseline task entry's "metrics"
+    metrics: dict[str, Any]
+
+    @property
+    def solve_n(self) -> int:
+        """Trials counted for solve figures (undetermined ones left out)."""
+        return max(self.n - self.undetermined, 0)
+
+
+@dataclass(slots=True)
+class CountsView:
+    """One model's side of a comparison: who it is and its tasks, in the side's order."""
+
+    label: str  # the model spec text, e.g. "gemini:gemini-2.5-flash"
+    provider: str
+    model_id: str
+    run_id: str | None
+    k: int | None
+    tasks: dict[str, TaskCounts]
+    forced: bool = False  # a baseline blessed with --force
+    reason: str | None = None
+
+
+def counts_of_entry(entry: dict[str, Any]) -> TaskCounts:
+    """A baseline task entry (a dict with the file's keys) as counts."""
+    metrics = entry.get("metrics")
+    return TaskCounts(
+        task_id=str(entry["task_id"]),
+        suite=entry.get("suite"),
+        tier=entry.get("tier"),
+        policy=entry.get("policy"),
+        n=int(entry.get("n") or 0),
+        passed=int(entry.get("passed") or 0),
+        solved=int(entry.get("solved") or 0),
+        undetermined=int(entry.get("undetermined") or 0),
+        pass_k=entry.get("pass_k"),
+        solve_k=entry.get("solve_k"),
+        flaky=bool(entry.get("flaky")),
+        metrics=metrics if isinstance(metrics, dict) else {},
+    )
+
+
+def counts_of_record(record: TaskRecord) -> TaskCounts:
+    """A run's task × model record as counts (per-trial figures from its counted trials)."""
+    return TaskCounts(
+        task_id=record.task_id,
+        suite=record.suite,
+        tier=record.tier,
+        policy=record.policy,
+        n=record.n,
+        passed=record.passed,
+        solved=record.solved,
+        undetermined=record.undetermined,
+        pass_k=record.pass_k,
+        solve_k=record.solve_k,
+        flaky=record.flaky,
+        metrics=record.metrics(),
+    )
+
+
+def view_of_baseline(baseline: Baseline) -> CountsView:
+    tasks = [counts_of_entry(t) for t in baseline.tasks]
+    return CountsView(
+        label=baseline.label,
+        provider=baseline.provider,
+        model_id=baseline.model,
+        run_id=baseline.run_id,
+        k=baseline.k,
+        tasks={t.task_id: t for t in tasks},
+        forced=baseline.forced,
+        reason=baseline.reason,
+    )
+
+
+def view_of_run(run: RunData, model: str) -> CountsView:
+    """One model of a run, tasks by id (the order a baseline of it would have)."""
+    records = run.for_model(model)
+    if not records:
+        raise UserError(f"{run.path}: model '{model}' has no results in this run")
+    first = records[0]
+    ordered = sorted(records, key=lambda r: r.task_id)
+    return CountsView(
+        label=model,
+        provider=first.provider,
+        model_id=first.model_id,
+        run_id=run.run_id,
+        k=run_k(run, records),
+        tasks={r.task_id: counts_of_record(r) for r in ordered},
+    )
+
+
+def aggregate_counts(tasks: list[TaskCounts]) -> dict[str, Any]:
+    """A baseline's aggregate figures over these tasks (fractions 0–1)."""
+
+    def mean(values: list[float]) -> float | None:
+        return sum(values) / len(values) if values else None
+
+    n = sum(t.n for t in tasks)
+    solve_n = sum(t.n - t.undetermined for t in tasks)
+    latencies = [x for t in tasks for x in t.metrics.get("latencies_s") or []]
+    trials = sum(int(t.metrics.get("trials") or 0) for t in tasks)
+    cost = sum(
+        float(t.metrics.get("cost_usd") or 0.0) * int(t.metrics.get("trials") or 0) for t in tasks
+    )
+    return {
+        "tasks": len(tasks),
+        "pass_k_rate": mean([t.pass_k for t in tasks if t.pass_k is not None]),
+        "solve_k_rate": mean([t.solve_k for t in tasks if t.solve_k is not None]),
+        "mean_pass_rate": sum(t.passed for t in tasks) / n if n else None,
+        "mean_solve_rate": sum(t.solved for t in tasks) / solve_n if solve_n else None,
+        "tasks_meeting_pass_k": sum(1 for t in tasks if (t.pass_k or 0) >= MEETS),
+        "tasks_meeting_solve_k": sum(1 for t in tasks if (t.solve_k or 0) >= MEETS),
+        "flaky_task_count": sum(1 for t in tasks if t.flaky),
+        "insufficient": sum(1 for t in tasks if t.pass_k is None or t.solve_k is None),
+        "latency_p50_s": percentile(latencies, 50),
+        "latency_p95_s": percentile(latencies, 95),
+        "cost_usd": cost,
+        "cost_usd_per_trial": cost / trials if trials else None,
+    }
+
+
+def pooled_figures(tasks: list[TaskCounts]) -> tuple[float | None, float | None]:
+    """P95 latency over the pooled trial latencies, and the mean cost per trial.
+
+    A task without raw latencies (an old or converted baseline) contributes its own P95;
+    the pooled P95 is then the largest of those.
+    """
+    latencies: list[float] = []
+    fallback: list[float] = []
+    cost, trials = 0.0, 0
+    for t in tasks:
+        m = t.metrics
+        if m.get("latencies_s"):
+            latencies.extend(float(x) for x in m["latencies_s"])
+        elif m.get("latency_p95_s") is not None:
+            fallback.append(float(m["latency_p95_s"]))
+        count = int(m.get("trials") or t.n or 0)
+        if m.get("cost_usd") is not None:
+            cost += float(m["cost_usd"]) * count
+            trials += count
+    p95 = percentile(latencies, 95) if latencies else (max(fallback) if fallback else None)
+    return p95, (cost / trials if trials else None)
