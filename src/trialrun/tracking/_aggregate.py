@@ -1,45 +1,91 @@
-"""Aggregate figures of a baseline, recomputed from its task entries (fractions 0–1)."""
+"""Per-task counts (`TaskCounts`) and the aggregate figures over them (fractions 0–1).
+
+A baseline's aggregate and both sides of a comparison are computed here, once.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from trialrun.metrics import percentile
 
+MEETS = 1 - 1e-12  # a pass^k / solve^k figure of 1.0, give or take rounding
 
-def aggregate_of(tasks: list[dict[str, Any]]) -> dict[str, Any]:
-    """Aggregate figures recomputed from baseline task entries (fractions 0–1)."""
+
+@dataclass(frozen=True, slots=True)
+class TaskCounts:
+    """One task of one side: counts, estimators and per-trial figures (`metrics`)."""
+
+    task_id: str
+    suite: Any  # str in practice; a hand-edited baseline may hold anything
+    tier: Any
+    policy: Any
+    n: int
+    passed: int
+    solved: int
+    undetermined: int
+    pass_k: float | None
+    solve_k: float | None
+    flaky: bool
+    # per-trial means, `latencies_s` and `trials`: a baseline task entry's "metrics"
+    metrics: dict[str, Any]
+
+    @property
+    def solve_n(self) -> int:
+        """Trials counted for solve figures (undetermined ones left out)."""
+        return max(self.n - self.undetermined, 0)
+
+
+def counts_of_entry(entry: dict[str, Any]) -> TaskCounts:
+    """A baseline task entry (a dict with the file's keys) as counts."""
+    metrics = entry.get("metrics")
+    return TaskCounts(
+        task_id=str(entry["task_id"]),
+        suite=entry.get("suite"),
+        tier=entry.get("tier"),
+        policy=entry.get("policy"),
+        n=int(entry.get("n") or 0),
+        passed=int(entry.get("passed") or 0),
+        solved=int(entry.get("solved") or 0),
+        undetermined=int(entry.get("undetermined") or 0),
+        pass_k=entry.get("pass_k"),
+        solve_k=entry.get("solve_k"),
+        flaky=bool(entry.get("flaky")),
+        metrics=metrics if isinstance(metrics, dict) else {},
+    )
+
+
+def aggregate_counts(tasks: list[TaskCounts]) -> dict[str, Any]:
+    """A baseline's aggregate figures over these tasks (fractions 0–1)."""
 
     def mean(values: list[float]) -> float | None:
         return sum(values) / len(values) if values else None
 
-    pass_ks = [t["pass_k"] for t in tasks if t.get("pass_k") is not None]
-    solve_ks = [t["solve_k"] for t in tasks if t.get("solve_k") is not None]
-    n = sum(int(t.get("n") or 0) for t in tasks)
-    solve_n = sum(int(t.get("n") or 0) - int(t.get("undetermined") or 0) for t in tasks)
-    latencies = [x for t in tasks for x in (t.get("metrics") or {}).get("latencies_s") or []]
-    trials = sum(int((t.get("metrics") or {}).get("trials") or 0) for t in tasks)
+    n = sum(t.n for t in tasks)
+    solve_n = sum(t.n - t.undetermined for t in tasks)
+    latencies = [x for t in tasks for x in t.metrics.get("latencies_s") or []]
+    trials = sum(int(t.metrics.get("trials") or 0) for t in tasks)
     cost = sum(
-        float((t.get("metrics") or {}).get("cost_usd") or 0.0)
-        * int((t.get("metrics") or {}).get("trials") or 0)
-        for t in tasks
+        float(t.metrics.get("cost_usd") or 0.0) * int(t.metrics.get("trials") or 0) for t in tasks
     )
     return {
         "tasks": len(tasks),
-        "pass_k_rate": mean(pass_ks),
-        "solve_k_rate": mean(solve_ks),
-        "mean_pass_rate": sum(int(t.get("passed") or 0) for t in tasks) / n if n else None,
-        "mean_solve_rate": (
-            sum(int(t.get("solved") or 0) for t in tasks) / solve_n if solve_n else None
-        ),
-        "tasks_meeting_pass_k": sum(1 for t in tasks if (t.get("pass_k") or 0) >= 1 - 1e-12),
-        "tasks_meeting_solve_k": sum(1 for t in tasks if (t.get("solve_k") or 0) >= 1 - 1e-12),
-        "flaky_task_count": sum(1 for t in tasks if t.get("flaky")),
-        "insufficient": sum(
-            1 for t in tasks if t.get("pass_k") is None or t.get("solve_k") is None
-        ),
+        "pass_k_rate": mean([t.pass_k for t in tasks if t.pass_k is not None]),
+        "solve_k_rate": mean([t.solve_k for t in tasks if t.solve_k is not None]),
+        "mean_pass_rate": sum(t.passed for t in tasks) / n if n else None,
+        "mean_solve_rate": sum(t.solved for t in tasks) / solve_n if solve_n else None,
+        "tasks_meeting_pass_k": sum(1 for t in tasks if (t.pass_k or 0) >= MEETS),
+        "tasks_meeting_solve_k": sum(1 for t in tasks if (t.solve_k or 0) >= MEETS),
+        "flaky_task_count": sum(1 for t in tasks if t.flaky),
+        "insufficient": sum(1 for t in tasks if t.pass_k is None or t.solve_k is None),
         "latency_p50_s": percentile(latencies, 50),
         "latency_p95_s": percentile(latencies, 95),
         "cost_usd": cost,
         "cost_usd_per_trial": cost / trials if trials else None,
     }
+
+
+def aggregate_of(tasks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Aggregate figures recomputed from baseline task entries."""
+    return aggregate_counts([counts_of_entry(t) for t in tasks])

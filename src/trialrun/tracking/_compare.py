@@ -13,6 +13,7 @@ from pathlib import Path
 from trialrun.core import parse_model_spec
 from trialrun.errors import UserError
 from trialrun.rundir import Baseline
+from trialrun.tracking._aggregate import TaskCounts, aggregate_counts
 from trialrun.tracking._baseline import baseline_path, load_baseline
 from trialrun.tracking._comparison import (
     DETECT_DROP,
@@ -24,8 +25,6 @@ from trialrun.tracking._comparison import (
 )
 from trialrun.tracking._counts import (
     CountsView,
-    TaskCounts,
-    aggregate_counts,
     pooled_figures,
     view_of_baseline,
     view_of_run,
