@@ -254,9 +254,9 @@ def test_infra_errors_and_agent_failures(suite, tmp_path):
 
 @pytest.mark.parametrize("seed", [0])
 def test_library_entry_point(suite, tmp_path, seed):
-    from trialrun import run as run_suite
+    from trialrun import run as run_eval
 
-    outcome = run_suite(
+    outcome = run_eval(
         [suite], [f"scripted:{suite / 'good.yaml'}"], k=1, out=tmp_path / "o", handle_sigint=False
     )
     assert outcome.path.is_dir() and not outcome.interrupted

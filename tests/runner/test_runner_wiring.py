@@ -1,10 +1,10 @@
-"""run_suite wiring: judge model, k override, concurrency, Task objects as input."""
+"""trialrun.run wiring: judge model, k override, concurrency, Task objects as input."""
 
 import json
 
 import pytest
 
-from trialrun import run as run_suite
+from trialrun import run as run_eval
 from trialrun.graders import GRADERS, GraderConfig, grader
 from trialrun.runner import default_concurrency
 from trialrun.tasks import Task
@@ -57,7 +57,7 @@ def test_judge_model_reaches_graders(tmp_path):
     model = script(tmp_path)
     judge = script(tmp_path, "default: [{content: 'YES'}]", name="judge.yaml")
     SEEN.clear()
-    outcome = run_suite([task], [model], k=1, out=tmp_path / "o", judge=judge, handle_sigint=False)
+    outcome = run_eval([task], [model], k=1, out=tmp_path / "o", judge=judge, handle_sigint=False)
     assert SEEN and SEEN[0] is not None and SEEN[0].model_id.endswith("judge.yaml")
     assert outcome.summary.tasks[0]["solved"] == 1
     manifest = json.loads((outcome.path / "run.json").read_text())
@@ -67,7 +67,7 @@ def test_judge_model_reaches_graders(tmp_path):
 def test_no_judge_configured_is_undetermined_with_warning(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no trialrun.toml above
     task = make_task("j", [{"type": "testSeesJudge"}])
-    outcome = run_suite([task], [script(tmp_path)], k=2, out=tmp_path / "o", handle_sigint=False)
+    outcome = run_eval([task], [script(tmp_path)], k=2, out=tmp_path / "o", handle_sigint=False)
     row = outcome.summary.tasks[0]
     assert row["undetermined"] == 2 and row["solved"] == 0 and row["solve_k"] is None
     assert any("judge" in w for w in outcome.warnings)
@@ -76,17 +76,17 @@ def test_no_judge_configured_is_undetermined_with_warning(tmp_path, monkeypatch)
 def test_k_override_and_task_k(tmp_path):
     a = make_task("a", [{"type": "contains", "value": "hello"}], trials={"k": 4})
     b = make_task("b", [{"type": "contains", "value": "nope"}])
-    outcome = run_suite([a, b], [script(tmp_path)], out=tmp_path / "o", handle_sigint=False)
+    outcome = run_eval([a, b], [script(tmp_path)], out=tmp_path / "o", handle_sigint=False)
     rows = {r["task_id"]: r for r in outcome.summary.tasks}
     assert (rows["a"]["k"], rows["a"]["n"], rows["a"]["solve_k"]) == (4, 4, 1.0)
     assert (rows["b"]["k"], rows["b"]["n"], rows["b"]["solve_k"]) == (3, 3, 0.0)
-    outcome = run_suite([a, b], [script(tmp_path)], k=1, out=tmp_path / "o2", handle_sigint=False)
+    outcome = run_eval([a, b], [script(tmp_path)], k=1, out=tmp_path / "o2", handle_sigint=False)
     assert {r["n"] for r in outcome.summary.tasks} == {1}
 
 
 def test_sandbox_none_and_concurrency(tmp_path):
     task = make_task("n", [{"type": "contains", "value": "hello"}], environment={"sandbox": "none"})
-    outcome = run_suite(
+    outcome = run_eval(
         [task], [script(tmp_path)], k=5, concurrency=3, out=tmp_path / "o", handle_sigint=False
     )
     assert outcome.summary.tasks[0]["solved"] == 5
@@ -104,7 +104,7 @@ def test_colliding_slugs_get_distinct_transcripts_and_workspaces(tmp_path):
     assert len(set(slugs.values())) == 2 and all(s.startswith("a-b-") for s in slugs.values())
     tasks = [make_task(t, [{"type": "contains", "value": "hello"}]) for t in ("a/b", "a-b")]
     models = [script(tmp_path, name="m 1.yaml"), script(tmp_path, name="m-1.yaml")]
-    outcome = run_suite(
+    outcome = run_eval(
         tasks, models, k=1, out=tmp_path / "o", keep_artifacts=True, handle_sigint=False
     )
     lines = [json.loads(x) for x in (outcome.path / "results.jsonl").read_text().splitlines()]
@@ -120,7 +120,7 @@ def test_colliding_slugs_get_distinct_transcripts_and_workspaces(tmp_path):
 def test_transcript_path_is_model_slug_then_task_id_and_trial(tmp_path):
     task = make_task("read-x", [{"type": "contains", "value": "hello"}])
     model = script(tmp_path)
-    outcome = run_suite([task], [model], k=2, out=tmp_path / "o", handle_sigint=False)
+    outcome = run_eval([task], [model], k=2, out=tmp_path / "o", handle_sigint=False)
     lines = [json.loads(x) for x in (outcome.path / "results.jsonl").read_text().splitlines()]
     slug = model.replace("/", "-").replace(":", "-")
     assert sorted(x["transcript"] for x in lines) == [
@@ -131,7 +131,7 @@ def test_transcript_path_is_model_slug_then_task_id_and_trial(tmp_path):
 
 @pytest.mark.local_model
 def test_no_model_given_runs_the_embedded_local_model(tmp_path):
-    """DESIGN.md: `trialrun run` with no --model uses `local` (a 1 s timeout keeps it short)."""
+    """`trialrun run` with no --model uses `local` (a 1 s timeout keeps it short)."""
     import importlib.util
 
     if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec(
@@ -143,7 +143,7 @@ def test_no_model_given_runs_the_embedded_local_model(tmp_path):
         [{"type": "contains", "value": "hello"}],
         environment={"sandbox": "none", "budgets": {"timeout_s": 1, "max_turns": 1}},
     )
-    outcome = run_suite([task], None, k=1, out=tmp_path / "o", handle_sigint=False)
+    outcome = run_eval([task], None, k=1, out=tmp_path / "o", handle_sigint=False)
     manifest = json.loads((outcome.path / "run.json").read_text())
     assert manifest["models"] == ["local"]
     (line,) = [json.loads(x) for x in (outcome.path / "results.jsonl").read_text().splitlines()]
