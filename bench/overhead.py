@@ -82,12 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     # imports first, registries loaded: not timed
+    import trialrun
     import trialrun.agents.loop  # noqa: F401
     import trialrun.metrics  # noqa: F401
     import trialrun.sandbox  # noqa: F401
     from trialrun.graders import GRADERS
     from trialrun.models import MODEL_PROVIDERS
-    import trialrun
     from trialrun.tasks import load_tasks
     from trialrun.tools import TOOL_PACKS
 
