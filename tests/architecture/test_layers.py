@@ -115,8 +115,8 @@ def test_other_packages_are_used_through_their_public_face() -> None:
         unit = _unit(dst)
         if _unit(src) == unit:
             continue
-        inner = dst.split(".")[2:]
-        if any(part.startswith("_") for part in inner) or any(
+        inner = dst.split(".")[2:]  # anything below the package face
+        if inner or any(
             n.startswith("_") and not n.startswith("__") for n in names
         ):
             private.append(f"{src} -> {dst} {names}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -117,7 +118,9 @@ def _tool_calls(line: ResultLine, transcript: Transcript) -> list[ToolCallRecord
     ]
 
 
-def _kept_verdict(previous: list[dict[str, Any]], has_ws: bool, report: RegradeReport) -> Any:
+def _kept_verdict(
+    previous: list[dict[str, Any]], has_ws: bool, report: RegradeReport
+) -> Callable[[int, GraderConfig], Verdict | None]:
     """The override for grade_trial: workspace graders keep their verdict without a workspace."""
 
     def override(index: int, config: GraderConfig) -> Verdict | None:

@@ -29,14 +29,14 @@ def _write_ci_outputs(run_dir: Path, junit: Path | None, markdown: Path | None,
 
     warnings: list[str] = []
     if junit is not None:
-        from trialrun.reports.junit import write_junit
+        from trialrun.reports import write_junit
 
         try:
             write_junit(run_dir, junit)
         except OSError as exc:
             _fail(f"--junit {junit}: cannot write it ({exc.strerror or exc}); pick a writable path")
     if markdown is not None:
-        from trialrun.reports.markdown import write_markdown
+        from trialrun.reports import write_markdown
 
         try:
             write_markdown(run_dir, markdown, baselines_dir=baselines)

@@ -60,8 +60,8 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _extra(line: Line | dict[str, Any], key: str) -> Any:
-    return line.extra.get(key) if isinstance(line, ResultLine) else None
+def _extra(line: Line | None, key: str) -> Any:
+    return line.extra.get(key) if line is not None else None
 
 
 def _dicts(value: Any) -> list[dict[str, Any]]:
@@ -76,7 +76,7 @@ def task_row(
     task_id: str, model: str, meta: dict[str, Any], lines: list[Line], k_default: int
 ) -> dict[str, Any]:
     """One (task, model) row of summary.json."""
-    first: Line | dict[str, Any] = lines[0] if lines else {}
+    first = lines[0] if lines else None
     k = _pos_int(meta.get("k")) or _pos_int(_extra(first, "k")) or k_default
     counted = [t for t in lines if not t.is_infra]
     n = len(counted)
@@ -94,9 +94,7 @@ def task_row(
         if t.error_kind:
             errors[t.error_kind] = errors.get(t.error_kind, 0) + 1
     turns = [x for x in (_num(t.turns) for t in counted) if x is not None]
-    provider = (
-        _str(first.provider) if isinstance(first, ResultLine) else None
-    ) or model.partition(":")[0]
+    provider = (_str(first.provider) if first else None) or model.partition(":")[0]
     return {
         "task_id": task_id,
         "model": model,

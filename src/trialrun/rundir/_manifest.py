@@ -80,8 +80,7 @@ class Manifest:
         return cls(
             run_id=clean.get("run_id"),
             started_at=_str(clean.get("started_at")),
-            argv=[str(a) for a in clean.get("argv") or []] if isinstance(
-                clean.get("argv"), list) else [],
+            argv=[str(a) for a in clean.get("argv") or []],
             task_files=[e for e in clean.get("task_files") or [] if isinstance(e, dict)],
             models=list(clean.get("models") or []),
             k=clean.get("k"),

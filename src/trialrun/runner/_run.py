@@ -19,9 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trialrun.agents import Agent
-from trialrun.agents.factory import make_agent
-from trialrun.agents.loop import ToolLoopAgent
+from trialrun.agents import Agent, ToolLoopAgent, make_agent
 from trialrun.config import load_config
 from trialrun.core import is_unpinned, parse_model_spec, slugify
 from trialrun.errors import UserError
@@ -216,8 +214,8 @@ async def run_async(config: RunConfig, hooks: RunHooks | None = None) -> Run:
     # transcript names must not collide: ids `a/b` and `a-b` (models `x:a b`, `x:a-b`) share a slug
     task_slugs = unique_slugs([t.task_id for t in tasks])
     for task in tasks:
-        ctx.prep[task.task_id] = prepare_task(task, effective_k(task, config.k), load_pack)
-        ctx.prep[task.task_id].task_slug = task_slugs[task.task_id]
+        k = effective_k(task, config.k)
+        ctx.prep[task.task_id] = prepare_task(task, k, task_slugs[task.task_id], load_pack)
     ctx.model_slugs = unique_slugs(models)
 
     workers_n = config.concurrency or default_concurrency(models)

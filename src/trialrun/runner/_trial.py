@@ -55,7 +55,7 @@ class RunContext:
     io_pool: ThreadPoolExecutor | None = None
 
 
-def prepare_task(task: Task, k: int, load_pack: Any) -> TaskPrep:
+def prepare_task(task: Task, k: int, task_slug: str, load_pack: Any) -> TaskPrep:
     tools: list[Tool] = []
     for entry in task.environment.tools:
         if isinstance(entry, str):
@@ -79,7 +79,7 @@ def prepare_task(task: Task, k: int, load_pack: Any) -> TaskPrep:
         "metric": task.metric,
         "k": k,
     }
-    return TaskPrep(tools=tools, limits=limits, meta=meta, task_slug=slugify(task.task_id))
+    return TaskPrep(tools=tools, limits=limits, meta=meta, task_slug=task_slug)
 
 
 def _keep_workspace(rundir: RunDir, ws_path: Path, model_slug: str, name: str) -> str:
