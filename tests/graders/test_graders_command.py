@@ -42,7 +42,8 @@ def test_runs_in_the_workspace(tmp_path: Path) -> None:
     assert v.details["stdout"].strip() == os.path.realpath(tmp_path)
 
 
-def test_timeout_kills_the_process_group(tmp_path: Path) -> None:
+def test_timeout_kills_the_process_group(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("TRIALRUN_JAIL", "off")  # $! inside the jail is a namespace pid
     pidfile = tmp_path / "child.pid"
     script = f"sleep 30 & echo $! > {pidfile}; echo started; wait"
     v = grade({"type": "command", "run": script, "timeout_s": 0.5}, make_trial(workspace=tmp_path))

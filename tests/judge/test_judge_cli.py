@@ -282,7 +282,7 @@ def test_regrade_uses_kept_workspace(project: Path) -> None:
 
 def test_regrade_errors(project: Path, tmp_path: Path) -> None:
     proc = trialrun("regrade", str(tmp_path / "nope"), cwd=project)
-    assert proc.returncode == 2 and "results.jsonl" in proc.stderr
+    assert proc.returncode == 2 and "not a run directory (no run.json)" in proc.stderr
     run_dir = run(project, "--task", "greet")
     proc = trialrun("regrade", str(run_dir), "--judge", "openai:gpt-4o-latest", cwd=project)
     assert proc.returncode == 2 and "pinned" in proc.stderr and "Traceback" not in proc.stderr

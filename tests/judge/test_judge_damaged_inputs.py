@@ -38,6 +38,7 @@ def one_line(code: int, err: str, *needles: str) -> None:
 def _run(tmp_path: Path, lines: list[object]) -> Path:
     run = tmp_path / "run"
     run.mkdir()
+    (run / "run.json").write_text(json.dumps({"run_id": "run", "models": ["scripted:x.yaml"]}))
     (run / "results.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     return run
 
@@ -114,6 +115,7 @@ def test_extract_keeps_torn_last_line_out_and_rejects_damaged_lines(capsys, tmp_
 
     bad = tmp_path / "bad"
     bad.mkdir()
+    (bad / "run.json").write_text("{}")
     (bad / "results.jsonl").write_text(json.dumps(_line()) + "\n5\n" + json.dumps(_line()) + "\n")
     for args in (
         ["judge", "extract", bad, "-o", tmp_path / "g2.json"],

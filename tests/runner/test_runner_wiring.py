@@ -95,14 +95,15 @@ def test_sandbox_none_and_concurrency(tmp_path):
 
 
 def test_colliding_slugs_get_distinct_transcripts_and_workspaces(tmp_path):
-    """Task ids `a/b` and `a-b` (and model specs differing only in unsafe characters) must not
-    overwrite each other's transcripts or kept workspaces."""
+    """Names whose slugs collide (`a/b` and `a-b`; model specs differing only in unsafe
+    characters) must not overwrite each other's transcripts or kept workspaces."""
     from trialrun.runner import unique_slugs
 
     assert unique_slugs(["x", "a/b", "a-b"])["x"] == "x"
     slugs = unique_slugs(["a/b", "a-b"])
     assert len(set(slugs.values())) == 2 and all(s.startswith("a-b-") for s in slugs.values())
-    tasks = [make_task(t, [{"type": "contains", "value": "hello"}]) for t in ("a/b", "a-b")]
+    # task ids are safe file names (no '/'), so only the model specs collide here
+    tasks = [make_task(t, [{"type": "contains", "value": "hello"}]) for t in ("a.b", "a-b")]
     models = [script(tmp_path, name="m 1.yaml"), script(tmp_path, name="m-1.yaml")]
     outcome = run_eval(
         tasks, models, k=1, out=tmp_path / "o", keep_artifacts=True, handle_sigint=False

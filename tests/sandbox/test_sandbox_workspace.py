@@ -14,7 +14,7 @@ from trialrun.tasks import Task
 def _task(tmp: Path, environment: dict | None = None, fixture: bool = True) -> Task:
     task = Task.model_validate(
         {
-            "task_id": "demo/task-1",
+            "task_id": "demo-task-1",
             "suite": "golden",
             "description": "d",
             "inputs": {"prompt": "p"},

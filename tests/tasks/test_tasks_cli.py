@@ -44,7 +44,7 @@ def test_list_examples_one_line_per_task(examples: Path) -> None:
 
 
 def test_list_never_truncates_long_ids(tmp_path: Path) -> None:
-    long_id = "a-very-long-task-id-" + "x" * 150
+    long_id = "a-very-long-task-id-" + "x" * 108  # 128 characters, the longest id allowed
     write(
         tmp_path / "t.yaml",
         f"""

@@ -243,7 +243,7 @@ def test_fixture_lookup_task_folder_then_parent(tmp_path: Path) -> None:
     assert t.fixtures_root == tmp_path / "sub/fixtures"
 
 
-def test_symlinked_fixture_files_pointing_outside_are_followed(tmp_path: Path) -> None:
+def test_symlinked_fixture_files_pointing_outside_load_only_when_allowed(tmp_path: Path) -> None:
     outside = write(tmp_path / "elsewhere/secret.md", "outside\n")
     (tmp_path / "suite/fixtures/fx").mkdir(parents=True)
     os.symlink(outside, tmp_path / "suite/fixtures/fx/linked.md")
@@ -256,7 +256,13 @@ def test_symlinked_fixture_files_pointing_outside_are_followed(tmp_path: Path) -
         )
         + "environment:\n  fixture: fx\n  setup: [{path: s.md, from: linkdir/secret.md}]\n",
     )
-    report = load_tasks([tmp_path / "suite"])
+    refused = load_tasks([tmp_path / "suite"])
+    assert [p.field for p in refused.problems] == [
+        "environment.fixture",
+        "environment.setup.0.from",
+    ]
+    assert all("--allow-external-links" in p.message for p in refused.problems)
+    report = load_tasks([tmp_path / "suite"], allow_external_links=True)
     assert report.problems == [], [str(p) for p in report.problems]
     assert report.tasks[0].fixture_path == tmp_path / "suite/fixtures/fx"
 

@@ -72,8 +72,8 @@ def test_wrong_type_and_missing_field(tmp_path: Path) -> None:
     assert out == [
         f"{f}:1: description: required key is missing",
         f"{f}:7: graders.0.value: input should be a valid string or a valid list (got 3)",
-        f"{f}:10: trials.k: input should be a valid integer, unable to parse string as an "
-        "integer (got 'three')",
+        # counts are strict: a string is never read as a number
+        f"{f}:10: trials.k: input should be a valid integer (got 'three')",
     ]
 
 
@@ -245,7 +245,7 @@ def test_toml_lines_for_keys_tables_and_inline_items(tmp_path: Path) -> None:
         tracked_metrics = ["pass^k"]
         [inputs]
         prompt = "p"
-        contxt = []
+        context_files = "notes.md"
         [[graders]]
         type = "contains"
         value = "x"
@@ -261,7 +261,7 @@ def test_toml_lines_for_keys_tables_and_inline_items(tmp_path: Path) -> None:
     )
     out = load_tasks([f]).problems
     assert [(p.line, p.field) for p in out] == [
-        (7, "inputs.contxt"),
+        (7, "inputs.context_files"),
         (15, "graders.1.value.1"),
         (18, "environment.budgets.max_turns"),
     ]

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from trialrun.cli import app
 from trialrun.graders import GRADERS
-from trialrun.tasks import load_tasks, task_json_schema
+from trialrun.tasks import FAMILIES, load_tasks, task_json_schema
 
 
 def read_any(path: Path) -> Any:
@@ -49,7 +49,7 @@ def test_schema_header_and_grader_one_of(schema: dict[str, Any]) -> None:
     consts = {
         schema["$defs"][r["$ref"].split("/")[-1]]["properties"]["type"]["const"] for r in refs
     }
-    assert consts == set(GRADERS.names())
+    assert consts == set(GRADERS.names()) | set(FAMILIES)  # families: one const per route
     assert schema["properties"]["graders"]["minItems"] == 1
     assert set(schema["required"]) == {
         "task_id",
@@ -85,8 +85,22 @@ CORRUPTIONS = [
     ("graders", [{"type": "nope"}]),
     ("graders", [{"type": "fileExists"}]),
     ("tracked_metrics", ["speed"]),
-    ("inputs", {"prompt": "p", "extra": 1}),
+    ("inputs", {"prompt": ""}),  # other inputs keys are allowed (the suite spec's rule)
+    ("inputs", {"repo": "r"}),
     ("environment", {"sandbox": "docker"}),
+    ("environment", {"reset": False}),
+    ("environment", {"reset": {"mode": "keep"}}),
+    ("environment", {"budgets": {"max_turns": True}}),
+    ("environment", {"fixture_dest": "../out"}),
+    ("environment", {"fixture": "/etc"}),
+    ("environment", {"fixture": "a/../.."}),
+    ("trials", {"k": 10**6}),
+    ("trials", {"k": True}),
+    ("task_id", "a/b"),
+    ("task_id", "a..b"),
+    ("tracked_metrics", ["pass^k", "latency_p59"]),
+    ("graders", [{"type": "state_check", "path": "a", "contains": "x", "lacks": "y"}]),
+    ("graders", [{"type": "trajectory"}]),
     ("tier", "T5"),
 ]
 

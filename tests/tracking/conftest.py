@@ -29,7 +29,8 @@ class TaskSpec:
     passed: int | None = None  # default: n (failures are wrong answers, not crashes)
     suite: str = "golden"
     tier: str | None = "T1"
-    k: int | None = None  # default: the suite's
+    # default: the suite's, raised to the trials written (a run holds trials 0 to k-1 only)
+    k: int | None = None
     policy: str | None = None
     metric: str | None = None
     gates: dict[str, bool] | None = None
@@ -40,6 +41,8 @@ class TaskSpec:
     safety_violation_trials: list[int] = field(default_factory=list)
     forbidden_trials: list[int] = field(default_factory=list)
     failed_grader: str = "fileContains"
+    failed_verdicts: int = 1  # failing verdicts of `failed_grader` in each unsolved trial
+    tracked_metrics: list[str] | None = None  # run.json tasks[].tracked_metrics (None: absent)
 
 
 def _meta(spec: TaskSpec) -> dict[str, Any]:
@@ -50,16 +53,19 @@ def _meta(spec: TaskSpec) -> dict[str, Any]:
         "release_candidate": d.release_candidate,
     }
     gates.update(spec.gates or {})
-    return {
+    meta: dict[str, Any] = {
         "task_id": spec.task_id,
         "suite": spec.suite,
         "tier": spec.tier,
         "tags": [],
         "policy": spec.policy or d.policy,
-        "k": spec.k or d.k,
+        "k": spec.k or max(d.k, spec.n + spec.infra + spec.undetermined),
         "metric": spec.metric or d.metric,
         "gates": gates,
     }
+    if spec.tracked_metrics is not None:
+        meta["tracked_metrics"] = list(spec.tracked_metrics)
+    return meta
 
 
 def _lines(spec: TaskSpec, model: str) -> list[dict[str, Any]]:
@@ -75,12 +81,13 @@ def _lines(spec: TaskSpec, model: str) -> list[dict[str, Any]]:
         ok_solve = ok_pass and i < solved
         verdicts = [{"grader": "expectedTools", "passed": True, "details": {}}]
         if kind == "normal":
-            verdicts.append(
+            verdicts.extend(
                 {
                     "grader": spec.failed_grader,
                     "passed": ok_solve,
                     "details": {} if ok_solve else {"reason": "text not found"},
                 }
+                for _ in range(1 if ok_solve else spec.failed_verdicts)
             )
         if i in spec.forbidden_trials:
             verdicts.append(

@@ -66,8 +66,14 @@ def test_merge_passes_on_a_healthy_run_and_cli_exits_0(make_run, T, blessed, tmp
     assert "gate merge: PASSED" in proc.stdout
 
 
-def test_merge_noise_does_not_fail(make_run, T, blessed) -> None:
-    run = make_run([T("g1", n=10, k=10), T("g2", solved=2), T("adv", suite="adversarial", n=10)])
+def test_merge_noise_on_a_usually_passes_task_does_not_fail(make_run, T, blessed) -> None:
+    run = make_run(
+        [
+            T("g1", n=10, k=10),
+            T("g2", solved=2, policy="USUALLY_PASSES"),
+            T("adv", suite="adversarial", n=10),
+        ]
+    )
     result = run_gate("merge", run, baselines_dir=blessed, config=ProjectConfig())
     assert result.passed
     assert any("within noise" in n and "g2" in n for n in result.models[0].notes)
@@ -94,6 +100,7 @@ def test_merge_fails_on_each_rule(make_run, T, blessed, tmp_path) -> None:
     assert failed == {
         "safety violation": ["adv"],
         "forbidden tool called": ["adv"],
+        "ALWAYS_PASSES not solved": ["g1", "adv"],
         "golden regression": ["g1"],
         "P95 latency increase": [],
         "cost increase": [],
@@ -101,28 +108,28 @@ def test_merge_fails_on_each_rule(make_run, T, blessed, tmp_path) -> None:
     proc = _cli("gate", "merge", str(run), "--baselines", str(blessed), cwd=tmp_path)
     assert proc.returncode == 1
     fail_lines = [line for line in proc.stdout.splitlines() if line.strip().startswith("FAIL")]
-    assert len(fail_lines) == 5
-    assert any("golden regression: g1 solved 10/10 → 2/10" in line for line in fail_lines)
-    assert any("safety violation: adv (trial 2)" in line for line in fail_lines)
+    assert len(fail_lines) == 6
+    assert any(
+        "golden regression [over 2 tasks]: g1 solved 10/10 → 2/10" in line for line in fail_lines
+    )
+    assert any("safety violation [over 3 tasks]: adv (trial 2)" in line for line in fail_lines)
 
 
-def test_merge_blocks_only_always_passes_tasks(make_run, T, blessed) -> None:
+def test_merge_usually_passes_drops_do_not_block(make_run, T, blessed) -> None:
+    # a regression the exact test flags on a USUALLY_PASSES task is a note, not a failure
     run = make_run(
         [
             T("g1", n=10, k=10),
             T("g2"),
-            T(
-                "adv",
-                suite="adversarial",
-                n=10,
-                policy="USUALLY_PASSES",
-                safety_violation_trials=[0],
-            ),
+            T("adv", suite="adversarial", n=10, policy="USUALLY_PASSES", solved=5),
         ]
     )
     result = run_gate("merge", run, baselines_dir=blessed, config=ProjectConfig())
     assert result.passed
-    assert any("safety violation in non-blocking" in n for n in result.models[0].notes)
+    assert any(
+        "regression, not blocking here: adv solved 10/10 → 5/10" in n
+        for n in result.models[0].notes
+    )
 
 
 def test_merge_without_baseline_skips_with_a_note(make_run, T, tmp_path) -> None:
@@ -228,7 +235,7 @@ def test_release_pass_and_fail(make_run, T, tmp_path) -> None:
                 "release": {
                     "suites": {
                         "golden": {"min_solve_k": False},
-                        "open_ended": {"min_pass_at_k": 0.5},
+                        "open_ended": {"min_pass_at_k": 0.5, "each_task": False},
                     }
                 }
             }
@@ -275,4 +282,4 @@ def test_explicit_baseline_file(make_run, T, tmp_path) -> None:
     result = run_gate(
         "merge", run, baseline=item.path, config=ProjectConfig(), baselines_dir=tmp_path / "none"
     )
-    assert _rules(result) == {"golden regression": ["g1"]}
+    assert _rules(result) == {"ALWAYS_PASSES not solved": ["g1"], "golden regression": ["g1"]}

@@ -45,14 +45,16 @@ def _text(lines: list[str], **paths: Path) -> str:
 
 
 MERGE_LINES = """\
-gate merge: FAILED (4 rule(s)) — RUN
+gate merge: FAILED (5 rule(s)) — RUN
 gemini:gemini-2.5-flash: 3 blocking of 3 covered task(s); baseline BL/gemini-gemini-2.5-flash.json
-  FAIL safety violation: adv (trial 2)
-  ok   forbidden tool called
-  ok   insufficient data
-  FAIL golden regression: g1 solved 10/10 → 2/10 (p = 0.00036)
-  FAIL P95 latency increase: 1.000 s → 1.100 s (+100 ms); limit 15 ms
-  FAIL cost increase: $0.0010 → $0.0020 per trial (+100.0%); limit 10%"""
+  FAIL safety violation [over 3 tasks]: adv (trial 2)
+  ok   forbidden tool called [over 3 tasks]
+  FAIL ALWAYS_PASSES not solved [over 3 tasks]: g1 (solved 2/10; trial 2, 3, 4, 5, 6, 7, 8, 9), \
+adv (solved 9/10; trial 9)
+  ok   insufficient data [over 3 tasks]
+  FAIL golden regression [over 2 tasks]: g1 solved 10/10 → 2/10 (p = 0.00036)
+  FAIL P95 latency increase [over 3 tasks]: 1.000 s → 1.100 s (+100 ms); limit 15 ms
+  FAIL cost increase [over 3 tasks]: $0.0010 → $0.0020 per trial (+100.0%); limit 10%"""
 
 COMPARISON_LINES = """\
 gemini:gemini-2.5-flash vs BL/gemini-gemini-2.5-flash.json (run BASE)
@@ -63,7 +65,7 @@ gemini:gemini-2.5-flash vs BL/gemini-gemini-2.5-flash.json (run BASE)
   REGRESSION   g1: solved 10/10 → 2/10 (p = 0.00036)
   missing (in baseline, not run): oe
   power: detecting a 20-point drop at the observed solve rate 100% with 80% power \
-(one-sided Fisher, α = 0.05) needs 33 trials per task; this run has k = 3"""
+(one-sided Fisher, α = 0.05) needs 33 trials per task; the compared tasks have k = 3 to 10"""
 
 
 def test_gate_and_comparison_text_is_pinned(make_run, T, tmp_path) -> None:
@@ -80,7 +82,7 @@ def test_gate_and_comparison_text_is_pinned(make_run, T, tmp_path) -> None:
 
 def test_the_rules_table() -> None:
     names = [rule.__name__ for rule in RULES]
-    assert names[:3] == ["empty", "safety", "forbidden"]
+    assert names[:4] == ["empty", "safety", "forbidden", "always_passes"]
     assert {"insufficient", "regression", "latency", "cost", "rates"} <= set(names)
     # every rule the config leaves off adds nothing; none needs a baseline to run
     ctx = GateContext("nightly", "m", gate_config("nightly", ProjectConfig()), covered=[])

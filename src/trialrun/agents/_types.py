@@ -7,6 +7,7 @@ unreachable after retries) in `infra_error`: that trial counts as neither pass n
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -27,6 +28,10 @@ class AgentLimits:
     timeout_s: float | None = None
     max_tokens: int | None = None
     max_cost_usd: float | None = None
+    # runs the agent's work under the trial's `timeout_s` budget, raising TimeoutError when
+    # it is spent (the runner's clock, which does not count time waiting on model requests);
+    # None: a wall-clock `timeout_s`
+    within: Callable[[Awaitable[Any]], Awaitable[Any]] | None = None
 
 
 @dataclass(slots=True)

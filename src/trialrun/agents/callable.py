@@ -45,6 +45,7 @@ class TaskInput:
     messages: list[Message] = field(default_factory=list)
     # the prompt with context files attached, as the built-in agent sends it
     user_message: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)  # the task's other `inputs` keys
 
     def __getitem__(self, key: str) -> Any:  # dict-style access for convenience
         return getattr(self, key)
@@ -195,6 +196,7 @@ class CallableAgent:
             context_files=list(task.inputs.context_files),
             messages=[{"role": m.role, "content": m.content} for m in task.inputs.messages],
             user_message=message,
+            extra=task.inputs.extra,
         )
         run.messages = [*task_input.messages, {"role": "user", "content": message}]
         bridge = _Bridge(asyncio.get_running_loop())
@@ -209,7 +211,10 @@ class CallableAgent:
             return await result if inspect.isawaitable(result) else result
 
         try:
-            result = await asyncio.wait_for(invoke(), timeout)
+            if limits.within is not None:  # the trial budget (see AgentLimits)
+                result = await limits.within(invoke())
+            else:
+                result = await asyncio.wait_for(invoke(), timeout)
         except TimeoutError:
             run.failure = "timeout"
             run.failure_message = f"agent {self.ref} timed out after {timeout:g}s"

@@ -2,8 +2,12 @@
 
 Placeholders `{prompt}`, `{workspace}` and `{task_id}` are replaced by shell-quoted
 values (other braces are left alone). The command runs through the shell with the
-workspace as its working directory, in its own process group, killed on timeout. Its
-stdout is the final answer; a non-zero exit is the agent's failure ("agent_error").
+workspace as its working directory, contained by `trialrun.sandbox.run_contained`: when
+it ends or times out, every process it started is killed, however it detached, and a
+background child holding stdout can't hang the trial. In the bwrap jail when the trial
+asks for it (`jail` in the ToolContext's extra, or `CommandAgent(jail=True)`); the jail
+keeps the network, since the recording proxy listens on the host's loopback. Its stdout
+is the final answer; a non-zero exit is the agent's failure ("agent_error").
 
 A recording OpenAI-compatible proxy for the run's `--model` is started for each trial;
 its URL is in OPENAI_BASE_URL and TRIALRUN_PROXY_URL (OPENAI_API_KEY=trialrun). The
@@ -13,13 +17,10 @@ agent's: turns, tokens, cost, and tool calls the graders check.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import os
 import re
 import shlex
-import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ from trialrun.agents._proxy import ProxyLog, RecordingProxy
 from trialrun.agents._types import AgentLimits, AgentRun
 from trialrun.agents.loop import user_message
 from trialrun.core import ToolCallRecord
+from trialrun.sandbox import run_contained
 
 if TYPE_CHECKING:
     from trialrun.models import Model
@@ -122,20 +124,15 @@ def run_from_traffic(log: ProxyLog, final_text: str, prompt: str) -> AgentRun:
     return run
 
 
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
-
-
 class CommandAgent:
     """Runs a shell command per trial (see the module docstring)."""
 
-    def __init__(self, template: str, timeout_s: float | None = None) -> None:
+    def __init__(
+        self, template: str, timeout_s: float | None = None, jail: bool | None = False
+    ) -> None:
         self.template = template
         self.timeout_s = timeout_s
+        self.jail = jail  # the default; a trial's ToolContext extra["jail"] overrides it
         self.name = f"command:{template}"
 
     async def run(
@@ -153,8 +150,8 @@ class CommandAgent:
             self.template,
             {"prompt": prompt, "workspace": str(cwd), "task_id": task.task_id},
         )
-        trial = toolbox.ctx.extra.get("trial") if toolbox is not None else None
-        async with RecordingProxy(model, task_id=task.task_id, trial=trial) as proxy:
+        extra = toolbox.ctx.extra if toolbox is not None else {}
+        async with RecordingProxy(model, task_id=task.task_id, trial=extra.get("trial")) as proxy:
             env = dict(os.environ)
             env.update(
                 OPENAI_BASE_URL=proxy.url,
@@ -164,37 +161,26 @@ class CommandAgent:
                 TRIALRUN_WORKSPACE=str(cwd),
                 TRIALRUN_MODEL=proxy._model_name,
             )
-            proc = await asyncio.create_subprocess_shell(
+            outcome = await run_contained(
                 command,
-                cwd=str(cwd),
+                str(cwd),
+                timeout,
                 env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
+                jail=extra.get("jail", self.jail),
+                network=True,
             )
-            timed_out = False
-            try:
-                out, err = await asyncio.wait_for(proc.communicate(), timeout)
-            except TimeoutError:
-                timed_out = True
-                _kill_group(proc)
-                out, err = await proc.communicate()
-            except asyncio.CancelledError:
-                _kill_group(proc)
-                raise
-        stdout = out.decode("utf-8", errors="replace")
-        stderr = err.decode("utf-8", errors="replace")
+        stdout = outcome.stdout.decode("utf-8", errors="replace")
+        stderr = outcome.stderr.decode("utf-8", errors="replace")
         run = run_from_traffic(proxy.log, stdout.strip(), prompt)
         if proxy.log.infra_error:
             run.infra_error = f"model behind the proxy failed: {proxy.log.infra_error}"
-        if timed_out:
+        if outcome.timed_out:
             run.failure = "timeout"
             run.failure_message = f"agent command timed out after {timeout:g}s"
-        elif proc.returncode != 0:
+        elif outcome.exit_code != 0:
             tail = " ".join(stderr.strip().splitlines()[-3:])[-_STDERR_TAIL:]
             run.failure = "model_timeout" if proxy.log.model_timeout else "agent_error"
             run.failure_message = (
-                f"agent command exited with {proc.returncode}: {tail or 'no stderr'}"
+                f"agent command exited with {outcome.exit_code}: {tail or 'no stderr'}"
             )
         return run

@@ -89,7 +89,9 @@ class ToolLoopAgent:
             return run
         run.messages = initial_messages(task, workspace, self.system_prompt)
         try:
-            if limits.timeout_s:
+            if limits.within is not None:
+                await limits.within(self._loop(task, toolbox, model, limits, run))
+            elif limits.timeout_s:
                 await asyncio.wait_for(
                     self._loop(task, toolbox, model, limits, run), limits.timeout_s
                 )

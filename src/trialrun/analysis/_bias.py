@@ -45,7 +45,8 @@ def bias_report(run_dir: Path) -> dict[str, Any]:
                 key = (str(details.get("judge_model")), line.model)
                 families[key] = families.get(key, 0) + 1
             if kind == "pairwise":
-                outcomes = details.get("outcomes") or {}
+                outcomes = details.get("outcomes")
+                outcomes = outcomes if isinstance(outcomes, dict) else {}
                 a, b = outcomes.get("response_first"), outcomes.get("reference_first")
                 if a and b:
                     pair_n += 1

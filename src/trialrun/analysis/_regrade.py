@@ -99,7 +99,8 @@ def _load_tasks(
             paths.append(path)
     if not paths:
         raise UserError(f"{run_dir / 'run.json'}: lists no task files; pass --tasks PATH")
-    loaded = load_tasks(paths)
+    links = manifest.extra.get("allow_external_links") is True  # as the run loaded them
+    loaded = load_tasks(paths, allow_external_links=links)
     if loaded.problems:
         raise UserError(f"{loaded.problems[0]}")
     return {task.task_id: task for task in loaded.tasks}
@@ -194,7 +195,13 @@ async def regrade_async(
         out = Path(out)
         if out.exists():
             raise UserError(f"--out {out}: already exists; choose a new folder")
-        shutil.copytree(run.path, out)
+        try:
+            shutil.copytree(run.path, out)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise UserError(
+                f"--out {out}: cannot write ({reason}); choose a writable path"
+            ) from None
         run = RunDir(out)
         report.run_dir = out
     uses_judge = any(_needs_judge(c) for t in by_id.values() for c in t.graders)

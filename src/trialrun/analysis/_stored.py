@@ -11,9 +11,10 @@ JUDGE_KINDS = ("judge", "llmRubric", "pairwise")
 
 
 def open_run(run_dir: Path | str) -> tuple[RunDir, Manifest, list[ResultLine]]:
-    """The run folder, its manifest (empty when absent) and its results lines."""
-    run = RunDir.open(run_dir, need_manifest=False)
-    return run, run.manifest(lenient=True), run.results()
+    """The run folder, its manifest and its checked results lines (`RunDir.read`)."""
+    run = RunDir.open(run_dir)
+    contents = run.read()
+    return run, contents.manifest, contents.results
 
 
 def verdict_kind(verdict: dict[str, Any]) -> str | None:

@@ -10,7 +10,8 @@ import sys
 
 import typer
 
-from trialrun.cli import _judge, _run, _tasks, _tracking
+from trialrun.cli import _clean, _judge, _run, _tasks, _tracking
+from trialrun.core import redact
 from trialrun.errors import UserError
 
 app = typer.Typer(
@@ -21,7 +22,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _module in (_tasks, _run, _tracking, _judge):
+for _module in (_tasks, _run, _tracking, _judge, _clean):
     _module.register(app)
 
 
@@ -43,7 +44,7 @@ def main() -> None:
         code = app(standalone_mode=False)
         sys.exit(code if isinstance(code, int) else 0)
     except UserError as exc:
-        typer.echo(f"trialrun: {exc}", err=True)
+        typer.echo(f"trialrun: {redact(str(exc))}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         typer.echo("trialrun: interrupted", err=True)

@@ -12,7 +12,7 @@ import typer
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from trialrun.rundir import ResultLine, Summary
+    from trialrun.rundir import ResultLine, RunDir, Summary
 
 
 def _compare_with_baselines(run_dir: Path, baselines: Path | None) -> list[Any]:
@@ -20,6 +20,14 @@ def _compare_with_baselines(run_dir: Path, baselines: Path | None) -> list[Any]:
     from trialrun.tracking import compare_with_baselines, default_baselines_dir
 
     return compare_with_baselines(run_dir, baselines or default_baselines_dir())
+
+
+def _legacy_notes(matches: list[Any], baselines: Path | None) -> list[str]:
+    """Baselines found under their old name (base URL in it): one note each."""
+    from trialrun.cli._tracking import legacy_notes
+    from trialrun.tracking import default_baselines_dir
+
+    return legacy_notes([m.model for m in matches], baselines or default_baselines_dir())
 
 
 def _write_ci_outputs(run_dir: Path, junit: Path | None, markdown: Path | None,
@@ -72,6 +80,8 @@ def _after_run(run_dir: Path, summary: Summary, console: Console,
         return
     console.print()
     render_comparisons(matches, console)
+    for note in _legacy_notes(matches, baselines):
+        print(f"note: {note}", file=sys.stderr)
 
 
 def _warn_comparison(exc: Exception) -> None:
@@ -83,10 +93,48 @@ def _fail(message: str, code: int = 2) -> None:
     raise SystemExit(code)
 
 
-def _json_out(summary: Summary, run_dir: Path, warnings: list[str], **extra: Any) -> None:
-    doc = {**summary.to_json(), "run_dir": str(run_dir), "warnings": list(warnings), **extra}
+def _json_out(summary: Summary, run_dir: Path | None, warnings: list[str], **extra: Any) -> None:
+    where = None if run_dir is None else str(run_dir)
+    doc = {**summary.to_json(), "run_dir": where, "warnings": list(warnings), **extra}
     sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
     sys.stdout.flush()
+
+
+def _results_file(path: Path) -> Path | None:
+    """`path` when it is a results file to summarize on its own, else None (a folder, a
+    run folder's own results.jsonl, or run.json/summary.json: RunDir.open answers those)."""
+    from trialrun.rundir import RESULTS, RUN_JSON, SUMMARY
+
+    if not path.is_file() or path.name in (RUN_JSON, SUMMARY):
+        return None
+    if path.name == RESULTS and (path.parent / RUN_JSON).is_file():
+        return None
+    return path
+
+
+def _run_dir_of(path: Path) -> Path:
+    """A run folder's results.jsonl stands for the folder."""
+    from trialrun.rundir import RESULTS, RUN_JSON
+
+    if path.is_file() and path.name == RESULTS and (path.parent / RUN_JSON).is_file():
+        return path.parent
+    return path
+
+
+def _open_results_file(file: Path) -> RunDir:
+    """A results file read through RunDir's one reader (the same checks), with the
+    run.json beside it when there is one. summarize never writes next to it."""
+    from trialrun.rundir import Manifest, RunDir
+
+    class ResultsFile(RunDir):
+        @property
+        def results_path(self) -> Path:
+            return file
+
+        def manifest(self) -> Manifest:
+            return super().manifest() if self.manifest_path.is_file() else Manifest()
+
+    return ResultsFile(file.parent)
 
 
 class _Progress:
@@ -154,6 +202,11 @@ def register(app: typer.Typer) -> None:
         resume: Path = typer.Option(
             None, "--resume", help="Run only the missing trials of this run folder."
         ),
+        allow_external_links: bool = typer.Option(
+            False,
+            "--allow-external-links",
+            help="Accept fixture symlinks that resolve outside the suite folder.",
+        ),
         keep_artifacts: bool = typer.Option(
             False, "--keep-artifacts", help="Keep each trial's workspace under RUN/workspaces/."
         ),
@@ -184,6 +237,17 @@ def register(app: typer.Typer) -> None:
         from trialrun import run as run_eval
         from trialrun.reports import render_summary
 
+        # an empty value is a mistake (an unset variable), not "use the built-in loop"
+        if agent_cmd is not None and not agent_cmd.strip():
+            _fail(
+                '--agent-cmd: empty command; e.g. --agent-cmd "my-agent --prompt {prompt}", '
+                "or leave the flag out for the built-in tool loop"
+            )
+        if agent is not None and not agent.strip():
+            _fail(
+                "--agent: empty; e.g. --agent my_pkg.agent:run, or leave the flag out for the "
+                "built-in tool loop"
+            )
         if agent and agent_cmd:
             _fail("--agent and --agent-cmd: pass only one")
         if baselines is not None and not baselines.is_dir():
@@ -210,6 +274,7 @@ def register(app: typer.Typer) -> None:
                 agent=agent,
                 agent_cmd=agent_cmd,
                 keep_artifacts=keep_artifacts,
+                allow_external_links=allow_external_links,
                 out=out,
                 resume=resume,
                 concurrency=concurrency,
@@ -235,9 +300,9 @@ def register(app: typer.Typer) -> None:
             extra: dict[str, Any] = {}
             if not outcome.interrupted:
                 try:
-                    extra["baseline_comparison"] = [
-                        m.to_dict() for m in _compare_with_baselines(outcome.path, baselines)
-                    ]
+                    matches = _compare_with_baselines(outcome.path, baselines)
+                    extra["baseline_comparison"] = [m.to_dict() for m in matches]
+                    outcome.warnings.extend(_legacy_notes(matches, baselines))
                 except UserError as exc:
                     outcome.warnings.append(f"baseline comparison skipped: {exc}")
             _json_out(
@@ -271,10 +336,16 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def summarize(
-        run_dir: Path = typer.Argument(..., help="A run folder written by `trialrun run`."),
+        run_dir: Path = typer.Argument(
+            ..., help="A run folder written by `trialrun run`, or a results .jsonl file."
+        ),
         as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
     ) -> None:
-        """Recompute summary.json from results.jsonl (and run.json) and print the table."""
+        """Recompute summary.json from results.jsonl (and run.json) and print the table.
+
+        A results file outside a run folder is summarized (with the run.json beside it,
+        if any) and nothing is written next to it.
+        """
         from rich.console import Console
         from rich.markup import escape
 
@@ -282,22 +353,29 @@ def register(app: typer.Typer) -> None:
         from trialrun.metrics import summarize_run
         from trialrun.reports import render_summary
 
+        lone = _results_file(run_dir)
         try:
-            rundir = RunDir.open(run_dir)
-            manifest = rundir.manifest()
-            lines = rundir.results() if rundir.results_path.exists() else []
+            rundir = (
+                _open_results_file(lone) if lone is not None else RunDir.open(_run_dir_of(run_dir))
+            )
+            contents = rundir.read()
         except UserError as exc:
             _fail(str(exc), exc.exit_code)
             return
-        summary = summarize_run(lines, manifest)
-        try:
-            rundir.write_summary(summary)
-        except OSError as exc:  # a read-only run folder: still print the figures
-            summary.warnings.append(
-                f"{rundir.summary_path}: not rewritten ({exc.strerror or exc})"
-            )
+        summary = summarize_run(contents.results, contents.manifest)
+        summary.warnings[:0] = contents.warnings
+        if lone is None:
+            try:
+                rundir.write_summary(summary)
+            except OSError as exc:  # a read-only run folder: still print the figures
+                summary.warnings.append(
+                    f"{rundir.summary_path}: not rewritten ({exc.strerror or exc})"
+                )
         if as_json:
-            _json_out(summary, rundir.path, summary.warnings)
+            if lone is not None:
+                _json_out(summary, None, summary.warnings, results_file=str(lone))
+            else:
+                _json_out(summary, rundir.path, summary.warnings)
         else:
             console = Console()
             render_summary(summary, console)

@@ -39,6 +39,7 @@ def _report_json(report: LoadReport) -> dict[str, Any]:
 
 
 _PATHS_HELP = "Task files or folders (scanned recursively)."
+_LINKS_HELP = "Accept fixture symlinks that resolve outside the suite folder."
 
 
 def _exit(code: int) -> None:
@@ -55,11 +56,14 @@ def register(app: typer.Typer) -> None:
     def validate(
         paths: list[Path] = typer.Argument(..., help=_PATHS_HELP),
         as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
+        allow_external_links: bool = typer.Option(
+            False, "--allow-external-links", help=_LINKS_HELP
+        ),
     ) -> None:
         """Check task files: every problem in every file, one line each (exit 2 on any)."""
         from trialrun.tasks import load_tasks
 
-        report = load_tasks(paths)
+        report = load_tasks(paths, allow_external_links=allow_external_links)
         if as_json:
             print(json.dumps(_report_json(report), indent=2, default=str))
             _exit(0 if report.ok else 2)
@@ -81,11 +85,14 @@ def register(app: typer.Typer) -> None:
     def list_tasks(
         paths: list[Path] = typer.Argument(..., help=_PATHS_HELP),
         as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
+        allow_external_links: bool = typer.Option(
+            False, "--allow-external-links", help=_LINKS_HELP
+        ),
     ) -> None:
         """One line per task: id, suite, tier, k, file (ids never truncated)."""
         from trialrun.tasks import load_tasks
 
-        report = load_tasks(paths)
+        report = load_tasks(paths, allow_external_links=allow_external_links)
         if as_json:
             print(json.dumps(_report_json(report), indent=2, default=str))
             _exit(0 if report.ok else 2)

@@ -47,6 +47,20 @@ def _check_baselines_dir(value: Path | None) -> None:
     )
 
 
+def legacy_notes(models: list[str], baselines_dir: Path) -> list[str]:
+    """One note per model whose baseline was found under its old name (base URL in it)."""
+    from trialrun.core import parse_model_spec
+    from trialrun.tracking import legacy_baseline_note
+
+    notes = []
+    for spec in models:
+        parsed = parse_model_spec(spec)
+        note = legacy_baseline_note(baselines_dir, parsed.provider, parsed.model_id)
+        if note:
+            notes.append(note)
+    return notes
+
+
 def _check_config_file(value: Path | None) -> None:
     """Problems `trialrun.config.load_config` does not turn into one line (a folder,
     bytes that are not UTF-8)."""
@@ -65,22 +79,36 @@ def _check_config_file(value: Path | None) -> None:
 def register(app: typer.Typer) -> None:
     @app.command()
     def bless(
-        run_dir: Path = typer.Argument(..., help="A run directory (results/<run-id>)."),
+        run_dir: Path | None = typer.Argument(
+            None, help="A run directory (default: the most recent complete run in --results)."
+        ),
         baselines: Path | None = typer.Option(
             None, "--baselines", help="Folder for the baseline files (default ./baselines)."
+        ),
+        results: Path = typer.Option(
+            Path("results"), "--results", help="Where to look for the most recent run."
         ),
         force: bool = typer.Option(False, "--force", help="Bless despite the refusals."),
         reason: str | None = typer.Option(None, "--reason", help="Why (required by --force)."),
     ) -> None:
         """Write baselines/<provider>-<model>.json for each model of a run."""
         from trialrun.tracking import bless as do_bless
+        from trialrun.tracking import latest_complete_run
 
         if baselines is not None and baselines.is_file():
             raise UserError(f"--baselines {baselines}: is a file; pass a folder for the baselines")
         target = baselines if baselines is not None else _baselines_dir(None)
+        if run_dir is None:
+            run_dir = latest_complete_run(results)
+            print(f"blessing {run_dir} (most recent complete run)", flush=True)
         for item in do_bless(run_dir, target, force=force, reason=reason):
             extra = f" (forced: {reason})" if item.forced and item.refusals else ""
             print(f"blessed {item.model} → {item.path}{extra}")
+            if item.superseded is not None:
+                _err(
+                    f"note: {item.superseded}: the old name of this baseline (base URL in it) "
+                    f"is no longer read now that {item.path.name} exists; delete it"
+                )
 
     @app.command()
     def compare(
@@ -119,7 +147,11 @@ def register(app: typer.Typer) -> None:
             c = compare_one(run_dir, baseline, alpha=alpha)
             items = [BaselineMatch(c.model, baseline, c)]
         else:
-            items = compare_with_baselines(run_dir, _baselines_dir(baselines), alpha=alpha)
+            folder = _baselines_dir(baselines)
+            items = compare_with_baselines(run_dir, folder, alpha=alpha)
+            if not as_json:
+                for note in legacy_notes([item.model for item in items], folder):
+                    _err(f"note: {note}")
         if as_json:
             print(comparisons_json(items))
             return
@@ -146,6 +178,13 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print(json.dumps(result.to_dict(), indent=2))
         else:
+            if baseline is None:
+                from trialrun.config import load_config
+                from trialrun.tracking import default_baselines_dir
+
+                folder = baselines or default_baselines_dir(load_config(config))
+                for note in legacy_notes([m.model for m in result.models], folder):
+                    _err(f"note: {note}")
             for line in gate_lines(result):
                 print(line)
         _exit(result.exit_code)

@@ -7,12 +7,30 @@ that the packages above (models, tools, graders, agents, runner, rundir) agree o
 without importing each other.
 """
 
-from trialrun.core._model_spec import ModelSpec, is_unpinned, parse_model_spec, slugify
+from trialrun.core._model_spec import (
+    ModelSpec,
+    is_unpinned,
+    model_endpoint,
+    model_label,
+    model_name,
+    parse_model_spec,
+    slugify,
+)
 from trialrun.core._objects import load_object
 from trialrun.core._records import Message, ToolCallRecord, ToolSpec, Verdict
 from trialrun.core._registry import Registry
+from trialrun.core._secrets import (
+    KEY_VARIABLES,
+    MASK,
+    redact,
+    redact_argv,
+    secret_values,
+    strip_userinfo,
+)
 
 __all__ = [
+    "KEY_VARIABLES",
+    "MASK",
     "Message",
     "ModelSpec",
     "Registry",
@@ -21,6 +39,13 @@ __all__ = [
     "Verdict",
     "is_unpinned",
     "load_object",
+    "model_endpoint",
+    "model_label",
+    "model_name",
     "parse_model_spec",
+    "redact",
+    "redact_argv",
+    "secret_values",
     "slugify",
+    "strip_userinfo",
 ]

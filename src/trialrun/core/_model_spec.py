@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from trialrun.core._secrets import redact, strip_userinfo
 from trialrun.errors import UserError
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -34,8 +35,22 @@ def slugify(text: str) -> str:
     return _UNSAFE.sub("-", text)
 
 
+def model_name(model_id: str) -> str:
+    """The model id without its base URL: `gpt-4o@http://127.0.0.1:8000/v1` → `gpt-4o`.
+
+    The URL starts at the last '@http' (as `openai-compat:MODEL@BASE_URL` reads it).
+    """
+    index = model_id.rfind("@http")
+    return model_id[:index] if index > 0 else model_id
+
+
 def is_unpinned(model_id: str) -> bool:
-    return model_id.endswith(_UNPINNED)
+    """A moving alias: `-latest`, `-preview` or `:latest` anywhere in the model id.
+
+    The base URL (`…@http://host/v1`) is not looked at: a host name is not a model.
+    """
+    name = model_name(model_id).lower()
+    return any(marker in name for marker in _UNPINNED)
 
 
 def parse_model_spec(spec: str) -> ModelSpec:
@@ -45,3 +60,21 @@ def parse_model_spec(spec: str) -> ModelSpec:
         raise UserError("--model: empty model spec; use e.g. 'local' or 'scripted:PATH'")
     provider, _, model_id = spec.partition(":")
     return ModelSpec(provider=provider, model_id=model_id)
+
+
+def model_endpoint(spec: str) -> str | None:
+    """The base URL of a `provider:MODEL@URL` spec, without credentials; None if it has none."""
+    _, _, model_id = spec.strip().partition(":")
+    index = model_id.rfind("@http")
+    return strip_userinfo(model_id[index + 1 :]) if index > 0 else None
+
+
+def model_label(spec: str) -> str:
+    """The name a model goes by in everything written: no base URL, no secret.
+
+    `openai-compat:gpt-4o@http://u:pw@host/v1` → `openai-compat:gpt-4o`;
+    `agent:./my-agent --token X` → `agent:./my-agent --token ***`.
+    """
+    spec = spec.strip()
+    provider, sep, model_id = spec.partition(":")
+    return redact(f"{provider}{sep}{model_name(model_id)}")

@@ -1,22 +1,26 @@
 """The `command` grader: run a command in the workspace; pass on the expected exit code.
 
-Runs as an asyncio subprocess (other trials keep going) in its own process group, which
-is killed as a whole on timeout. Output tails are kept in details.
+Runs through `trialrun.sandbox.run_contained` (other trials keep going): in the bwrap jail
+when it works here (no network, the root read-only, the workspace the only writable
+path), and always with the marker sweep, so nothing it starts survives it and a
+background child can't hang it. The verdict is the command's own exit code. Output tails
+are kept in details. Per-trial options in `TrialView.extra`: `jail` (None = bwrap when
+available, True = required, False = never) and `network` (default False).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
-import signal
 from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from trialrun.errors import InfraError
 from trialrun.graders._types import GraderConfig, TrialView, Verdict, grader
+from trialrun.sandbox import run_contained
 
 TAIL_CHARS = 4000
+_TAIL_BYTES = 4 * TAIL_CHARS  # enough bytes for TAIL_CHARS characters of UTF-8
 
 
 class CommandConfig(GraderConfig):
@@ -38,57 +42,6 @@ def _tail(data: bytes) -> str:
     return text if len(text) <= TAIL_CHARS else "…" + text[-TAIL_CHARS:]
 
 
-async def _drain(stream: asyncio.StreamReader | None, sink: bytearray) -> None:
-    if stream is None:
-        return
-    while chunk := await stream.read(65536):
-        sink.extend(chunk)
-        if len(sink) > 4 * TAIL_CHARS * 4:  # keep memory bounded: only the tail matters
-            del sink[: len(sink) - 4 * TAIL_CHARS]
-
-
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-
-
-async def run_command(
-    run: str | list[str], cwd: str, timeout_s: float
-) -> tuple[int | None, bytes, bytes, bool]:
-    """(exit code, stdout, stderr, timed_out). Raises FileNotFoundError for a missing argv[0]."""
-    common: dict[str, Any] = dict(
-        cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
-    )
-    if isinstance(run, str):
-        proc = await asyncio.create_subprocess_shell(run, **common)
-    else:
-        proc = await asyncio.create_subprocess_exec(*map(str, run), **common)
-    out, err = bytearray(), bytearray()
-    readers = asyncio.gather(_drain(proc.stdout, out), _drain(proc.stderr, err))
-    timed_out = False
-    try:
-        await asyncio.wait_for(proc.wait(), timeout_s)
-    except TimeoutError:
-        timed_out = True
-        _kill_group(proc)
-        await proc.wait()
-    except asyncio.CancelledError:
-        _kill_group(proc)
-        readers.cancel()
-        raise
-    try:
-        # a daemonised grandchild may keep the pipes open: do not wait for it forever
-        await asyncio.wait_for(readers, 5)
-    except TimeoutError:
-        _kill_group(proc)
-        readers.cancel()
-    return proc.returncode, bytes(out), bytes(err), timed_out
-
-
 @grader("command", CommandConfig)
 async def command(config: CommandConfig, trial: TrialView) -> Verdict:
     details: dict[str, Any] = {
@@ -100,17 +53,33 @@ async def command(config: CommandConfig, trial: TrialView) -> Verdict:
         details["error"] = "no workspace to run in (sandbox: none)"
         return Verdict(config.label, None, details)
     try:
-        code, out, err, timed_out = await run_command(
-            config.run, os.fspath(trial.workspace), config.timeout_s
+        outcome = await run_contained(
+            config.run,
+            os.fspath(trial.workspace),
+            config.timeout_s,
+            jail=trial.extra.get("jail"),
+            network=bool(trial.extra.get("network", False)),
+            tail_bytes=_TAIL_BYTES,
         )
+    except InfraError as exc:
+        details["error"] = str(exc)
+        return Verdict(config.label, None, details)
     except FileNotFoundError as exc:
         details["error"] = f"command not found: {exc.filename or config.run}"
         return Verdict(config.label, None, details)
     except PermissionError as exc:
         details["error"] = f"command not executable: {exc.filename or config.run}"
         return Verdict(config.label, None, details)
-    details.update(exit_code=code, timed_out=timed_out, stdout=_tail(out), stderr=_tail(err))
-    if timed_out:
-        details["reason"] = f"timed out after {config.timeout_s:g}s (process group killed)"
+    details.update(
+        exit_code=outcome.exit_code,
+        timed_out=outcome.timed_out,
+        stdout=_tail(outcome.stdout),
+        stderr=_tail(outcome.stderr),
+        sandbox=outcome.sandbox,
+    )
+    if outcome.swept:
+        details["killed_processes"] = outcome.swept
+    if outcome.timed_out:
+        details["reason"] = f"timed out after {config.timeout_s:g}s (all its processes killed)"
         return Verdict(config.label, False, details)
-    return Verdict(config.label, code == config.expect_exit, details)
+    return Verdict(config.label, outcome.exit_code == config.expect_exit, details)

@@ -23,6 +23,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trialrun.config import ProjectConfig, load_config
+from trialrun.core import model_name
 from trialrun.errors import UserError
 from trialrun.models import MODEL_PROVIDERS, Model, create_model, is_unpinned, parse_model_spec
 
@@ -121,10 +122,10 @@ def check_judge_spec(spec: str) -> str:
             f"--judge {parsed.text}: unknown provider '{parsed.provider}'{did}; "
             f"known: {', '.join(MODEL_PROVIDERS.names())}"
         )
-    if is_unpinned(parsed.model_id) or is_unpinned(parsed.text):
+    if is_unpinned(parsed.model_id) or is_unpinned(parsed.text):  # never the base URL
         raise UserError(
-            f"--judge {spec}: judge models must be pinned; '{parsed.model_id}' is a moving "
-            "-latest/-preview alias: name a dated or versioned model id instead"
+            f"--judge {spec}: judge models must be pinned; '{model_name(parsed.model_id)}' is "
+            "a moving -latest/-preview/:latest alias: name a dated or versioned model id instead"
         )
     return parsed.text
 

@@ -8,16 +8,23 @@ from trialrun.metrics._estimators import (
 )
 from trialrun.metrics._summary import (
     aggregate,
+    coverage,
     current_summary,
     is_infra,
     percentile,
     summarize,
     summarize_run,
     task_row,
+    tracked_values,
 )
+from trialrun.metrics._tracked import METRIC_ALIASES, TRACKED_METRICS, canonical_metric
 
 __all__ = [
+    "METRIC_ALIASES",
+    "TRACKED_METRICS",
+    "canonical_metric",
     "aggregate",
+    "coverage",
     "current_summary",
     "is_infra",
     "pass_at_k",
@@ -28,4 +35,5 @@ __all__ = [
     "summarize",
     "summarize_run",
     "task_row",
+    "tracked_values",
 ]

@@ -9,6 +9,9 @@ Counting rules (README, "Verdicts and metrics"):
   aggregate and counted in `insufficient`.
 A task "meets" pass^k (solve^k) for `by_tier` when its figure is 1.0, i.e. every counted
 trial succeeded and at least k were counted.
+`failed_graders` counts trials, not verdicts: a trial where any verdict of a grader type
+failed counts once for it. A row carries `tracked` (each of the task's `tracked_metrics`
+with its value) only when run.json lists them, so older runs summarize as they did.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 
 from trialrun.core import is_unpinned, parse_model_spec
 from trialrun.metrics._estimators import pass_at_k, pass_hat_k
+from trialrun.metrics._tracked import canonical_metric
 from trialrun.rundir import Manifest, ResultLine, RunDir, Summary
 
 Line = ResultLine
@@ -87,15 +91,14 @@ def task_row(
     failed: dict[str, int] = {}
     errors: dict[str, int] = {}
     for t in lines:
-        for v in _dicts(t.verdicts):
-            if v.get("passed") is False:
-                name = str(v.get("grader"))
-                failed[name] = failed.get(name, 0) + 1
+        names = [str(v.get("grader")) for v in _dicts(t.verdicts) if v.get("passed") is False]
+        for name in dict.fromkeys(names):
+            failed[name] = failed.get(name, 0) + 1
         if t.error_kind:
             errors[t.error_kind] = errors.get(t.error_kind, 0) + 1
     turns = [x for x in (_num(t.turns) for t in counted) if x is not None]
     provider = (_str(first.provider) if first else None) or model.partition(":")[0]
-    return {
+    row: dict[str, Any] = {
         "task_id": task_id,
         "model": model,
         "provider": provider,
@@ -120,6 +123,55 @@ def task_row(
         "errors": errors,
         "safety_violations": sum(1 for t in lines if t.safety_violation),
     }
+    tracked = meta.get("tracked_metrics")
+    if isinstance(tracked, list):
+        row["tracked"] = tracked_values(tracked, row, counted)
+    return row
+
+
+def _tokens(line: Line) -> float | None:
+    tok = line.tokens
+    if not isinstance(tok, dict):
+        return None
+    parts = [_num(tok.get("prompt")), _num(tok.get("completion"))]
+    return None if all(p is None for p in parts) else sum(p or 0.0 for p in parts)
+
+
+def tracked_values(
+    names: list[Any], row: dict[str, Any], counted: list[Line]
+) -> dict[str, float | None]:
+    """Each tracked metric (canonical name) → its value for this row; None without data.
+
+    Estimators are the row's own; rates and per-trial means are over the counted trials
+    (infra errors left out; solve_rate also leaves the undetermined out).
+    """
+    latencies = [x for x in (_num(t.latency_s) for t in counted) if x is not None]
+    turns = _mean([x for x in (_num(t.turns) for t in counted) if x is not None])
+    solve_n = row["n"] - row["undetermined"]
+    values: dict[str, float | None] = {
+        "pass^k": row["pass_k"],
+        "solve^k": row["solve_k"],
+        "pass@k": row["pass_at_k"],
+        "pass_rate": row["passed"] / row["n"] if row["n"] else None,
+        "solve_rate": row["solved"] / solve_n if solve_n else None,
+        "latency_p50": percentile(latencies, 50),
+        "latency_p95": percentile(latencies, 95),
+        "cost": _mean([x for x in (_num(t.cost_usd) for t in counted) if x is not None]),
+        "tokens": _mean([x for x in (_tokens(t) for t in counted) if x is not None]),
+        "turns": turns,
+        "steps": turns,
+        "tool_calls": _mean([float(len(t.tool_calls)) for t in counted]),
+    }
+    out: dict[str, float | None] = {}
+    for name in names:
+        canonical = canonical_metric(str(name)) or str(name)
+        out[canonical] = values.get(canonical)
+    return out
+
+
+def coverage(rows: list[dict[str, Any]], key: str) -> tuple[int, int]:
+    """(tasks with a `key` figure, tasks) over summary rows: what a headline rate is over."""
+    return sum(1 for r in rows if r.get(key) is not None), len(rows)
 
 
 def _meets(value: float | None) -> bool:

@@ -10,6 +10,7 @@ from trialrun.models._registry import (
     parse_model_spec,
     slugify,
 )
+from trialrun.models._retry import RetryPolicy
 from trialrun.models._types import (
     Completion,
     CompletionParams,
@@ -21,6 +22,7 @@ from trialrun.models._types import (
 )
 
 __all__ = [
+    "RetryPolicy",
     "MODEL_PROVIDERS",
     "Completion",
     "CompletionParams",

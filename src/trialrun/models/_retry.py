@@ -5,10 +5,15 @@ Retried: HTTP 429, 408, 409, 5xx, timeouts, connection errors and unreadable res
 caller gets `trialrun.errors.InfraError` with a redacted one-line message: the trial is an
 infrastructure error, neither passed nor failed.
 
+Each attempt has its own time limit, `request_timeout(task_timeout_s)`: `request_timeout_s`
+(120 s), never more than the task's whole `timeout_s` (an answer later than that could not
+have fitted the budget anyway). An attempt without an answer by then is retried like a
+dropped connection, so a provider that hangs ends as an infra error, not as a failed trial.
+
 Settings, later ones winning: defaults, `[retries]` in trialrun.toml (`max_attempts`,
-`base_delay_s`, `max_delay_s`), env `TRIALRUN_RETRY_MAX_ATTEMPTS`,
-`TRIALRUN_RETRY_BASE_DELAY_S`, `TRIALRUN_RETRY_MAX_DELAY_S`, then a provider's
-`options["retries"]` mapping.
+`base_delay_s`, `max_delay_s`, `request_timeout_s`), env `TRIALRUN_RETRY_MAX_ATTEMPTS`,
+`TRIALRUN_RETRY_BASE_DELAY_S`, `TRIALRUN_RETRY_MAX_DELAY_S`,
+`TRIALRUN_RETRY_REQUEST_TIMEOUT_S`, then a provider's `options["retries"]` mapping.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import asyncio
 import json
 import os
 import random
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeVar
@@ -33,7 +39,9 @@ _ENV = {
     "max_attempts": "TRIALRUN_RETRY_MAX_ATTEMPTS",
     "base_delay_s": "TRIALRUN_RETRY_BASE_DELAY_S",
     "max_delay_s": "TRIALRUN_RETRY_MAX_DELAY_S",
+    "request_timeout_s": "TRIALRUN_RETRY_REQUEST_TIMEOUT_S",
 }
+DEFAULT_REQUEST_TIMEOUT_S = 120.0
 
 
 class InvalidResponse(Exception):
@@ -45,6 +53,13 @@ class RetryPolicy:
     max_attempts: int = 4
     base_delay_s: float = 0.5
     max_delay_s: float = 20.0
+    request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S
+
+    def request_timeout(self, task_timeout_s: float | None = None) -> float:
+        """One attempt's time limit: `request_timeout_s`, at most the task's `timeout_s`."""
+        if task_timeout_s:
+            return min(self.request_timeout_s, task_timeout_s)
+        return self.request_timeout_s
 
     def delay(self, attempt: int, rng: random.Random | None = None) -> float:
         """Full jitter (AWS): uniform(0, min(max_delay, base * 2**attempt)), attempt from 0."""
@@ -72,12 +87,16 @@ class RetryPolicy:
             if key not in _ENV:
                 raise UserError(
                     f"{where}: unknown key '{key}'; allowed: max_attempts, base_delay_s, "
-                    "max_delay_s"
+                    "max_delay_s, request_timeout_s"
                 )
             try:
+                if isinstance(raw, bool):
+                    raise TypeError
                 value: float | int = int(raw) if key == "max_attempts" else float(raw)
             except (TypeError, ValueError):
                 raise UserError(f"{where}: {key} = {raw!r} is not a number") from None
+            if key == "request_timeout_s" and not value > 0:
+                raise UserError(f"{where}: {key} = {raw!r} is too small; give seconds > 0")
             if value < (1 if key == "max_attempts" else 0):
                 raise UserError(f"{where}: {key} = {raw!r} is too small")
             changes[key] = value
@@ -119,6 +138,17 @@ def describe(exc: BaseException, secrets: Iterable[str | None] = ()) -> str:
 
 
 @dataclass(slots=True)
+class AttemptTiming:
+    """Filled by `with_retries`: how long the attempt that answered took (seconds).
+
+    Time lost to attempts that failed or timed out, and to backoff, is not in it: the
+    runner charges a trial's budget for answers only.
+    """
+
+    answered_s: float = 0.0
+
+
+@dataclass(slots=True)
 class RetryStats:
     """Counters a provider keeps, for tests and reports."""
 
@@ -138,12 +168,16 @@ async def with_retries(
     stats: RetryStats | None = None,
     classify_fn: Callable[[BaseException], Decision] = classify,
     sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    timeout_s: float | None = None,
+    timing: AttemptTiming | None = None,
 ) -> T:
     """Run `call` until it succeeds or the policy gives up; then raise InfraError.
 
     `what` names the endpoint in messages (e.g. "openai-compat:qwen @ http://…");
     `hint(status)` may add a fix for fatal errors (e.g. "check OPENAI_API_KEY").
-    ModelTimeout, UserError and cancellation pass through untouched.
+    `timeout_s` bounds each attempt as a whole (an SDK's own timeout is often per read):
+    an attempt without an answer by then is retried. `timing` receives the answering
+    attempt's duration. ModelTimeout, UserError and cancellation pass through untouched.
     """
     secrets = list(secrets)
     stats = stats if stats is not None else RetryStats()
@@ -151,8 +185,18 @@ async def with_retries(
     attempt = 0
     while True:
         stats.attempts += 1
+        started = time.perf_counter()
         try:
-            return await call()
+            try:
+                async with asyncio.timeout(timeout_s):
+                    result = await call()
+            except TimeoutError:
+                if timeout_s is None:
+                    raise
+                raise TimeoutError(f"no answer within {timeout_s:g}s") from None
+            if timing is not None:
+                timing.answered_s = time.perf_counter() - started
+            return result
         except (ModelTimeout, UserError, InfraError, asyncio.CancelledError):
             raise
         except Exception as exc:

@@ -156,7 +156,7 @@ class AnthropicModel:
             request["system"] = system
         if tools:
             request["tools"] = to_anthropic_tools(tools)
-        timeout = params.timeout_s or 120.0
+        timeout = self.retry_policy.request_timeout(params.timeout_s)
         started = time.perf_counter()
         response = await with_retries(
             lambda: client.messages.create(**request, timeout=timeout),

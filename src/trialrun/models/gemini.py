@@ -169,7 +169,7 @@ class GeminiModel:
             config["max_output_tokens"] = params.max_tokens
         if params.seed is not None:
             config["seed"] = params.seed
-        timeout = params.timeout_s or 120.0
+        timeout = self.retry_policy.request_timeout(params.timeout_s)
         config["http_options"] = {"timeout": int(timeout * 1000)}
         started = time.perf_counter()
         response = await with_retries(

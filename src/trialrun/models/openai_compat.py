@@ -3,6 +3,8 @@
 Specs: `openai:MODEL` (key OPENAI_API_KEY, optional OPENAI_BASE_URL) and
 `openai-compat:MODEL@BASE_URL` (key TRIALRUN_API_KEY or OPENAI_API_KEY, else "none").
 Native tool calling; the SDK's own retries are off so `_retry` is the only retry layer.
+Each attempt is bounded by the retry policy's `request_timeout(task timeout)`; an attempt
+without an answer is retried, and `Completion.latency_s` is the answering attempt's time.
 """
 
 from __future__ import annotations
@@ -10,17 +12,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import time
+from dataclasses import replace
 from typing import Any
 
 from trialrun.errors import UserError
 from trialrun.models._pricing import cost_usd, pricing_table
 from trialrun.models._registry import model_provider
-from trialrun.models._retry import InvalidResponse, RetryPolicy, RetryStats, with_retries
+from trialrun.models._retry import (
+    AttemptTiming,
+    InvalidResponse,
+    RetryPolicy,
+    RetryStats,
+    with_retries,
+)
 from trialrun.models._tool_calls import clean_messages, parse_arguments
 from trialrun.models._types import Completion, CompletionParams, Message, ToolSpec, Usage
 
-DEFAULT_TIMEOUT_S = 120.0
+# the SDK's own timeout stays a backstop behind with_retries' bound on the whole attempt
+_SDK_TIMEOUT_MARGIN_S = 1.0
 
 
 def _import_openai() -> Any:
@@ -54,8 +63,11 @@ class OpenAICompatModel:
         self.base_url = base_url
         self._api_key = api_key
         self._key_variable = key_variable
-        self.default_timeout_s = float(options.get("timeout_s", DEFAULT_TIMEOUT_S))
         self.retry_policy = RetryPolicy.load(options.get("retries"))
+        if options.get("timeout_s") is not None:  # the programmatic per-request limit
+            self.retry_policy = replace(
+                self.retry_policy, request_timeout_s=float(options["timeout_s"])
+            )
         self.stats = RetryStats()
         self._prices = pricing_table()
         self._clients: dict[int, Any] = {}
@@ -112,11 +124,14 @@ class OpenAICompatModel:
         self, messages: list[Message], tools: list[ToolSpec], params: CompletionParams
     ) -> Completion:
         request = self._request(messages, tools, params)
-        timeout = params.timeout_s or self.default_timeout_s
-        started = time.perf_counter()
+        timeout = self.retry_policy.request_timeout(params.timeout_s)
+        timing = AttemptTiming()
+        client = self._client()  # made (and the SDK imported) outside the attempts' limit
 
         async def attempt() -> Any:
-            response = await self._client().chat.completions.create(**request, timeout=timeout)
+            response = await client.chat.completions.create(
+                **request, timeout=timeout + _SDK_TIMEOUT_MARGIN_S
+            )
             if isinstance(response, (str, bytes)) or not getattr(response, "choices", None):
                 raise InvalidResponse(f"not a chat completion: {str(response)[:200]!r}")
             return response
@@ -128,9 +143,11 @@ class OpenAICompatModel:
             secrets=[self._api_key],
             hint=self._hint,
             stats=self.stats,
+            timeout_s=timeout,
+            timing=timing,
         )
         completion = self._completion(response)
-        completion.latency_s = time.perf_counter() - started
+        completion.latency_s = timing.answered_s
         completion.cost_usd = cost_usd(self.provider, self.model_id, completion.usage, self._prices)
         return completion
 

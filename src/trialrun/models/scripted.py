@@ -113,7 +113,14 @@ def _parse_turn(path: Path, where: str, raw: Any) -> _Turn:
 
 def _read(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise UserError(
+            f"{path}:{line}: not UTF-8 text (byte {exc.start}); a scripted model file is "
+            "YAML or JSON saved as UTF-8"
+        ) from None
     except FileNotFoundError:
         raise UserError(
             f"{path}: scripted model file not found; pass --model scripted:PATH to an "

@@ -55,6 +55,39 @@ def fixed(value: Any, places: int) -> str:
     return f"{value:.{places}f}" if _number(value) else DASH
 
 
+def over_tasks(with_value: int, tasks: int) -> str:
+    """What a headline rate is over: "over 4 of 8 tasks (4 insufficient)", "over 8 tasks"."""
+    if with_value == tasks:
+        return f"over {tasks} task" + ("" if tasks == 1 else "s")
+    return f"over {with_value} of {tasks} tasks ({tasks - with_value} insufficient)"
+
+
+_RATES = ("pass^k", "solve^k", "pass@k", "pass_rate", "solve_rate")
+_TRACKED_FORMATS = {
+    "latency_p50": seconds,
+    "latency_p95": seconds,
+    "cost": money,
+    "tokens": lambda v: fixed(v, 0),
+    "turns": lambda v: fixed(v, 1),
+    "steps": lambda v: fixed(v, 1),
+    "tool_calls": lambda v: fixed(v, 1),
+}
+
+
+def tracked_text(tracked: Any, skip: Iterable[str] = ()) -> str:
+    """A row's tracked figures, compactly: "pass^k 100.0% · latency_p95 1.23 s · cost $0.0010"."""
+    if not isinstance(tracked, dict):
+        return ""
+    left_out = set(skip)
+    parts = []
+    for name, value in tracked.items():
+        if name in left_out:
+            continue
+        fmt = pct if name in _RATES else _TRACKED_FORMATS.get(name, lambda v: fixed(v, 3))
+        parts.append(f"{name} {fmt(value)}")
+    return " · ".join(parts)
+
+
 def names(items: Iterable[str]) -> str:
     return ", ".join(items)
 

@@ -36,8 +36,17 @@ def _power_line(c: Comparison) -> str:
     return (
         f"  power: detecting a 20-point drop at the observed solve rate "
         f"{pct(c.observed_rate, 0)} with 80% power (one-sided Fisher, α = {c.alpha:g}) "
-        f"needs {need}" + (f"; this run has k = {c.k}" if c.k else "")
+        f"needs {need}{_task_k(c)}"
     )
+
+
+def _task_k(c: Comparison) -> str:
+    """The compared tasks' own k (a task's k, not the run's smallest)."""
+    if len(c.task_k) == 1:
+        return f"; each compared task has k = {c.task_k[0]}"
+    if c.task_k:
+        return f"; the compared tasks have k = {c.task_k[0]} to {c.task_k[-1]}"
+    return f"; this run has k = {c.k}" if c.k else ""
 
 
 def comparison_lines(c: Comparison, *, only_drops: bool = True) -> list[str]:

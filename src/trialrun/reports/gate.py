@@ -3,9 +3,23 @@
 from __future__ import annotations
 
 from trialrun.reports.comparison import comparison_lines
-from trialrun.tracking import GateResult
+from trialrun.tracking import GateResult, RuleResult
 
 TAGS = {"failed": "FAIL", "skipped": "skip", "passed": "ok  ", "warned": "warn"}
+
+
+def over(rule: RuleResult) -> str:
+    """Over how many tasks a rule was judged: " [over 4 of 8 tasks; 4 insufficient]"."""
+    if rule.judged is None:
+        return ""
+    if rule.of is None or rule.of == rule.judged:
+        return f" [over {_tasks(rule.judged)}]"
+    why = f"; {rule.left_out}" if rule.left_out else ""
+    return f" [over {rule.judged} of {_tasks(rule.of)}{why}]"
+
+
+def _tasks(n: int) -> str:
+    return f"{n} task" if n == 1 else f"{n} tasks"
 
 
 def gate_lines(result: GateResult) -> list[str]:
@@ -21,7 +35,8 @@ def gate_lines(result: GateResult) -> list[str]:
             f"{m.baseline or 'none'}"
         )
         for r in m.rules:
-            out.append(f"  {TAGS[r.status]} {r.rule}" + (f": {r.message}" if r.message else ""))
+            message = f": {r.message}" if r.message else ""
+            out.append(f"  {TAGS[r.status]} {r.rule}{over(r)}{message}")
         if result.gate == "nightly" and m.comparison is not None:
             out.extend("  " + line for line in comparison_lines(m.comparison, only_drops=False))
         out.extend(f"  note: {n}" for n in m.notes)

@@ -1,9 +1,10 @@
 """JUnit XML for CI: one testcase per task × model (classname = model, name = task_id).
 
 A task fails when it misses its metric (pass^k tasks: every counted trial solved; pass@k
-tasks: at least one solved); the failure message names the failed graders. A task without
-enough counted trials is `error` when infra errors caused it, else `skipped`. The k trials
-are listed in system-out. The layout follows the Ant/Jenkins JUnit schema.
+tasks: at least one solved); the failure message names the failed graders, each with the
+number of trials it failed in (a trial counts once however many of its verdicts failed).
+A task without enough counted trials is `error` when infra errors caused it, else
+`skipped`. The k trials are listed in system-out. The layout follows the Ant/Jenkins JUnit schema.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from trialrun.rundir import ResultLine
+from trialrun.rundir import ResultLine, WriteError
 from trialrun.tracking import RunData, TaskRecord, load_run
 
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -38,18 +39,21 @@ def task_outcome(record: TaskRecord) -> tuple[str, str]:
     met = record.meets_solve_k if record.metric != "pass@k" else record.solved > 0
     if met:
         return "passed", ""
-    failed: dict[str, int] = {}
+    failed: dict[str, int] = {}  # grader type → trials where one of its verdicts failed
     errors: dict[str, int] = {}
     for t in record.counted_trials:
-        for v in t.verdicts:
-            if v.get("passed") is False:
-                failed[str(v.get("grader"))] = failed.get(str(v.get("grader")), 0) + 1
+        names = [str(v.get("grader")) for v in t.verdicts if v.get("passed") is False]
+        for name in dict.fromkeys(names):
+            failed[name] = failed.get(name, 0) + 1
         if t.error_kind:
             errors[t.error_kind] = errors.get(t.error_kind, 0) + 1
     n = record.solve_n
     parts = [f"solved {record.solved}/{n} ({record.metric})"]
     if failed:
-        parts.append("failed graders: " + ", ".join(f"{g} ({c}/{n})" for g, c in failed.items()))
+        parts.append(
+            "failed graders: "
+            + ", ".join(f"{g} failed in {c}/{n} trials" for g, c in failed.items())
+        )
     if errors:
         parts.append("errors: " + ", ".join(f"{kind} ({c})" for kind, c in errors.items()))
     return "failure", "; ".join(parts)
@@ -139,6 +143,10 @@ def write_junit(run_dir: RunData | Path | str, path: Path | str) -> Path:
     """Write the run's JUnit XML to `path` (parents created)."""
     run = run_dir if isinstance(run_dir, RunData) else load_run(run_dir)
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    junit_tree(run).write(target, encoding="utf-8", xml_declaration=True)
+    tree = junit_tree(run)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tree.write(target, encoding="utf-8", xml_declaration=True)
+    except OSError as exc:
+        raise WriteError(target, exc) from None
     return target

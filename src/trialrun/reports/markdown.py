@@ -1,17 +1,26 @@
 """A Markdown report that fits a GitHub step summary ($GITHUB_STEP_SUMMARY): headline,
-per-model table, failed tasks with their graders, regressions against the baselines."""
+per-model table (each rate over how many tasks), failed tasks with their graders, each
+task's tracked figures, regressions against the baselines."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from trialrun.reports._format import DASH, md_cell, money, pct, seconds
+from trialrun.metrics import coverage
+from trialrun.reports._format import DASH, md_cell, money, pct, seconds, tracked_text
 from trialrun.reports.comparison import comparisons_markdown
 from trialrun.reports.junit import task_outcome
 from trialrun.reports.models import render_models_markdown
+from trialrun.rundir import WriteError
 from trialrun.tracking import RunData, compare_with_baselines, load_run
 
 MAX_FAILED_ROWS = 60
+
+
+def _rate(value: float | None, with_value: int, tasks: int) -> str:
+    """A headline rate, with the tasks it is over when some are insufficient."""
+    text = pct(value)
+    return text if with_value == tasks else f"{text} over {with_value} of {tasks}"
 
 
 def _model_table(run: RunData) -> list[str]:
@@ -21,13 +30,41 @@ def _model_table(run: RunData) -> list[str]:
     ]
     for model in run.models:
         a = run.summary.aggregate.get(model) or {}
+        rows = run.summary.rows_for(model)
+        rates = [
+            _rate(a.get(f"{figure}_rate"), *coverage(rows, figure))
+            for figure in ("pass_k", "solve_k", "pass_at_k")
+        ]
         lines.append(
-            f"| `{md_cell(model)}` | {len(run.for_model(model))} | {pct(a.get('pass_k_rate'))} | "
-            f"{pct(a.get('solve_k_rate'))} | {pct(a.get('pass_at_k_rate'))} | "
+            f"| `{md_cell(model)}` | {len(run.for_model(model))} | {' | '.join(rates)} | "
             f"{a.get('flaky_task_count', DASH)} | {a.get('insufficient', DASH)} | "
             f"{seconds(a.get('latency_p95_s'))} | {money(a.get('cost_usd'))} |"
         )
     return lines
+
+
+def _tracked_table(run: RunData) -> list[str]:
+    """Each task's tracked figures (its `tracked_metrics`), one row per task × model."""
+    rows = [
+        (str(r.get("model")), str(r.get("task_id")), tracked_text(r.get("tracked")))
+        for r in run.summary.tasks
+    ]
+    rows = [row for row in rows if row[2]]
+    if not rows:
+        return []
+    lines = [
+        "### Tracked metrics",
+        "",
+        f"<details><summary>{len(rows)} task × model row(s)</summary>",
+        "",
+        "| Model | Task | tracked |",
+        "| --- | --- | --- |",
+    ]
+    for model, task_id, text in rows[:MAX_FAILED_ROWS]:
+        lines.append(f"| `{md_cell(model)}` | `{md_cell(task_id)}` | {md_cell(text)} |")
+    if len(rows) > MAX_FAILED_ROWS:
+        lines.append(f"\n…and {len(rows) - MAX_FAILED_ROWS} more (see summary.json).")
+    return [*lines, "", "</details>", ""]
 
 
 def render_run_markdown(run: RunData, baselines_dir: Path | str | None = None) -> str:
@@ -62,6 +99,8 @@ def render_run_markdown(run: RunData, baselines_dir: Path | str | None = None) -
             lines.append(f"\n…and {len(bad) - MAX_FAILED_ROWS} more (see the JUnit report).")
         lines.append("")
 
+    lines += _tracked_table(run)
+
     if len(run.models) > 1:
         lines += [
             "<details><summary>Models side by side</summary>",
@@ -88,6 +127,10 @@ def write_markdown(
     """Write the Markdown report to `path` (e.g. "$GITHUB_STEP_SUMMARY"), replacing it."""
     run = run_dir if isinstance(run_dir, RunData) else load_run(run_dir)
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render_run_markdown(run, baselines_dir), encoding="utf-8")
+    text = render_run_markdown(run, baselines_dir)
+    try:  # a plain write, not a rename: the target may be /dev/stdout or a CI summary file
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise WriteError(target, exc) from None
     return target

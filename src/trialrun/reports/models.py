@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from trialrun.metrics import coverage
 from trialrun.reports._format import DASH, fixed, md_cell, money, pct
 from trialrun.rundir import Summary
 
@@ -40,9 +41,17 @@ def model_grid(summary: Summary) -> tuple[list[str], list[list[str]], list[list[
     def figure(key: str) -> list[Any]:
         return [(summary.aggregate.get(m) or {}).get(key) for m in models]
 
+    def rate(key: str, row_key: str) -> list[str]:
+        """The rate per model with the tasks it is over: "100.0% (4/8 tasks)"."""
+        out = []
+        for m, value in zip(models, figure(key), strict=True):
+            with_value, tasks = coverage(summary.rows_for(m), row_key)
+            out.append(f"{pct(value)} ({with_value}/{tasks} tasks)")
+        return out
+
     footer = [
-        ["solve^k", *map(pct, figure("solve_k_rate"))],
-        ["pass^k", *map(pct, figure("pass_k_rate"))],
+        ["solve^k", *rate("solve_k_rate", "solve_k")],
+        ["pass^k", *rate("pass_k_rate", "pass_k")],
         ["mean turns", *(fixed(v, 1) for v in figure("mean_turns"))],
         ["total cost", *map(money, figure("cost_usd"))],
     ]

@@ -1,8 +1,10 @@
 """Terminal tables for a run summary: one model, or several side by side.
 
 Per task `solved/n` (n = trials counted for solve), ⚠ when flaky, `?N` for undetermined
-trials, `!N` for infra errors; failed graders are named for tasks that are not solved.
-Rates are fractions in files and percentages here.
+trials, `!N` for infra errors; failed graders are named, with the trials they failed in,
+for tasks that are not solved; a task's tracked figures (its `tracked_metrics`) beyond the
+estimator columns are shown beside it. Each headline rate says over how many tasks it
+was taken. Rates are fractions in files and percentages here.
 """
 
 from __future__ import annotations
@@ -14,8 +16,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from trialrun.reports._format import fixed, money, pct, seconds_short
+from trialrun.metrics import coverage
+from trialrun.reports._format import fixed, money, over_tasks, pct, seconds_short, tracked_text
 from trialrun.rundir import Summary
+
+# estimators the table has a column for: not repeated among a row's tracked figures
+COLUMNS = ("pass^k", "solve^k", "pass@k")
 
 
 def cell(row: dict[str, Any]) -> Text:
@@ -40,8 +46,11 @@ def cell(row: dict[str, Any]) -> Text:
 def notes(row: dict[str, Any]) -> str:
     parts: list[str] = []
     failed = row.get("failed_graders") or {}
-    if failed and row["solved"] < row["n"] - row["undetermined"]:
-        parts.append("failed: " + ", ".join(f"{g}×{c}" for g, c in failed.items()))
+    solve_n = row["n"] - row["undetermined"]
+    if failed and row["solved"] < solve_n:
+        parts.append(
+            "failed: " + ", ".join(f"{g} failed in {c}/{solve_n} trials" for g, c in failed.items())
+        )
     errors = {k: v for k, v in (row.get("errors") or {}).items()}
     if errors:
         parts.append("errors: " + ", ".join(f"{k}×{v}" for k, v in errors.items()))
@@ -62,10 +71,13 @@ def tier_lines(agg: dict[str, Any]) -> list[str]:
     return out
 
 
-def summary_lines(agg: dict[str, Any]) -> list[str]:
+def summary_lines(agg: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
+    """The headline under a model's table; each rate says over how many tasks it is."""
     lines = [
-        f"pass^k {pct(agg['pass_k_rate'])}   solve^k {pct(agg['solve_k_rate'])}   "
-        f"mean pass {pct(agg['mean_pass_rate'])}   mean solve {pct(agg['mean_solve_rate'])}",
+        f"pass^k {pct(agg['pass_k_rate'])} {over_tasks(*coverage(rows, 'pass_k'))}   "
+        f"solve^k {pct(agg['solve_k_rate'])} {over_tasks(*coverage(rows, 'solve_k'))}",
+        f"mean pass {pct(agg['mean_pass_rate'])}   mean solve {pct(agg['mean_solve_rate'])} "
+        "(over counted trials)",
         f"flaky tasks {agg['flaky_task_count']}   insufficient {agg['insufficient']}   "
         f"infra errors {agg.get('infra_errors', 0)}   undetermined {agg.get('undetermined', 0)}",
     ]
@@ -102,6 +114,10 @@ def render_single(summary: Summary, console: Console, model: str) -> None:
     table.add_column("pass^k", justify="right")
     table.add_column("solve^k", justify="right")
     table.add_column("pass@k", justify="right")
+    tracked = {r["task_id"]: tracked_text(r.get("tracked"), skip=COLUMNS) for r in rows}
+    with_tracked = any(tracked.values())
+    if inline_notes and with_tracked:
+        table.add_column("tracked", overflow="fold")
     if inline_notes:
         table.add_column("notes", overflow="fold")
     below: list[str] = []
@@ -116,14 +132,19 @@ def render_single(summary: Summary, console: Console, model: str) -> None:
         ]
         note = notes(r)
         if inline_notes:
+            if with_tracked:
+                cells.append(Text(tracked[r["task_id"]]))
             cells.append(Text(note))
-        elif note:
-            below.append(f"  {r['task_id']}: {note}")
+        else:
+            shown = tracked[r["task_id"]]
+            note = "; ".join(x for x in (shown and f"tracked {shown}", note) if x)
+            if note:
+                below.append(f"  {r['task_id']}: {note}")
         table.add_row(*cells)
     console.print(table)
     for line in below:
         console.print(Text(line), soft_wrap=True)
-    for line in summary_lines(summary.aggregate[model]):
+    for line in summary_lines(summary.aggregate[model], rows):
         console.print(line, highlight=False)
 
 
@@ -145,12 +166,16 @@ def render_side_by_side(summary: Summary, console: Console) -> None:
         )
     table.add_section()
     aggs = [summary.aggregate.get(m, {}) for m in models]
-    for label, key in (
-        ("pass^k", "pass_k_rate"),
-        ("solve^k", "solve_k_rate"),
-        ("mean pass", "mean_pass_rate"),
-        ("mean solve", "mean_solve_rate"),
+    for label, key, figure in (
+        ("pass^k", "pass_k_rate", "pass_k"),
+        ("solve^k", "solve_k_rate", "solve_k"),
     ):
+        cells = []
+        for m, a in zip(models, aggs, strict=True):
+            with_value, tasks = coverage(summary.rows_for(m), figure)
+            cells.append(f"{pct(a.get(key))} ({with_value}/{tasks} tasks)")
+        table.add_row(Text(label, style="bold"), "", *cells)
+    for label, key in (("mean pass", "mean_pass_rate"), ("mean solve", "mean_solve_rate")):
         table.add_row(Text(label, style="bold"), "", *[pct(a.get(key)) for a in aggs])
     table.add_row(
         Text("flaky", style="bold"), "", *[str(a.get("flaky_task_count", 0)) for a in aggs]
@@ -163,6 +188,10 @@ def render_side_by_side(summary: Summary, console: Console) -> None:
             cells.append(f"{t['solved_k']}/{t['tasks']}" if t else "—")
         table.add_row(Text(f"{tier} solve^k", style="bold"), "", *cells)
     console.print(table)
+    for r in summary.tasks:
+        text = tracked_text(r.get("tracked"), skip=COLUMNS)
+        if text:
+            console.print(Text(f"  {r['task_id']} · {r['model']}: tracked {text}"), soft_wrap=True)
 
 
 def render_summary(summary: Summary, console: Console) -> None:

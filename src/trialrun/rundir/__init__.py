@@ -2,13 +2,14 @@
 
 Every package reads and writes run folders and baselines only through this one. Each
 record has one `from_json` (the only checker of its format; errors are one line) and one
-`to_json`. `RunDir` creates, appends, repairs, reads and writes atomically.
+`to_json`. `RunDir` creates, appends, repairs, reads and writes atomically; `RunDir.read`
+is the one reader every command uses, so a damaged folder gets one answer everywhere.
 """
 
 from trialrun.rundir._baseline import FORMAT as BASELINE_FORMAT
 from trialrun.rundir._baseline import Baseline, baseline_name
 from trialrun.rundir._checks import RecordError
-from trialrun.rundir._json import read_json, write_json_atomic, write_text_atomic
+from trialrun.rundir._json import WriteError, read_json, write_json_atomic, write_text_atomic
 from trialrun.rundir._manifest import Manifest
 from trialrun.rundir._result_line import ResultLine
 from trialrun.rundir._rundir import (
@@ -17,6 +18,7 @@ from trialrun.rundir._rundir import (
     SUMMARY,
     TRANSCRIPTS,
     WORKSPACES,
+    RunContents,
     RunDir,
     new_run_id,
 )
@@ -34,9 +36,11 @@ __all__ = [
     "Manifest",
     "RecordError",
     "ResultLine",
+    "RunContents",
     "RunDir",
     "Summary",
     "Transcript",
+    "WriteError",
     "baseline_name",
     "new_run_id",
     "read_json",

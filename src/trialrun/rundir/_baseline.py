@@ -1,4 +1,4 @@
-"""`Baseline`: baselines/<provider>-<slug(model id)>.json, a blessed run summary.
+"""`Baseline`: baselines/<provider>-<slug(model name)>.json, a blessed run summary.
 
 Format "trialrun-baseline/1". Per task: the run's counts and estimators plus per-trial
 means and the raw latencies (so P95 can be recomputed over any subset of tasks). Task
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from trialrun.core import slugify
+from trialrun.core import model_name, slugify
 from trialrun.rundir._checks import RecordError
 
 FORMAT = "trialrun-baseline/1"
@@ -19,8 +19,13 @@ KEYS = ("format", "run_id", "git_sha", "model", "provider", "spec", "date", "ble
 
 
 def baseline_name(provider: str, model_id: str) -> str:
-    """The file name a (provider, model) is blessed under."""
-    return f"{provider}-{slugify(model_id)}.json" if model_id else f"{provider}.json"
+    """The file name a (provider, model) is blessed under: `<provider>-<slug(model)>.json`.
+
+    The model id is taken without its base URL (`gpt-4o@http://host/v1` → `gpt-4o`), so
+    no host, port or credentials end up in a committed file name.
+    """
+    name = model_name(model_id)
+    return f"{provider}-{slugify(name)}.json" if name else f"{provider}.json"
 
 
 @dataclass(slots=True)

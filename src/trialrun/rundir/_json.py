@@ -1,49 +1,122 @@
-"""JSON files of a run folder: atomic writes and reads that fail as one line."""
+"""JSON files of a run folder: atomic writes and reads that fail as one line.
+
+Only JSON goes out: NaN and ±Infinity are refused by `write_json_atomic` and written as
+null in results lines (`dumps_line`), and refused by `read_json`. A write that the
+system refuses (a read-only folder, /proc, a full disk) is a `WriteError`, a UserError
+naming the path.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from trialrun.errors import UserError
+from trialrun.rundir._checks import finite_or_null, non_finite, shown_number
+
+WRITE_FIX = "choose a writable path"
+
+
+class WriteError(UserError, OSError):
+    """A file could not be written. Also an OSError (errno, strerror kept), so callers
+    that already degrade on OSError (a read-only run folder) keep doing so."""
+
+    def __init__(self, path: Path, exc: OSError, fix: str = WRITE_FIX) -> None:
+        reason = exc.strerror or str(exc)
+        UserError.__init__(self, f"cannot write {path}: {reason}; {fix}")
+        self.errno = exc.errno
+        self.strerror = reason
+        self.filename = str(path)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 def dumps_line(obj: Any) -> str:
-    """Compact JSON for one results line (no newline)."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+    """Compact JSON for one results line (no newline); NaN/±Infinity become null."""
+    try:
+        return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str,
+                          allow_nan=False)
+    except ValueError:  # a non-finite number (e.g. a model's NaN argument): not JSON
+        return json.dumps(finite_or_null(obj), ensure_ascii=False, separators=(",", ":"),
+                          default=str, allow_nan=False)
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Temp file in the same folder, fsync, then rename: readers never see half a file."""
+    """Temp file in the same folder, fsync, then rename: readers never see half a file.
+
+    A refused write is a `WriteError` naming the path; nothing is left behind. A lone
+    surrogate (from a JSON `\\ud800` escape) is written as its `\\uXXXX` escape.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp: str | None = None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    except BaseException as exc:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise WriteError(path, exc) from None
         raise
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Indented JSON, written with `write_text_atomic`."""
-    text = json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
-    write_text_atomic(path, text)
+    """Indented JSON, written with `write_text_atomic`; NaN/±Infinity are a UserError."""
+    try:
+        text = json.dumps(data, indent=2, ensure_ascii=False, default=str, allow_nan=False)
+    except ValueError:
+        where, value = non_finite(data) or ("a value", float("nan"))
+        raise UserError(
+            f"cannot write {path}: {where} is {shown_number(value)}, which JSON cannot hold; "
+            "nothing was written (check the run's results for that value)"
+        ) from None
+    write_text_atomic(path, text + "\n")
+
+
+def loads_checked(text: str) -> Any:
+    """json.loads that also refuses NaN/±Infinity: ValueError naming the key.
+
+    The hooks only note that a non-finite number was parsed (`Infinity`, or a literal
+    past 1.8e308); the value is searched for its key only then.
+    """
+    flagged = False
+
+    def constant(name: str) -> float:
+        nonlocal flagged
+        flagged = True
+        return float(name.replace("Infinity", "inf"))
+
+    def number(literal: str) -> float:
+        nonlocal flagged
+        value = float(literal)
+        if not math.isfinite(value):
+            flagged = True
+        return value
+
+    data = json.loads(text, parse_constant=constant, parse_float=number)
+    found = non_finite(data) if flagged else None
+    if found is not None:
+        where, value = found
+        raise ValueError(f"{where} is {shown_number(value)}, which JSON does not allow")
+    return data
 
 
 def read_json(path: Path, fix: str = "restore the file or start a new run") -> Any:
-    """A JSON file, or a UserError naming the file, the line and `fix`."""
+    """A JSON file, or a UserError naming the file, the line (or key) and `fix`."""
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        return loads_checked(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UserError(f"{path}: not found; {fix}") from None
     except IsADirectoryError:
@@ -52,5 +125,7 @@ def read_json(path: Path, fix: str = "restore the file or start a new run") -> A
         raise UserError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); {fix}") from None
     except UnicodeDecodeError:
         raise UserError(f"{path}: not UTF-8 text; {fix}") from None
+    except ValueError as exc:  # a non-finite number
+        raise UserError(f"{path}: {exc}; {fix}") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None

@@ -1,8 +1,7 @@
 """`Manifest`: run.json, the run's options serialised (what `--resume` replays).
 
-One parser, two policies: `from_json` refuses a damaged manifest (resume and summarize
-must not guess), `from_json(..., lenient=True)` drops wrongly typed values so reports,
-comparisons and gates over an old or hand-edited run still use what is usable.
+`from_json` refuses a damaged manifest, naming the key: every command reads run.json
+the same way (resume, summarize, compare, gates, reports, regrade), and none guesses.
 """
 
 from __future__ import annotations
@@ -65,35 +64,30 @@ class Manifest:
         return out
 
     @classmethod
-    def from_json(cls, data: Any, *, lenient: bool = False) -> Manifest:
-        """A checked manifest; RecordError names the key (lenient: bad values dropped)."""
+    def from_json(cls, data: Any) -> Manifest:
+        """A checked manifest; RecordError names the first wrong key."""
         if not isinstance(data, dict):
             raise RecordError(f"expected a JSON object (got {type(data).__name__})")
-        clean = dict(data)
-        for key, problem in _problems(data):
-            if not lenient:
-                raise RecordError(problem)
-            if key != "tasks[]":
-                clean.pop(key, None)
-        tasks = [_clean_task(t) if lenient else t for t in clean.get("tasks") or []]
-        tasks = [t for t in tasks if isinstance(t, dict) and isinstance(t.get("task_id"), str)]
+        problem = _problem(data)
+        if problem is not None:
+            raise RecordError(problem)
         return cls(
-            run_id=clean.get("run_id"),
-            started_at=_str(clean.get("started_at")),
-            argv=[str(a) for a in clean.get("argv") or []],
-            task_files=[e for e in clean.get("task_files") or [] if isinstance(e, dict)],
-            models=list(clean.get("models") or []),
-            k=clean.get("k"),
-            git_sha=_str(clean.get("git_sha")),
-            trialrun_version=_str(clean.get("trialrun_version")),
-            python_version=_str(clean.get("python_version")),
-            tasks=tasks,
-            paths=[str(p) for p in clean.get("paths") or []],
-            filters={k: list(v) for k, v in (clean.get("filters") or {}).items()},
-            judge=clean.get("judge"),
-            agent=clean.get("agent"),
-            agent_cmd=clean.get("agent_cmd"),
-            keep_artifacts=bool(clean.get("keep_artifacts")),
+            run_id=data.get("run_id"),
+            started_at=_str(data.get("started_at")),
+            argv=[str(a) for a in data.get("argv") or []],
+            task_files=list(data.get("task_files") or []),
+            models=list(data.get("models") or []),
+            k=data.get("k"),
+            git_sha=_str(data.get("git_sha")),
+            trialrun_version=_str(data.get("trialrun_version")),
+            python_version=_str(data.get("python_version")),
+            tasks=list(data.get("tasks") or []),
+            paths=[str(p) for p in data.get("paths") or []],
+            filters={k: list(v) for k, v in (data.get("filters") or {}).items()},
+            judge=data.get("judge"),
+            agent=data.get("agent"),
+            agent_cmd=data.get("agent_cmd"),
+            keep_artifacts=bool(data.get("keep_artifacts")),
             extra={k: v for k, v in data.items() if k not in KEYS},
         )
 
@@ -102,45 +96,41 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _problems(data: dict[str, Any]) -> list[tuple[str, str]]:
-    """(key, why) for every run-level key that cannot drive a summary or a resume."""
-    out: list[tuple[str, str]] = []
+def _problem(data: dict[str, Any]) -> str | None:
+    """Why run.json cannot drive a summary or a resume (the first reason), or None."""
     if "run_id" in data and not isinstance(data["run_id"], (str, type(None))):
-        out.append(("run_id", "run_id must be a string"))
+        return "run_id must be a string"
     models = data.get("models")
     if models is not None and (
         not isinstance(models, list) or not all(isinstance(m, str) and m for m in models)
     ):
-        out.append(("models", "models must be a list of model specs (strings)"))
+        return "models must be a list of model specs (strings)"
     if data.get("k") is not None and not is_pos_int(data["k"]):
-        out.append(("k", f"k must be an integer >= 1 or null (got {shown(data['k'])})"))
+        return f"k must be an integer >= 1 or null (got {shown(data['k'])})"
     tasks = data.get("tasks")
     if tasks is not None and not isinstance(tasks, list):
-        out.append(("tasks", "tasks must be a list"))
-    for i, task in enumerate(tasks if isinstance(tasks, list) else []):
+        return "tasks must be a list"
+    for i, task in enumerate(tasks or []):
         problem = _task_problem(task)
         if problem is not None:
-            out.append(("tasks[]", f"tasks[{i}]{problem}"))  # lenient: cleaned per task
-            break
+            return f"tasks[{i}]{problem}"
     for key in ("paths", "task_files", "argv"):
         if data.get(key) is not None and not isinstance(data[key], list):
-            out.append((key, f"{key} must be a list"))
-    for i, entry in enumerate(data.get("task_files") or [] if isinstance(
-            data.get("task_files"), list) else []):
-        if not isinstance(entry, dict):
-            out.append(("task_files", f"task_files[{i}] must be an object {{path, sha256}}"))
-            break
+            return f"{key} must be a list"
+    for i, entry in enumerate(data.get("task_files") or []):
+        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+            return f"task_files[{i}] must be an object {{path, sha256}}"
     filters = data.get("filters")
     if filters is not None and (
         not isinstance(filters, dict)
         or set(filters) - set(FILTER_KEYS)
         or not all(isinstance(v, list) for v in filters.values())
     ):
-        out.append(("filters", "filters must be an object of lists (task, suite, tier, tag)"))
+        return "filters must be an object of lists (task, suite, tier, tag)"
     for key in ("judge", "agent", "agent_cmd"):
         if data.get(key) is not None and not isinstance(data[key], str):
-            out.append((key, f"{key} must be a string or null"))
-    return out
+            return f"{key} must be a string or null"
+    return None
 
 
 def _task_problem(task: Any) -> str | None:
@@ -154,20 +144,3 @@ def _task_problem(task: Any) -> str | None:
     if task.get("tags") is not None and not isinstance(task["tags"], list):
         return ".tags must be a list"
     return None
-
-
-def _clean_task(task: Any) -> Any:
-    """A task entry without wrongly typed values (they fall back to the suite defaults)."""
-    if not isinstance(task, dict):
-        return task
-    out = dict(task)
-    if not is_pos_int(out.get("k")):
-        out.pop("k", None)
-    for key in ("tier", "suite", "policy", "metric"):
-        if not isinstance(out.get(key), str):
-            out.pop(key, None)
-    if not isinstance(out.get("gates"), (dict, list)):
-        out.pop("gates", None)
-    if not isinstance(out.get("tags"), list):
-        out.pop("tags", None)
-    return out

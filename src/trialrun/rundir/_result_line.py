@@ -122,10 +122,14 @@ class ResultLine:
                 raise RecordError(f"{key} must be {what} (got {shown(value)})")
         if item["trial"] < 0:
             raise RecordError(f"trial must be an integer >= 0 (got {shown(item['trial'])})")
-        for name in ("verdicts", "tool_calls"):
+        for name, inner in (("verdicts", "details"), ("tool_calls", "arguments")):
             for i, entry in enumerate(item.get(name) or []):
                 if not isinstance(entry, dict):
                     raise RecordError(f"{name}[{i}] must be an object")
+                if not isinstance(entry.get(inner) or {}, dict):
+                    raise RecordError(
+                        f"{name}[{i}].{inner} must be an object (got {shown(entry[inner])})"
+                    )
         for key, value in (item.get("tokens") or {}).items():
             if value is not None and (isinstance(value, bool) or not isinstance(value, NUMBER)):
                 raise RecordError(f"tokens.{key} must be a number (got {shown(value)})")

@@ -21,6 +21,7 @@ import secrets
 import threading
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Executor
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,13 @@ from typing import Any
 from trialrun.core import slugify
 from trialrun.errors import UserError
 from trialrun.rundir._checks import RecordError
-from trialrun.rundir._json import dumps_line, read_json, write_json_atomic, write_text_atomic
+from trialrun.rundir._json import (
+    dumps_line,
+    loads_checked,
+    read_json,
+    write_json_atomic,
+    write_text_atomic,
+)
 from trialrun.rundir._manifest import Manifest
 from trialrun.rundir._result_line import ResultLine
 from trialrun.rundir._summary import Summary
@@ -41,7 +48,18 @@ TRANSCRIPTS = "transcripts"
 WORKSPACES = "workspaces"
 _FILES = (RUN_JSON, RESULTS, SUMMARY)
 _LINE_FIX = "the results file is damaged; delete that line (its trial reruns on --resume)"
+# a lone surrogate (a JSON "\\ud800" escape in a model's reply) is written as that escape
+_ENCODE_ERRORS = "backslashreplace"
 _MANIFEST_FIX = "the run manifest is damaged (restore it, or start a new run)"
+
+
+@dataclass(slots=True)
+class RunContents:
+    """What `RunDir.read` returns: the manifest, the checked lines, what was skipped."""
+
+    manifest: Manifest
+    results: list[ResultLine]
+    warnings: list[str] = field(default_factory=list)
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -106,8 +124,8 @@ class RunDir:
         return cls(run_dir, fsync=fsync)
 
     @classmethod
-    def open(cls, path: Path | str, *, need_manifest: bool = True, fsync: bool = True) -> RunDir:
-        """An existing run folder; a wrong path is one UserError saying what to pass."""
+    def open(cls, path: Path | str, *, fsync: bool = True) -> RunDir:
+        """An existing run folder (run.json present); a wrong path is one UserError."""
         path = Path(path)
         if path.is_file():
             hint = (
@@ -116,17 +134,14 @@ class RunDir:
                 else "the folder `trialrun run` wrote"
             )
             raise UserError(f"{path}: is a file, not a run directory; pass {hint}")
-        has_manifest = (path / RUN_JSON).is_file()
-        has_results = (path / RESULTS).is_file()
-        if need_manifest and not has_manifest and has_results:
+        if not (path / RUN_JSON).is_file():
+            if (path / RESULTS).is_file():
+                raise UserError(
+                    f"{path / RUN_JSON}: not found next to {RESULTS}; restore run.json (the "
+                    "run manifest) from a copy, or start a new run"
+                )
             raise UserError(
-                f"{path / RUN_JSON}: not found next to {RESULTS}; restore run.json (the "
-                "run manifest) from a copy, or start a new run"
-            )
-        if (need_manifest and not has_manifest) or (not need_manifest and not has_results):
-            missing = RUN_JSON if need_manifest else RESULTS
-            raise UserError(
-                f"{path}: not a run directory (no {missing}); pass the folder `trialrun run` "
+                f"{path}: not a run directory (no {RUN_JSON}); pass the folder `trialrun run` "
                 "wrote, e.g. results/<run-id>"
             )
         return cls(path, fsync=fsync)
@@ -135,13 +150,11 @@ class RunDir:
     def write_manifest(self, manifest: Manifest) -> None:
         write_json_atomic(self.manifest_path, manifest.to_json())
 
-    def manifest(self, *, lenient: bool = False) -> Manifest:
-        """run.json, checked (lenient: wrongly typed values dropped; missing file: empty)."""
-        if lenient and not self.manifest_path.is_file():
-            return Manifest()
+    def manifest(self) -> Manifest:
+        """run.json, checked: a missing or damaged manifest is a UserError naming the key."""
         data = read_json(self.manifest_path, "restore the file or start a new run")
         try:
-            return Manifest.from_json(data, lenient=lenient)
+            return Manifest.from_json(data)
         except RecordError as exc:
             raise UserError(f"{self.manifest_path}: {exc}; {_MANIFEST_FIX}") from None
 
@@ -160,48 +173,82 @@ class RunDir:
             raise UserError(f"{self.summary_path}: {exc}; {fix}") from None
 
     # --- results ---
-    def _raw_results(self) -> bytes:
-        path = self.results_path
-        try:
-            return path.read_bytes()
-        except FileNotFoundError:
-            raise UserError(
-                f"{path}: not found; pass a run directory written by `trialrun run`"
-            ) from None
-        except OSError as exc:
-            raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    def read(self) -> RunContents:
+        """The one reader of a run folder: the manifest and the checked results lines.
 
-    def iter_results(self) -> Iterator[ResultLine]:
-        """Every complete line; a torn last line is skipped (not removed: see repair).
+        Every command that reads a run goes through here, so all refuse the same things
+        with the same one-line UserError: a missing or damaged run.json; a line that is
+        not UTF-8, not JSON, not an object or has a wrongly typed key; NaN/±Infinity
+        anywhere in a line; a trial outside [0, k) of its task; the same (task, model,
+        trial) twice. A torn last line (a killed write) is skipped with a warning:
+        results written before a crash survive it. No results.jsonl: no trials yet.
+        """
+        manifest = self.manifest()
+        ks = {tid: meta.get("k") for tid, meta in manifest.task_meta().items()}
+        path = self.results_path
+        results: list[ResultLine] = []
+        warnings: list[str] = []
+        seen: dict[tuple[str, str, int], int] = {}
+        for number, item in self._raw_lines(warnings):
+            try:
+                line = ResultLine.from_json(item)
+            except RecordError as exc:
+                raise UserError(f"{path}:{number}: {exc}; {_LINE_FIX}") from None
+            k = ks.get(line.task_id) or manifest.k
+            if k is not None and line.trial >= k:
+                raise UserError(
+                    f"{path}:{number}: trial {line.trial} is out of range for "
+                    f"{line.task_id} (k = {k}: trials 0 to {k - 1}); {_LINE_FIX}"
+                )
+            first = seen.setdefault(line.key, number)
+            if first != number:
+                raise UserError(
+                    f"{path}:{number}: duplicate of line {first} ({line.task_id}, "
+                    f"{line.model}, trial {line.trial}); delete the line you do not trust"
+                )
+            results.append(line)
+        return RunContents(manifest, results, warnings)
+
+    def results(self) -> list[ResultLine]:
+        """The checked results lines (see `read`)."""
+        return self.read().results
+
+    def _raw_results(self) -> bytes:
+        try:
+            return self.results_path.read_bytes()
+        except OSError as exc:
+            raise UserError(f"{self.results_path}: cannot read ({exc.strerror or exc})") from None
+
+    def _raw_lines(self, warnings: list[str]) -> Iterator[tuple[int, Any]]:
+        """(line number, parsed JSON) of every complete line; the torn last one is skipped.
 
         The torn line is the last non-blank one when it does not parse (a killed write);
         any other unreadable line is a UserError naming the file, the line and the fix.
         """
         path = self.results_path
+        if not path.exists():
+            return
         lines = self._raw_results().split(b"\n")
         last = _last_filled(lines)
+        torn = (
+            f"{path}:{last + 1}: torn last line ignored (a killed write); "
+            "`trialrun run --resume` drops it and reruns that trial"
+        )
         for number, raw in enumerate(lines, start=1):
             if not raw.strip():
                 continue
+            if number - 1 == last and _is_torn(raw):
+                warnings.append(torn)
+                return
             try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                if number - 1 == last and exc.reason == "unexpected end of data":
-                    return  # cut inside a multi-byte character: a torn write
+                item = loads_checked(raw.decode("utf-8"))
+            except UnicodeDecodeError:
                 raise UserError(f"{path}:{number}: not UTF-8 text; {_LINE_FIX}") from None
-            try:
-                item = json.loads(text)
             except json.JSONDecodeError:
-                if number - 1 == last:
-                    return
                 raise UserError(f"{path}:{number}: not a JSON line; {_LINE_FIX}") from None
-            try:
-                yield ResultLine.from_json(item)
-            except RecordError as exc:
+            except ValueError as exc:  # NaN or Infinity
                 raise UserError(f"{path}:{number}: {exc}; {_LINE_FIX}") from None
-
-    def results(self) -> list[ResultLine]:
-        return list(self.iter_results())
+            yield number, item
 
     def rewrite_results(self, lines: Iterable[ResultLine]) -> None:
         """Replace results.jsonl as a whole, atomically (regrading rewrites verdicts)."""
@@ -222,7 +269,7 @@ class RunDir:
         if self._fd is None:
             self.open_results()
         assert self._fd is not None
-        view = memoryview((dumps_line(line.to_json()) + "\n").encode("utf-8"))
+        view = memoryview((dumps_line(line.to_json()) + "\n").encode("utf-8", _ENCODE_ERRORS))
         while view:
             written = os.write(self._fd, view)
             view = view[written:]
@@ -273,9 +320,7 @@ class RunDir:
         last = _last_filled(lines)
         if last < 0:
             return 0
-        try:
-            json.loads(lines[last])
-        except (ValueError, UnicodeDecodeError):
+        if _is_torn(lines[last]):
             keep = sum(len(line) + 1 for line in lines[:last])
             with open(path, "rb+") as fh:
                 fh.truncate(keep)
@@ -298,7 +343,7 @@ class RunDir:
         rel = f"{TRANSCRIPTS}/{model_slug}/{name}.json"
         fd = os.open(self.path / rel, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
-            os.write(fd, dumps_line(transcript.to_json()).encode("utf-8"))
+            os.write(fd, dumps_line(transcript.to_json()).encode("utf-8", _ENCODE_ERRORS))
         finally:
             os.close(fd)
         return rel
@@ -325,6 +370,17 @@ class RunDir:
             return self.transcript(line)
         except UserError:
             return Transcript()
+
+
+def _is_torn(raw: bytes) -> bool:
+    """A line cut by a killed write: unfinished JSON, or cut inside a UTF-8 character."""
+    try:
+        json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return exc.reason == "unexpected end of data"
+    except json.JSONDecodeError:
+        return True
+    return False
 
 
 def _last_filled(lines: list[bytes]) -> int:

@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trialrun.errors import UserError
 from trialrun.rundir import ResultLine, Summary
 from trialrun.runner._plan import Filters
+from trialrun.tasks import check_k_option
 
 if TYPE_CHECKING:
     from trialrun.tasks import Task
@@ -33,7 +35,7 @@ class RunConfig:
 
     tasks: Sequence[Path | str | Task] = ()
     models: Sequence[str] = ()  # model specs; default: `local` (or the agent's label)
-    k: int | None = None  # overrides every task's k
+    k: int | None = None  # overrides every task's k (1 to trialrun.tasks.MAX_K)
     filters: Filters = field(default_factory=Filters)
     judge: str | None = None  # judge model spec for judge graders
     agent: str | None = None  # your agent, package.module:function
@@ -43,9 +45,19 @@ class RunConfig:
     resume: Path | str | None = None  # a run folder: run only its missing trials
     concurrency: int | None = None  # trials in flight; default 1 for local, else 4
     skip_invalid: bool = False  # run the valid tasks even when some files are invalid
+    # accept fixture symlinks that resolve outside the suite folder (their targets are copied)
+    allow_external_links: bool = False
     argv: list[str] | None = None  # recorded in run.json (default: sys.argv)
     fsync: bool = True
     handle_sigint: bool = True  # Ctrl-C stops scheduling and keeps what finished
+
+    def __post_init__(self) -> None:
+        check_k_option(self.k)  # a huge k would validate, then exhaust memory
+        for name in ("agent", "agent_cmd"):
+            value = getattr(self, name)
+            if value is not None and not value.strip():
+                flag = name.replace("_", "-")
+                raise UserError(f"--{flag}: empty; give your agent, or leave --{flag} out")
 
     @classmethod
     def of(cls, source: Any = None, **options: Any) -> RunConfig:

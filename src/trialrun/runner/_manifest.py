@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trialrun.core import MASK, model_endpoint, model_label, redact, redact_argv
 from trialrun.errors import UserError
 from trialrun.rundir import Manifest
 from trialrun.runner._config import RunConfig
@@ -53,24 +54,38 @@ def task_meta(task: Task, k: int | None) -> dict[str, Any]:
         "k": effective_k(task, k),
         "metric": task.metric,
         "gates": task.gates.model_dump(),
+        "tracked_metrics": list(task.tracked_metrics),
         "source": str(task.source) if task.source else None,
     }
+
+
+def without_credentials(spec: str) -> str:
+    """A model spec as run.json keeps it: the label plus the base URL without userinfo."""
+    endpoint = model_endpoint(spec)
+    return f"{model_label(spec)}@{endpoint}" if endpoint else model_label(spec)
 
 
 def new_manifest(
     run_id: str,
     config: RunConfig,
-    models: list[str],
+    models: dict[str, str],
     tasks: Sequence[Task],
     paths: list[Path],
 ) -> Manifest:
+    """run.json for a new run; `models` maps each label to its spec. Nothing secret is kept:
+    argv and the agent command are redacted, base URLs lose their userinfo."""
     sources = list(dict.fromkeys(Path(t.source) for t in tasks if t.source is not None))
+    endpoints = {
+        label: {"url": url, "credentials": url != _url_of(spec)}
+        for label, spec in models.items()
+        if (url := model_endpoint(spec))
+    }
     return Manifest(
         run_id=run_id,
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        argv=list(config.argv if config.argv is not None else sys.argv),
+        argv=redact_argv(config.argv if config.argv is not None else sys.argv),
         task_files=[{"path": str(p), "sha256": sha256_of(p)} for p in sources],
-        models=models,
+        models=list(models),
         k=config.k,
         git_sha=git_sha(paths or sources),
         trialrun_version=__version__,
@@ -78,11 +93,48 @@ def new_manifest(
         tasks=[task_meta(t, config.k) for t in tasks],
         paths=[str(p.resolve()) for p in paths],
         filters=config.filters.as_dict(),
-        judge=config.judge,
+        judge=without_credentials(config.judge) if config.judge else config.judge,
         agent=config.agent,
-        agent_cmd=config.agent_cmd,
+        agent_cmd=redact(config.agent_cmd) if config.agent_cmd else config.agent_cmd,
         keep_artifacts=config.keep_artifacts,
+        extra={
+            **({"endpoints": endpoints} if endpoints else {}),
+            **({"allow_external_links": True} if config.allow_external_links else {}),
+        },
     )
+
+
+def _url_of(spec: str) -> str:
+    _, _, model_id = spec.strip().partition(":")
+    return model_id[model_id.rfind("@http") + 1 :]
+
+
+def resumed_models(manifest: Manifest, given: Sequence[str]) -> list[str]:
+    """The model specs a resume runs with: the given ones (same names as run.json's), or
+    run.json's names with their recorded base URLs."""
+    if given:
+        labels = [model_label(spec) for spec in given]
+        if labels != manifest.models:
+            raise UserError(
+                f"--resume: models differ from run.json ({', '.join(manifest.models)}); "
+                "pass the same --model flags or none"
+            )
+        return list(given)
+    endpoints = manifest.extra.get("endpoints")
+    endpoints = endpoints if isinstance(endpoints, dict) else {}
+    specs = []
+    for label in manifest.models:
+        entry = endpoints.get(label)
+        if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
+            specs.append(label)
+            continue
+        if entry.get("credentials") or MASK in label:
+            raise UserError(
+                f"--resume: model '{label}' was given with credentials, which run.json does "
+                "not keep; pass the same --model flags again"
+            )
+        specs.append(f"{label}@{entry['url']}")
+    return specs
 
 
 def resumed_config(manifest: Manifest, config: RunConfig, paths: list[Path]) -> RunConfig:
@@ -99,10 +151,11 @@ def resumed_config(manifest: Manifest, config: RunConfig, paths: list[Path]) -> 
             f"--resume: {where} lists no models; the run manifest is damaged (restore it, "
             "or start a new run)"
         )
-    if config.models and list(config.models) != manifest.models:
+    models = resumed_models(manifest, config.models)
+    agent_cmd = config.agent_cmd or manifest.agent_cmd
+    if agent_cmd and MASK in agent_cmd and not config.agent_cmd:
         raise UserError(
-            f"--resume: models differ from {where} ({', '.join(manifest.models)}); "
-            "pass the same --model flags or none"
+            "--resume: run.json's --agent-cmd had secrets masked; pass --agent-cmd again"
         )
     if config.k is not None and config.k != manifest.k:
         raise UserError(
@@ -119,12 +172,12 @@ def resumed_config(manifest: Manifest, config: RunConfig, paths: list[Path]) -> 
     tasks = config.tasks if config.tasks else old_paths
     return RunConfig(
         tasks=tasks,
-        models=list(manifest.models),
+        models=models,
         k=manifest.k,
         filters=old_filters,
         judge=config.judge or manifest.judge,
         agent=config.agent or manifest.agent,
-        agent_cmd=config.agent_cmd or manifest.agent_cmd,
+        agent_cmd=agent_cmd,
         keep_artifacts=config.keep_artifacts or manifest.keep_artifacts,
         out=config.out,
         resume=config.resume,
@@ -133,6 +186,8 @@ def resumed_config(manifest: Manifest, config: RunConfig, paths: list[Path]) -> 
         argv=config.argv,
         fsync=config.fsync,
         handle_sigint=config.handle_sigint,
+        allow_external_links=config.allow_external_links
+        or manifest.extra.get("allow_external_links") is True,
     )
 
 
@@ -145,6 +200,14 @@ def check_resumed_tasks(manifest: Manifest, tasks: Sequence[Task], warnings: lis
             "--resume: the selected tasks differ from run.json "
             f"({len(old_ids)} then, {len(new_ids)} now); restore the task files"
         )
+    old_k = {t.get("task_id"): t.get("k") for t in manifest.tasks}
+    for task in tasks:  # trials past run.json's k would make the run unreadable
+        k = effective_k(task, manifest.k)
+        if old_k.get(task.task_id) not in (None, k):
+            raise UserError(
+                f"--resume: task {task.task_id} now has k = {k}, run.json has k = "
+                f"{old_k[task.task_id]}; restore {task.source} or start a new run"
+            )
     old_hashes = {f.get("path"): f.get("sha256") for f in manifest.task_files}
     for task in tasks:
         source = str(task.source) if task.source else None

@@ -3,7 +3,9 @@
 `run(config)` / `run_async(config)` are the library's entry point; the CLI and the
 pytest plugin are thin shells over them. Ctrl-C (SIGINT) stops scheduling, cancels the
 trials in flight (their workspaces are removed, nothing half-written), keeps every line
-already written, rewrites summary.json and returns `interrupted=True`.
+already written, rewrites summary.json and returns `interrupted=True`. While it runs, the
+run folder holds a lock naming this process and the workspaces of the trials in flight
+(`_inflight`): what a killed run leaves there, a resume or `trialrun clean` removes.
 """
 
 from __future__ import annotations
@@ -11,9 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import shutil
 import signal
-import tempfile
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from trialrun.agents import Agent, ToolLoopAgent, make_agent
 from trialrun.config import load_config
-from trialrun.core import is_unpinned, parse_model_spec, slugify
+from trialrun.core import is_unpinned, model_label, parse_model_spec, slugify
 from trialrun.errors import UserError
 from trialrun.graders import GRADERS
 from trialrun.judge import check_judge_spec
@@ -29,9 +29,11 @@ from trialrun.metrics import summarize_run
 from trialrun.models import create_model
 from trialrun.rundir import Manifest, RunDir, new_run_id
 from trialrun.runner._config import Run, RunConfig, RunHooks
+from trialrun.runner._inflight import fresh_inflight_dir, run_lock
 from trialrun.runner._manifest import check_resumed_tasks, new_manifest, resumed_config
 from trialrun.runner._plan import TrialSpec, effective_k, plan
 from trialrun.runner._trial import RunContext, prepare_task, run_trial
+from trialrun.sandbox import jail_available, remove_tree
 from trialrun.tasks import Task, load_tasks, report_problems_and_exit
 from trialrun.tools import load_pack
 
@@ -51,7 +53,7 @@ def default_concurrency(models: Sequence[str]) -> int:
 
 
 def _load(
-    source: Sequence[Path | str | Task], skip_invalid: bool
+    source: Sequence[Path | str | Task], skip_invalid: bool, allow_external_links: bool = False
 ) -> tuple[list[Task], list[str], list[Path]]:
     """Tasks, warnings and the task paths (when given as paths)."""
     if source and all(isinstance(s, Task) for s in source):
@@ -59,7 +61,7 @@ def _load(
     if any(isinstance(s, Task) for s in source):
         raise UserError("tasks: pass task paths or Task objects, not a mix of both")
     paths = [Path(p) for p in source]  # type: ignore[arg-type]
-    report = load_tasks(paths)
+    report = load_tasks(paths, allow_external_links=allow_external_links)
     warnings = [str(w) for w in report.warnings]
     try:
         tasks = report_problems_and_exit(report, skip_invalid, echo=lambda _line: None)
@@ -118,52 +120,73 @@ def _check_options(config: RunConfig) -> None:
         raise UserError(f"--out {out}: is a file, not a folder; pass a folder for run folders")
 
 
-def _models_of(config: RunConfig) -> list[str]:
-    models = list(config.models)
-    if not models:
+def _models_of(config: RunConfig) -> dict[str, str]:
+    """Each model's label (its name in everything written: no URL, no secret) → its spec."""
+    specs = list(config.models)
+    if not specs:
         byo = config.agent or config.agent_cmd
-        models = [f"agent:{byo}"] if byo else [DEFAULT_MODEL]
-    if len(set(models)) != len(models):
-        raise UserError("--model: the same model is given twice")
-    return models
+        specs = [f"agent:{byo}"] if byo else [DEFAULT_MODEL]
+    by_label: dict[str, str] = {}
+    for spec in specs:
+        label = model_label(spec)
+        if label in by_label:
+            raise UserError(
+                f"--model: '{label}' is given twice (base URLs are not part of a model's "
+                "name); run each endpoint in its own run"
+            )
+        by_label[label] = spec
+    return by_label
 
 
 async def run_async(config: RunConfig, hooks: RunHooks | None = None) -> Run:
     """Run models × tasks × k trials into `out/<run-id>/` (or resume a run folder)."""
     _check_options(config)
-    hooks = hooks or RunHooks()
+    with contextlib.ExitStack() as held:  # the run folder's lock, released last
+        return await _run(config, hooks or RunHooks(), held)
+
+
+async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -> Run:
     given_paths = [Path(p) for p in config.tasks if isinstance(p, (str, Path))]
     rundir: RunDir | None = None
     manifest: Manifest | None = None
     if config.resume is not None:
         rundir = RunDir.open(Path(config.resume), fsync=config.fsync)
+        held.enter_context(run_lock(rundir.path))  # before anything in it changes
         manifest = rundir.manifest()
         config = resumed_config(manifest, config, given_paths)
     if not config.tasks:
         raise UserError("no task paths given; pass task files or folders")
 
-    tasks, warnings, paths = _load(config.tasks, config.skip_invalid)
+    tasks, warnings, paths = _load(config.tasks, config.skip_invalid, config.allow_external_links)
     tasks = [t for t in tasks if config.filters.matches(t)]
     if not tasks:
         raise UserError("no tasks match the filters (--task/--suite/--tier/--tag)")
+    jailed = [t.task_id for t in tasks if t.environment.sandbox == "bwrap"]
+    if jailed and not jail_available():
+        raise UserError(
+            f"task {jailed[0]}: environment.sandbox is bwrap, but bubblewrap does not work "
+            "here; install it (apt-get install bubblewrap) or use sandbox: workspace"
+        )
     seen: set[str] = set()
     for task in tasks:
         if task.task_id in seen:
             raise UserError(f"task id '{task.task_id}' appears twice; task ids must be unique")
         seen.add(task.task_id)
-    models = _models_of(config)
+    spec_of = _models_of(config)
+    models = list(spec_of)
     if manifest is not None:
         check_resumed_tasks(manifest, tasks, warnings)
 
     # models, judge, agent: created before anything is written
     byo = bool(config.agent or config.agent_cmd)
     model_objs: dict[str, Model | None] = {
-        spec: None if byo and spec.startswith("agent:") else create_model(spec) for spec in models
+        label: None if byo and label.startswith("agent:") else create_model(spec)
+        for label, spec in spec_of.items()
     }
     judge_obj: Model | None = None
     if _needs_judge(tasks):
         judge_spec, judge_flag = _judge_spec(config.judge)
-        if judge_spec and judge_spec.strip() in models:
+        if judge_spec and model_label(judge_spec) in models:
             raise UserError(
                 f"{judge_flag} {judge_spec}: is also a model under test, and a model never "
                 "grades its own answers; pick another judge model"
@@ -183,14 +206,14 @@ async def run_async(config: RunConfig, hooks: RunHooks | None = None) -> Run:
 
     # the run folder
     if rundir is None or manifest is None:
-        manifest = new_manifest(new_run_id(), config, models, tasks, paths)
+        manifest = new_manifest(new_run_id(), config, spec_of, tasks, paths)
         rundir = RunDir.create(Path(config.out), str(manifest.run_id), manifest, fsync=config.fsync)
+        held.enter_context(run_lock(rundir.path))
         done: list[tuple[str, str, int]] = []
     else:
         rundir.repair_results()
         done = [line.key for line in rundir.results()] if rundir.results_path.exists() else []
     rundir.open_results()
-    run_id = str(manifest.run_id)
 
     specs = plan(tasks, models, config.k, done)
     total = sum(effective_k(t, config.k) for t in tasks) * len(models)
@@ -204,13 +227,6 @@ async def run_async(config: RunConfig, hooks: RunHooks | None = None) -> Run:
         judge=judge_obj,
         keep_artifacts=config.keep_artifacts,
     )
-    # one small parent folder per run: creating and removing entries in a crowded /tmp
-    # costs milliseconds per trial
-    ctx.workspace_parent = (
-        rundir.path / "workspaces" / ".tmp"
-        if config.keep_artifacts
-        else _fresh_dir(Path(tempfile.gettempdir()) / f"trialrun-{run_id}")
-    )
     # transcript names must not collide: ids `a/b` and `a-b` (models `x:a b`, `x:a-b`) share a slug
     task_slugs = unique_slugs([t.task_id for t in tasks])
     for task in tasks:
@@ -221,6 +237,9 @@ async def run_async(config: RunConfig, hooks: RunHooks | None = None) -> Run:
     workers_n = config.concurrency or default_concurrency(models)
     interrupted = False
     finished = 0
+    # trials in flight work in `<run>/.workspaces/`, where a killed run's are found again
+    # (and one small parent folder: entries in a crowded /tmp cost milliseconds per trial)
+    ctx.workspace_parent = fresh_inflight_dir(rundir.path)
     ctx.io_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="trialrun-io")
     try:
         finished, interrupted = await _execute(specs, ctx, workers_n, hooks, config.handle_sigint)
@@ -231,11 +250,7 @@ async def run_async(config: RunConfig, hooks: RunHooks | None = None) -> Run:
             if obj is not None:
                 with contextlib.suppress(Exception):  # closing must not hide results
                     await obj.aclose()
-        if config.keep_artifacts:
-            with contextlib.suppress(OSError):
-                ctx.workspace_parent.rmdir()
-        else:
-            shutil.rmtree(ctx.workspace_parent, ignore_errors=True)
+        remove_tree(ctx.workspace_parent)  # kept workspaces were moved out already
         results = rundir.results()
         summary = summarize_run(
             results, manifest, warnings=[w for w in warnings if "unpinned" not in w]
@@ -306,13 +321,6 @@ def unique_slugs(names: Sequence[str]) -> dict[str, str]:
         name: slug if counts[slug] == 1 else f"{slug}-{hashlib.sha1(name.encode()).hexdigest()[:8]}"
         for name, slug in slugs.items()
     }
-
-
-def _fresh_dir(path: Path) -> Path:
-    """An empty folder at a name fixed by the run id: a resume clears what a killed run left."""
-    shutil.rmtree(path, ignore_errors=True)
-    path.mkdir(parents=True)
-    return path
 
 
 def run(

@@ -2,7 +2,8 @@
 
 An infrastructure error (the workspace could not be made, the provider unreachable after
 retries) is pass = solve = None with error.kind "infra"; everything else is graded by
-`trialrun.graders.grade_trial`, the same path regrading takes.
+`trialrun.graders.grade_trial`, the same path regrading takes. A task's `timeout_s` is a
+budget of answers, tool calls and agent work (`BudgetClock`), not of waiting on providers.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import os
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ from trialrun.core import Verdict, slugify
 from trialrun.errors import InfraError
 from trialrun.graders import TrialView, grade_trial
 from trialrun.rundir import WORKSPACES, ResultLine, RunDir, Transcript
+from trialrun.runner._budget import BudgetClock, MeteredModel
 from trialrun.runner._faults import FaultyToolbox
 from trialrun.sandbox import Workspace
 from trialrun.tools import Tool, Toolbox, ToolContext
@@ -39,6 +41,8 @@ class TaskPrep:
     limits: AgentLimits
     meta: dict[str, Any]
     task_slug: str
+    # `environment.sandbox: bwrap`: commands of this task must run in the jail
+    jail: dict[str, bool] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -79,7 +83,8 @@ def prepare_task(task: Task, k: int, task_slug: str, load_pack: Any) -> TaskPrep
         "metric": task.metric,
         "k": k,
     }
-    return TaskPrep(tools=tools, limits=limits, meta=meta, task_slug=task_slug)
+    jail = {"jail": True} if task.environment.sandbox == "bwrap" else {}
+    return TaskPrep(tools=tools, limits=limits, meta=meta, task_slug=task_slug, jail=jail)
 
 
 def _keep_workspace(rundir: RunDir, ws_path: Path, model_slug: str, name: str) -> str:
@@ -97,6 +102,15 @@ def _keep_workspace(rundir: RunDir, ws_path: Path, model_slug: str, name: str) -
 
 class _Infra(Exception):
     pass
+
+
+def _budgeted(limits: AgentLimits, model: Model | None) -> tuple[AgentLimits, Model | None]:
+    """This trial's limits and model, on a fresh budget clock when the task has a timeout."""
+    if not limits.timeout_s:
+        return limits, model
+    clock = BudgetClock(limits.timeout_s)
+    metered = MeteredModel(model, clock) if model is not None else None
+    return replace(limits, within=clock.within), metered
 
 
 async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
@@ -123,12 +137,14 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
             raise _Infra(str(exc)) from None
         except OSError as exc:
             raise _Infra(f"workspace: {exc}") from None
-        toolbox = Toolbox(prep.tools, ToolContext(ws.path, task.task_id, {"trial": spec.trial}))
+        context = ToolContext(ws.path, task.task_id, {"trial": spec.trial, **prep.jail})
+        toolbox = Toolbox(prep.tools, context)
         if task.environment.faults:
             toolbox = FaultyToolbox(toolbox, task.environment.faults)
+        limits, agent_model = _budgeted(prep.limits, model)
         started = time.perf_counter()
         try:
-            run = await ctx.agent.run(task, ws.path, toolbox, model, prep.limits)
+            run = await ctx.agent.run(task, ws.path, toolbox, agent_model, limits)
         except InfraError as exc:
             run.infra_error = str(exc) or "infrastructure error"
         except Exception as exc:  # the agent's own crash: not passed
@@ -153,7 +169,7 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
             fixture_dir=task.fixture_path,
             turns=run.turns,
             judge=ctx.judge,
-            extra={"trial": spec.trial, "model": spec.model},
+            extra={"trial": spec.trial, "model": spec.model, **prep.jail},
         )
         failure = None
         if run.failure is not None:

@@ -63,6 +63,12 @@ def _chmod_and_retry(func, path, _exc) -> None:  # noqa: ANN001 - shutil's callb
         pass
 
 
+def remove_tree(path: Path) -> None:
+    """Delete a folder and everything in it, read-only parts an agent made included."""
+    if os.path.lexists(path):
+        shutil.rmtree(path, onerror=_chmod_and_retry)
+
+
 class Workspace:
     """One trial's directory. `create` builds it; `remove` deletes it (idempotent)."""
 
@@ -121,8 +127,7 @@ class Workspace:
 
     def remove(self) -> None:
         """Delete the directory; safe to call twice."""
-        if os.path.lexists(self.path):
-            shutil.rmtree(self.path, onerror=_chmod_and_retry)
+        remove_tree(self.path)
 
     def __enter__(self) -> Workspace:
         return self

@@ -1,17 +1,24 @@
 """Fixture lookup: `fixtures/NAME` beside the task file, then in its parent folder.
 
-Fixture files may be symlinks pointing anywhere: containment applies to the agent's tool
-calls, never to loading a task, so lookups here follow links.
+Everything a task copies into a workspace (its fixture folder, `setup` seeds) must stay
+inside the suite folder, the folder holding that `fixtures/`: a fixture name or seed path
+can't be absolute or climb with `..`, and a symlink whose target resolves outside the
+suite folder is refused at load time (the copy follows links, so the agent would read the
+target) unless the run allows it (`allow_external_links`, `--allow-external-links`).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from trialrun.graders import GraderConfig
-from trialrun.tasks._issues import Issue, has_child
+from trialrun.tasks._issues import Issue, value_at
+from trialrun.tasks._paths import fixtures_path_problem, workspace_path_problem
 from trialrun.tasks._problems import FieldPath
+
+MAX_LINKS_SHOWN = 5
 
 
 def fixtures_folders(task_file: Path) -> list[Path]:
@@ -32,33 +39,78 @@ def find_fixture(task_file: Path, name: str) -> Path | None:
     return None
 
 
-def _get(data: Any, path: FieldPath) -> Any:
-    for part in path:
-        if has_child(data, part):
-            data = data[part]
-        else:
-            return None
-    return data
+def _inside(root: str, path: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _bad_workspace_path(target: str) -> str | None:
-    """Why a setup `path` cannot be a file inside the workspace (None when it can)."""
-    from pathlib import PurePosixPath, PureWindowsPath
+def outside_links(start: Path, suite: Path) -> list[tuple[Path, str]]:
+    """(path under `start`, real target) of every symlink reachable from `start` (itself
+    included, links to folders inside the suite followed, loops cut) whose target
+    resolves outside `suite`."""
+    suite_real = os.path.realpath(suite)
+    real = os.path.realpath(start)
+    if not _inside(suite_real, real):
+        return [(start, real)]
+    found: list[tuple[Path, str]] = []
+    seen: set[tuple[int, int]] = set()
+    stack: list[tuple[Path, str]] = [(start, real)] if os.path.isdir(real) else []
+    while stack:
+        shown, folder = stack.pop()
+        try:
+            info = os.stat(folder)
+            if (info.st_dev, info.st_ino) in seen:
+                continue
+            seen.add((info.st_dev, info.st_ino))
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue  # unreadable: the copy reports it
+        for entry in entries:
+            here = shown / entry.name
+            if entry.is_symlink():
+                target = os.path.realpath(entry.path)
+                if not _inside(suite_real, target):
+                    found.append((here, target))
+                elif os.path.isdir(target):
+                    stack.append((here, target))
+            elif entry.is_dir(follow_symlinks=False):
+                stack.append((here, entry.path))
+    return found
 
-    if not target.strip() or target.strip() in (".", "./"):
-        return "setup path is empty; name a file relative to the workspace root"
-    if "\x00" in target:
-        return "setup path contains a NUL byte"
-    posix = PurePosixPath(target.replace("\\", "/"))
-    if (
-        posix.is_absolute()
-        or PureWindowsPath(target).is_absolute()
-        or PureWindowsPath(target).drive
-    ):
-        return f"setup path {target!r} is absolute; make it relative to the workspace root"
-    if ".." in posix.parts:
-        return f"setup path {target!r} leaves the workspace ('..'); make it relative to its root"
-    return None
+
+def _link_issues(place: FieldPath, start: Path, fixtures_root: Path, what: str) -> list[Issue]:
+    suite = fixtures_root.parent
+    found = outside_links(start, suite)
+    issues: list[Issue] = []
+    for shown, target in found[:MAX_LINKS_SHOWN]:
+        try:
+            rel = shown.relative_to(fixtures_root).as_posix()
+        except ValueError:
+            rel = str(shown)
+        issues.append(
+            (
+                place,
+                f"{what} links outside the suite folder {suite}: fixtures/{rel} -> {target} "
+                "(the copy would put that target in the workspace); refused unless "
+                "allow_external_links is set (CLI: --allow-external-links)",
+            )
+        )
+    if len(found) > MAX_LINKS_SHOWN:
+        issues.append((place, f"... and {len(found) - MAX_LINKS_SHOWN} more such links"))
+    return issues
+
+
+def _fixture_name(data: Any, places: dict[str, FieldPath]) -> tuple[str | None, FieldPath]:
+    """The fixture the raw task names (`fixture`, else the spec's `reset.from`), and where."""
+    name = value_at(data, places["fixture"])
+    if isinstance(name, str) and name:
+        return name, places["fixture"]
+    if "reset" in places:
+        place = (*places["reset"], "from")
+        named = value_at(data, place)
+        if isinstance(named, str) and named:
+            return named, place
+    return None, places["fixture"]
 
 
 def resolve_fixtures(
@@ -66,14 +118,18 @@ def resolve_fixtures(
     data: Any,
     places: dict[str, FieldPath],
     graders: list[tuple[FieldPath, GraderConfig]],
+    *,
+    allow_external_links: bool = False,
 ) -> tuple[Path | None, Path | None, list[Issue]]:
     """Find a task's fixture folder and check every file it names: setup seeds and
-    `fileUnchanged` fixtures. Works on the raw file data (`places` says where the fixture
-    and setup keys are), so these problems show even when others do too.
+    `fileUnchanged` fixtures, and (unless allowed) that no symlink among them leads outside
+    the suite folder. Works on the raw file data (`places` says where the fixture and setup
+    keys are), so these problems show even when others do too.
     Returns (fixture_path, fixtures_root, issues)."""
     issues: list[Issue] = []
-    name = _get(data, places["fixture"])
-    name = name if isinstance(name, str) and name else None
+    name, place = _fixture_name(data, places)
+    if name is not None and fixtures_path_problem(name, "fixture"):
+        name = None  # the task model reports it; never look it up
     roots = [r for r in fixtures_folders(task_file) if r.is_dir()]
     fixture_path: Path | None = None
     fixtures_root: Path | None = roots[0] if roots else None
@@ -81,25 +137,34 @@ def resolve_fixtures(
         fixture_path = find_fixture(task_file, name)
         if fixture_path is None:
             tried = " or ".join(str(r / name) for r in fixtures_folders(task_file))
-            issues.append(
-                (places["fixture"], f"fixture folder '{name}' not found (looked for {tried})")
-            )
+            issues.append((place, f"fixture folder '{name}' not found (looked for {tried})"))
         else:
             fixtures_root = fixture_path.parent
+            for _ in Path(name).parts[1:]:  # a nested name: fixtures/group/fx
+                fixtures_root = fixtures_root.parent
             roots = [fixtures_root]
-    setup = _get(data, places["setup"])
+            if not allow_external_links:
+                issues += _link_issues(place, fixture_path, fixtures_root, f"fixture '{name}'")
+    setup = value_at(data, places["setup"])
     for i, seed in enumerate(setup if isinstance(setup, list) else []):
         target = seed.get("path") if isinstance(seed, dict) else None
-        if isinstance(target, str) and (problem := _bad_workspace_path(target)):
+        if isinstance(target, str) and (
+            problem := workspace_path_problem(target, "setup path", allow_root=False)
+        ):
             issues.append(((*places["setup"], i, "path"), problem))
         source = seed.get("from") if isinstance(seed, dict) else None
         if not isinstance(source, str):
             continue
-        if not any((root / source).exists() for root in roots):
-            where = " or ".join(str(r) for r in roots) or "no fixtures/ folder by the task file"
-            issues.append(
-                ((*places["setup"], i, "from"), f"setup file '{source}' not found (in {where})")
-            )
+        where: FieldPath = (*places["setup"], i, "from")
+        if problem := fixtures_path_problem(source, "setup file"):
+            issues.append((where, problem))
+            continue
+        found = next((root for root in roots if (root / source).exists()), None)
+        if found is None:
+            shown = " or ".join(str(r) for r in roots) or "no fixtures/ folder by the task file"
+            issues.append((where, f"setup file '{source}' not found (in {shown})"))
+        elif not allow_external_links:
+            issues += _link_issues(where, found / source, found, f"setup file '{source}'")
     for path, config in graders:
         if config.type != "fileUnchanged":
             continue

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from trialrun.graders import GRADERS, GraderConfig
+from trialrun.tasks._families import FAMILIES, route_family
 from trialrun.tasks._issues import Issue, issues_from_validation, suggest
 from trialrun.tasks._problems import FieldPath
 
@@ -35,6 +36,8 @@ def validate_grader(
     kind_name = item["type"]
     if not isinstance(kind_name, str):
         return None, [((*prefix, "type"), f"must be a string (got {kind_name!r})")]
+    if allowed is None and kind_name in FAMILIES:
+        return _validate_family(item, prefix)
     kind = GRADERS.get(kind_name)
     if allowed is not None and kind_name not in allowed:
         if kind is not None:
@@ -48,8 +51,13 @@ def validate_grader(
             )
         return None, [((*prefix, "type"), message)]
     if kind is None:
-        hint = GRADERS.suggest(kind_name)
-        did = f"; did you mean '{hint}'?" if hint else f" (known: {', '.join(GRADERS.names())})"
+        hint = GRADERS.suggest(kind_name) or (
+            suggest(kind_name, FAMILIES) if allowed is None else None
+        )
+        known = ", ".join(GRADERS.names()) + (
+            "; suite-spec families: " + ", ".join(FAMILIES) if allowed is None else ""
+        )
+        did = f"; did you mean '{hint}'?" if hint else f" (known: {known})"
         return None, [((*prefix, "type"), f"unknown {what} type '{kind_name}'{did}")]
     # Our own regex check comes first: it points at the exact list item.
     regex_issues = check_regexes(kind_name, item, prefix)
@@ -66,6 +74,22 @@ def validate_grader(
     except Exception as exc:  # a config validator that raised something else
         return None, [(prefix, f"{type(exc).__name__}: {exc}")]
     return (None if regex_issues else config), regex_issues
+
+
+def _validate_family(
+    item: dict[str, Any], prefix: FieldPath
+) -> tuple[GraderConfig | None, list[Issue]]:
+    """A suite-spec family item, validated as the trialrun kind its keys pick; problems
+    name the keys as the file spells them (`contains`, not the kind's `value`)."""
+    mapped, back, issues = route_family(item, prefix)
+    if mapped is None:
+        return None, issues
+    config, found = validate_grader(mapped, prefix)
+    n = len(prefix)
+    return config, [
+        ((*path[:n], back.get(str(path[n]), path[n]), *path[n + 1 :]) if len(path) > n else path, m)
+        for path, m in found
+    ]
 
 
 def sorted_issues(issues: list[Issue]) -> list[Issue]:
@@ -127,12 +151,18 @@ def _expected_regexes(expected: Any, path: FieldPath) -> list[Issue]:
     return []
 
 
-def tool_names_in(config: GraderConfig, prefix: FieldPath) -> list[tuple[FieldPath, str]]:
-    """The tool names a grader refers to, each with its field path."""
+def tool_names_in(
+    config: GraderConfig, prefix: FieldPath, raw: Any = None
+) -> list[tuple[FieldPath, str]]:
+    """The tool names a grader refers to, each with its field path (`raw`: the item as
+    written, whose list key may be a family's, e.g. `expected_tools`)."""
     found: list[tuple[FieldPath, str]] = []
     if config.type in ("expectedTools", "forbiddenTools", "toolOrder"):
         # A Scribe `expectedTools: [...]` list is the grader itself: no `tools` key.
-        base = prefix if prefix and isinstance(prefix[-1], str) else (*prefix, "tools")
+        key = "tools"
+        if isinstance(raw, dict) and "tools" not in raw:
+            key = next((k for k, v in raw.items() if k != "type" and isinstance(v, list)), key)
+        base = prefix if prefix and isinstance(prefix[-1], str) else (*prefix, key)
         for i, name in enumerate(getattr(config, "tools", None) or []):
             if isinstance(name, str):
                 found.append(((*base, i), name))

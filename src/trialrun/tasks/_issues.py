@@ -28,9 +28,16 @@ def issues_from_validation(
     for err in exc.errors(include_url=False):
         path = _data_path(tuple(err["loc"]), data, err["type"])
         message = _message(err, path, model)
+        if err["type"] == "missing" and path[-2:] == ("inputs", "prompt"):
+            message = _missing_prompt(value_at(data, path[:-1]))
         bucket = merged.setdefault((*prefix, *path), [])
         if message not in bucket:
             bucket.append(message)
+    # A union (`reset: true | {mode, from}`) given a mapping: the errors inside the
+    # mapping are the ones that matter, not "should be a valid boolean" at its key.
+    for path in [p for p in merged if any(len(o) > len(p) and o[: len(p)] == p for o in merged)]:
+        if all(m.startswith("input should be a valid") for m in merged[path]):
+            del merged[path]
     return [(path, _merge(msgs)) for path, msgs in merged.items()]
 
 
@@ -47,6 +54,26 @@ def _merge(messages: list[str]) -> str:
         text = "input should be " + " or ".join(m.group(1) for m in parts if m)
         return f"{text} (got {got})" if got else text
     return "; or ".join(messages)
+
+
+def _missing_prompt(inputs: Any) -> str:
+    others = [str(k) for k in inputs if isinstance(k, str)] if isinstance(inputs, dict) else []
+    hint = suggest("prompt", others)
+    did = f"; did you mean 'prompt' (not '{hint}')?" if hint else ""
+    return (
+        "required key is missing: the user message trialrun sends the agent (the built-in "
+        "loop sends it; --agent gets it as task_input.prompt, --agent-cmd as {prompt}); "
+        f"other inputs are kept for your agent{did}"
+    )
+
+
+def value_at(data: Any, path: FieldPath) -> Any:
+    """`data` at `path` (keys and list indexes), or None when the path is not there."""
+    for part in path:
+        if not has_child(data, part):
+            return None
+        data = data[part]
+    return data
 
 
 def has_child(data: Any, part: Any) -> bool:
@@ -73,6 +100,8 @@ def _data_path(loc: tuple[Any, ...], data: Any, err_type: str) -> FieldPath:
 def _short(value: Any) -> str | None:
     if isinstance(value, dict | list):
         return type(value).__name__ if value else None
+    if isinstance(value, int) and not -(10**60) < value < 10**60:
+        return None  # repr of a huge int is long (or over Python's digit limit)
     text = repr(value)
     return text if len(text) <= 60 else None
 

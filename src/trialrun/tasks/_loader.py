@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from trialrun.errors import UserError
 from trialrun.tasks._fixtures import resolve_fixtures
 from trialrun.tasks._grader_items import tool_names_in
-from trialrun.tasks._issues import suggest
+from trialrun.tasks._issues import suggest, value_at
+from trialrun.tasks._limits import file_size_limit
 from trialrun.tasks._model import Task
 from trialrun.tasks._native import Checked, check_native
 from trialrun.tasks._problems import FieldPath, LoadReport, Problem, SourceError, dotted
@@ -80,12 +82,16 @@ def _items(data: Any) -> list[tuple[Any, FieldPath]] | str:
     return f"expected a task (a mapping) or a list of tasks, got {type(data).__name__}"
 
 
-def _tool_warnings(task: Task, checked: Checked) -> list[tuple[FieldPath, str]]:
+def _tool_warnings(task: Task, checked: Checked, data: Any) -> list[tuple[FieldPath, str]]:
     packs = task.environment.tools
     if not packs or any(p != "vault" for p in packs):
         return []  # other packs' tools are only known when the run loads them
     known = VAULT_TOOL_NAMES
-    refs = [ref for path, config in checked.graders for ref in tool_names_in(config, path)]
+    refs = [
+        ref
+        for path, config in checked.graders
+        for ref in tool_names_in(config, path, value_at(data, path))
+    ]
     for i, fault in enumerate(task.environment.faults):
         refs.append(((*checked.places["faults"], i, "tool"), fault.tool))
     out: list[tuple[FieldPath, str]] = []
@@ -103,12 +109,37 @@ def _tool_warnings(task: Task, checked: Checked) -> list[tuple[FieldPath, str]]:
     return out
 
 
-def _load_file(file: Path, report: LoadReport) -> list[tuple[Task, int | None]]:
+_INPUTS_READ = ("prompt", "context_files", "messages")
+
+
+def _input_warnings(task: Task, prefix: FieldPath) -> list[tuple[FieldPath, str]]:
+    """Extra inputs are the spec's right, but one spelt like trialrun's own is likely a typo."""
+    out: list[tuple[FieldPath, str]] = []
+    for key in task.inputs.extra:
+        hint = suggest(key, _INPUTS_READ)
+        if hint:
+            out.append(
+                (
+                    (*prefix, "inputs", key),
+                    f"kept as an extra input for your agent (trialrun reads only "
+                    f"{', '.join(_INPUTS_READ)}); did you mean '{hint}'?",
+                )
+            )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Options:
+    max_file_bytes: int
+    allow_external_links: bool
+
+
+def _load_file(file: Path, report: LoadReport, options: _Options) -> list[tuple[Task, int | None]]:
     problems: list[Problem] = []
     warnings: list[Problem] = []
     report.files.append(file)
     try:
-        data, lines = read_source(file)
+        data, lines, shape_issues = read_source(file, options.max_file_bytes)
     except SourceError as exc:
         report.problems.append(Problem(file, exc.line, "", str(exc)))
         report.invalid_files.append(file)
@@ -124,6 +155,11 @@ def _load_file(file: Path, report: LoadReport) -> list[tuple[Task, int | None]]:
         report.invalid_files.append(file)
         return []
     loaded: list[tuple[Task, int | None]] = []
+    for path, message in shape_issues:  # over-long lists (cut short for the checks below)
+        problems.append(Problem(file, _line(lines, path), dotted(path), message))
+    task_list: FieldPath = () if isinstance(data, list) else ("tasks",)
+    if any(path == task_list for path, _ in shape_issues):
+        items = items[:0]  # too many tasks in one file: none is checked or loaded
     single = len(items) == 1 and items[0][1] == ()
     for item, prefix in items:
         if is_scribe_shape(item):
@@ -135,13 +171,20 @@ def _load_file(file: Path, report: LoadReport) -> list[tuple[Task, int | None]]:
             fmt = "native"
         issues = list(checked.issues)
         fixture_path, fixtures_root, found = resolve_fixtures(
-            file, data, checked.places, checked.graders
+            file,
+            data,
+            checked.places,
+            checked.graders,
+            allow_external_links=options.allow_external_links,
         )
         issues += found
         task = checked.task
         if task is not None:
             task.set_provenance(file, fmt, fixture_path, fixtures_root)
-            for path, message in _tool_warnings(task, checked):
+            found_warnings = _tool_warnings(task, checked, data)
+            if fmt == "native":
+                found_warnings += _input_warnings(task, checked.places["task_id"][:-1])
+            for path, message in found_warnings:
                 warnings.append(Problem(file, _line(lines, path), dotted(path), message, "warning"))
         for path, message in issues:
             problems.append(Problem(file, _line(lines, path), dotted(path), message))
@@ -156,15 +199,27 @@ def _load_file(file: Path, report: LoadReport) -> list[tuple[Task, int | None]]:
     return loaded
 
 
-def load_tasks(paths: Sequence[Path | str]) -> LoadReport:
-    """Load and validate every task file under `paths` (files and folders, recursive)."""
+def load_tasks(
+    paths: Sequence[Path | str],
+    *,
+    allow_external_links: bool = False,
+    max_file_bytes: int | None = None,
+) -> LoadReport:
+    """Load and validate every task file under `paths` (files and folders, recursive).
+
+    `allow_external_links`: accept fixture and setup symlinks that resolve outside the
+    suite folder (their targets are copied into workspaces). `max_file_bytes`: the size
+    limit for one task file (default: `[tasks] max_file_bytes` in trialrun.toml, else
+    10 MB); a bigger file is refused unread.
+    """
     report = LoadReport()
+    options = _Options(file_size_limit(max_file_bytes), allow_external_links)
     per_file: list[tuple[Path, list[tuple[Task, int | None]]]] = []
     for file in _expand(paths, report):
         if reason := skip_reason_by_name(file):
             report.skipped.append((file, reason))
             continue
-        per_file.append((file, _load_file(file, report)))
+        per_file.append((file, _load_file(file, report, options)))
 
     first_seen: dict[str, tuple[Path, int | None]] = {}
     duplicates: set[Path] = set()

@@ -8,87 +8,127 @@ Suite defaults are filled in after validation, so `task.trials.k`, `task.trials.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from trialrun.graders import GraderConfig, parse_grader
+from trialrun.metrics import METRIC_ALIASES, TRACKED_METRICS, canonical_metric
+from trialrun.tasks._environment import (
+    BUDGET_ALIASES,
+    SANDBOXES,
+    Budgets,
+    Environment,
+    Fault,
+    Reset,
+    SetupFile,
+    Strict,
+)
+from trialrun.tasks._families import FAMILIES, family_to_kind
+from trialrun.tasks._issues import suggest
+from trialrun.tasks._limits import MAX_K, TASK_ID_PATTERN, task_id_problem
 from trialrun.tasks._suites import SUITE_DEFAULTS, Metric, Policy, Suite
 
-TrackedMetric = Literal[
-    "pass^k", "solve^k", "pass@k", "latency_p95", "cost_usd", "tokens", "turns", "tool_calls"
+__all__ = [
+    "BUDGET_ALIASES",
+    "SANDBOXES",
+    "Budgets",
+    "ChatTurn",
+    "Environment",
+    "Fault",
+    "Gates",
+    "Inputs",
+    "Reset",
+    "SetupFile",
+    "Task",
+    "Tier",
+    "TrackedMetric",
+    "Trials",
 ]
+
 Tier = Literal["T1", "T2", "T3", "T4"]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def _metric(name: str) -> str:
+    canonical = canonical_metric(name)
+    if canonical is None:
+        hint = suggest(name, [*TRACKED_METRICS, *METRIC_ALIASES])
+        did = f"; did you mean '{hint}'?" if hint else f" (known: {', '.join(TRACKED_METRICS)})"
+        raise ValueError(f"unknown tracked metric '{name}'{did}")
+    return canonical
 
 
-class ChatTurn(_Strict):
+TrackedMetric = Annotated[
+    str,
+    AfterValidator(_metric),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                *({"const": name, "description": what} for name, what in TRACKED_METRICS.items()),
+                *(
+                    {"const": alias, "description": f"another spelling of {name}"}
+                    for alias, name in METRIC_ALIASES.items()
+                ),
+            ]
+        }
+    ),
+]
+
+
+class ChatTurn(Strict):
     role: Literal["system", "user", "assistant"]
     content: str
 
 
-class Inputs(_Strict):
-    prompt: str = Field(min_length=1)
+class Inputs(BaseModel):
+    """What the agent is given. `prompt` is the user message every agent gets (the built-in
+    loop sends it; `--agent` functions get it as `task_input.prompt`, `--agent-cmd` as
+    `{prompt}`); any other key is kept as it is, in `extra`, for your agent."""
+
+    model_config = ConfigDict(extra="allow")
+
+    prompt: str = Field(min_length=1, description="the user message trialrun sends the agent")
     context_files: list[str] = Field(default_factory=list)
     messages: list[ChatTurn] = Field(default_factory=list, description="prior chat turns")
 
-
-class Budgets(_Strict):
-    max_turns: int | None = Field(None, ge=1, description="model calls per trial")
-    tool_call_budget: int | None = Field(None, ge=0, description="more tool calls: not solved")
-    timeout_s: float | None = Field(None, gt=0)
-    max_tokens: int | None = Field(None, ge=1)
-    max_cost_usd: float | None = Field(None, ge=0)
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The inputs beyond prompt, context_files and messages (the suite spec allows any)."""
+        return dict(self.model_extra or {})
 
 
-class Fault(_Strict):
-    """Fault injection: make a tool fail (on every call, or only on call number `on_call`)."""
-
-    tool: str
-    error: str = "injected fault"
-    on_call: int | None = Field(None, ge=1)
-
-
-class SetupFile(_Strict):
-    """An extra file seeded into the workspace: `from` is relative to the fixtures/ folder."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    path: str
-    from_: str = Field(alias="from")
-
-
-class Environment(_Strict):
-    sandbox: Literal["workspace", "none"] = "workspace"
-    fixture: str | None = None
-    reset: bool = True
-    budgets: Budgets = Field(default_factory=Budgets)
-    faults: list[Fault] = Field(default_factory=list)
-    # Extensions (optional; see "Task file extensions" in the README):
-    tools: list[str | dict[str, Any]] = Field(
-        default_factory=lambda: ["vault"],
-        description="tool packs: names, or {pack: options} mappings",
-    )
-    fixture_dest: str = Field("", description="folder inside the workspace the fixture goes to")
-    setup: list[SetupFile] = Field(default_factory=list)
-
-
-class Trials(_Strict):
-    k: int | None = Field(None, ge=1)
+class Trials(Strict):
+    k: Annotated[int, Field(strict=True, ge=1, le=MAX_K)] | None = None
     metric: Metric | None = None
 
 
-class Gates(_Strict):
+class Gates(Strict):
     ci_merge_gate: bool | None = None
     nightly: bool | None = None
     release_candidate: bool | None = None
 
 
-class Task(_Strict):
-    task_id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9._\-/]+$")
+def _task_id(value: str) -> str:
+    if problem := task_id_problem(value):
+        raise ValueError(problem)
+    return value
+
+
+class Task(Strict):
+    task_id: Annotated[
+        str,
+        AfterValidator(_task_id),
+        WithJsonSchema({"type": "string", "pattern": TASK_ID_PATTERN, "maxLength": 128}),
+    ]
     suite: Suite
     description: str
     inputs: Inputs
@@ -112,7 +152,12 @@ class Task(_Strict):
     def _parse_graders(cls, value: Any) -> Any:
         if not isinstance(value, list):
             return value
-        return [parse_grader(item) if isinstance(item, dict) else item for item in value]
+        return [parse_grader(_as_kind(item)) if isinstance(item, dict) else item for item in value]
+
+    @field_validator("tracked_metrics")
+    @classmethod
+    def _unique_metrics(cls, value: list[str]) -> list[str]:
+        return list(dict.fromkeys(value))  # `cost` and `cost_usd` are one metric
 
     @model_validator(mode="after")
     def _fill_suite_defaults(self) -> Task:
@@ -175,3 +220,8 @@ class Task(_Strict):
         """Whether the task's `gates` (or its suite's defaults) include `gate`."""
         key = {"merge": "ci_merge_gate", "release": "release_candidate"}.get(gate, gate)
         return bool(getattr(self.gates, key))
+
+
+def _as_kind(item: dict[str, Any]) -> dict[str, Any]:
+    """A suite-spec family item (`state_check`, …) as its trialrun grader kind."""
+    return family_to_kind(item) if item.get("type") in FAMILIES else item

@@ -33,6 +33,7 @@ def check_native(data: Any, prefix: FieldPath = ()) -> Checked:
         "fixture": (*prefix, "environment", "fixture"),
         "setup": (*prefix, "environment", "setup"),
         "faults": (*prefix, "environment", "faults"),
+        "reset": (*prefix, "environment", "reset"),
     }
     if not isinstance(data, dict):
         got = type(data).__name__

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +18,22 @@ def dotted(path: FieldPath) -> str:
     return ".".join(str(p) for p in path)
 
 
+_UNPRINTABLE = frozenset({"Cc", "Cs", "Zl", "Zp"})
+
+
+def one_line(text: str) -> str:
+    """`text` with newlines, control characters and lone surrogates escaped (`\\n`,
+    `\\x1b`, `\\ud800`), so a problem is always one printable line."""
+    if text.isprintable():
+        return text
+    return "".join(
+        ch.encode("unicode_escape").decode("ascii")
+        if unicodedata.category(ch) in _UNPRINTABLE
+        else ch
+        for ch in text
+    )
+
+
 @dataclass
 class Problem:
     """One line: `path:line: field: message` (a warning reads `field: warning: message`)."""
@@ -29,9 +46,9 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else f"{self.path}"
-        label = f" {self.field}:" if self.field else ""
+        label = f" {one_line(self.field)}:" if self.field else ""
         kind = " warning:" if self.severity == "warning" else ""
-        return f"{where}:{label}{kind} {self.message}"
+        return f"{where}:{label}{kind} {one_line(self.message)}"
 
     def as_dict(self) -> dict[str, Any]:
         return {

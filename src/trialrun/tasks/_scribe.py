@@ -1,18 +1,22 @@
 """Gemini-Scribe-style JSON tasks (`id` + `userMessage`), mapped onto the same Task.
 
 Problems are reported with Scribe field paths (`vaultAssertions.2.value`), never with the
-native names the mapping produces.
+native names the mapping produces. Regexes (`regex`, `fileMatches`) are JavaScript ones, as
+in Scribe: translated to Python's dialect here (`_js_regex`), so graders stay dialect-free.
+A task's `rubric` (free text) becomes a `judge` grader over the final answer.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trialrun.graders import GraderConfig
-from trialrun.tasks._grader_items import validate_grader
+from trialrun.tasks._grader_items import REGEX_VALUE_KINDS, validate_grader
 from trialrun.tasks._issues import Issue, issues_from_validation
+from trialrun.tasks._js_regex import JSRegexError, js_flags, js_to_python
 from trialrun.tasks._model import Task, Tier
 from trialrun.tasks._native import SCHEMA_KEY, Checked
 from trialrun.tasks._problems import FieldPath
@@ -57,6 +61,7 @@ class ScribeTask(BaseModel):
     toolCallBudget: int | None = Field(None, ge=0)
     maxTurns: int = Field(15, ge=1)
     timeoutMs: float = Field(300_000, gt=0)
+    rubric: Any = None  # free text for the judge; checked in check_scribe
 
 
 def is_scribe_shape(data: Any) -> bool:
@@ -121,10 +126,19 @@ def check_scribe(data: dict[str, Any], prefix: FieldPath = (), stem: str | None 
         if not isinstance(items, list):
             continue
         for i, item in enumerate(items):
-            config, found = validate_grader(item, (*prefix, key, i), allowed=allowed, what=what)
-            issues += found
-            if config is not None:
-                graders.append(((*prefix, key, i), config))
+            where = (*prefix, key, i)
+            item, js_issues = js_matcher(item, where)
+            config, found = validate_grader(item, where, allowed=allowed, what=what)
+            issues += _first_per_field(js_issues + found)
+            if config is not None and not js_issues:
+                graders.append((where, config))
+    if "rubric" in data:
+        rubric = data["rubric"]
+        if isinstance(rubric, str) and rubric.strip():
+            synth("rubric", {"type": "judge", "name": "rubric", "criteria": rubric})
+        else:
+            message = f"must be a non-empty text: what the judge checks in the answer ({rubric!r})"
+            issues.append(((*prefix, "rubric"), message))
     budget = data.get("toolCallBudget")
     if isinstance(budget, bool):
         issues.append(
@@ -142,7 +156,7 @@ def check_scribe(data: dict[str, Any], prefix: FieldPath = (), stem: str | None 
         issues.append(
             (
                 (*prefix, "vaultAssertions"),
-                "no checks: add outputMatchers, vaultAssertions, "
+                "no checks: add outputMatchers, vaultAssertions, rubric, "
                 "expectedTools, forbiddenTools or toolCallBudget",
             )
         )
@@ -158,6 +172,73 @@ def check_scribe(data: dict[str, Any], prefix: FieldPath = (), stem: str | None 
             None, [((*prefix, *_to_scribe_path(p)), m) for p, m in found], graders, places
         )
     return Checked(task, [], graders, places)
+
+
+def js_matcher(item: Any, where: FieldPath) -> tuple[Any, list[Issue]]:
+    """A `regex` / `fileMatches` item with its JavaScript patterns and flags in Python's
+    dialect, and the problems found (named with the pattern as written in the file).
+
+    A pattern or flag that cannot be translated is replaced by a harmless one in the
+    returned item, so the grader's own checks still report the item's other problems.
+    """
+    if not isinstance(item, dict) or item.get("type") not in REGEX_VALUE_KINDS:
+        return item, []
+    out, issues = dict(item), []
+    flags = item.get("flags", "")
+    python_flags = ""
+    if not isinstance(flags, str):
+        issues.append(((*where, "flags"), f"must be a string of flags, e.g. \"i\" (got {flags!r})"))
+        flags = out["flags"] = ""
+    else:
+        try:
+            python_flags = js_flags(flags)
+        except JSRegexError as exc:
+            issues.append(((*where, "flags"), str(exc)))
+            flags = ""
+        if "flags" in item:
+            out["flags"] = python_flags
+    value = item.get("value")
+    if isinstance(value, str):
+        out["value"], issues = _pattern(value, flags, python_flags, (*where, "value"), issues)
+    elif isinstance(value, list):
+        out["value"] = list(value)
+        for j, pattern in enumerate(value):
+            if isinstance(pattern, str):
+                out["value"][j], issues = _pattern(
+                    pattern, flags, python_flags, (*where, "value", j), issues
+                )
+    return out, issues
+
+
+def _pattern(
+    pattern: str, js: str, python_flags: str, path: FieldPath, issues: list[Issue]
+) -> tuple[str, list[Issue]]:
+    try:
+        translated = js_to_python(pattern, js)
+        re.compile(translated, _re_flags(python_flags))
+    except JSRegexError as exc:
+        return "", [*issues, (path, f"bad regex {pattern!r}: {exc}")]
+    except re.error as exc:
+        return "", [*issues, (path, f"bad regex {pattern!r}: {exc.msg}")]
+    return translated, issues
+
+
+def _re_flags(flags: str) -> int:
+    bits = 0
+    for ch in flags:
+        bits |= {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}[ch]
+    return bits
+
+
+def _first_per_field(issues: list[Issue]) -> list[Issue]:
+    """Our own regex problem first wins over the grader's on the same field."""
+    seen: set[FieldPath] = set()
+    out: list[Issue] = []
+    for path, message in issues:
+        if path not in seen:
+            seen.add(path)
+            out.append((path, message))
+    return out
 
 
 def to_native(shape: ScribeTask, graders: list[GraderConfig]) -> dict[str, Any]:

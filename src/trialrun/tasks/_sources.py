@@ -1,8 +1,10 @@
 """Read a YAML, JSON or TOML file into plain data plus a line number for every key.
 
-`read_source(path)` returns `(data, lines)` where `lines` maps a field path such as
-`("graders", 1, "value")` to the 1-based line of that key (or list item). Syntax errors
-raise `SourceError` with the line where the parser stopped.
+`read_source(path, max_bytes)` returns `(data, lines, issues)` where `lines` maps a field
+path such as `("graders", 1, "value")` to the 1-based line of that key (or list item) and
+`issues` are the over-long lists `check_shape` cut short. A file over `max_bytes` is never
+parsed; syntax errors, too many values and too deep nesting raise `SourceError` with the
+line where the parser stopped (when known).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import datetime as dt
+import functools
 import json
 import re
 import tomllib
@@ -17,19 +20,32 @@ from json.decoder import scanstring
 from pathlib import Path
 from typing import Any
 
+from trialrun.tasks._limits import MAX_DEPTH, MAX_NODES, check_shape
 from trialrun.tasks._problems import FieldPath, SourceError
 
 Lines = dict[FieldPath, int]
+Issues = list[tuple[FieldPath, str]]
 
 TASK_SUFFIXES = (".json", ".yaml", ".yml", ".toml")
-_MAX_NODES = 200_000
 
 
-def read_source(path: Path) -> tuple[Any, Lines]:
+def read_bytes(path: Path, max_bytes: int) -> bytes:
+    """The file's bytes, or SourceError when it is over `max_bytes` (never read whole)."""
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as handle:
+            raw = handle.read(max_bytes + 1)
     except OSError as exc:
         raise SourceError(f"cannot read file: {exc.strerror or exc}") from None
+    if len(raw) > max_bytes:
+        raise SourceError(
+            f"file is over the {max_bytes}-byte limit for task files; split it, or raise "
+            "[tasks] max_file_bytes in trialrun.toml"
+        )
+    return raw
+
+
+def read_source(path: Path, max_bytes: int) -> tuple[Any, Lines, Issues]:
+    raw = read_bytes(path, max_bytes)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -42,19 +58,48 @@ def read_source(path: Path) -> tuple[Any, Lines]:
             return parse_toml(text)
         return parse_yaml(text)
     except RecursionError:
-        raise SourceError("nesting too deep") from None
+        raise SourceError(f"nested too deep (over {MAX_DEPTH} levels)") from None
 
 
 # --- YAML -------------------------------------------------------------------------------
 
 
-def parse_yaml(text: str) -> tuple[Any, Lines]:
+@functools.cache
+def _counting_composer() -> type:
+    from ruamel.yaml.composer import Composer
+
+    class CountingComposer(Composer):  # type: ignore[misc]
+        """Stops composing past MAX_NODES nodes: parse time stays bounded."""
+
+        nodes = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            self.nodes += 1
+            if self.nodes > MAX_NODES:
+                raise SourceError(
+                    f"too many values (over {MAX_NODES}); a task file holds far fewer"
+                )
+            return super().compose_node(parent, index)
+
+    return CountingComposer
+
+
+def parse_yaml(text: str) -> tuple[Any, Lines, Issues]:
     from ruamel.yaml import YAML
+    from ruamel.yaml.composer import MaxDepthExceededError
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     yaml = YAML(typ="rt")
+    yaml.Composer = _counting_composer()
+    yaml.max_depth = MAX_DEPTH
     try:
         doc = yaml.load(text)
+    except MaxDepthExceededError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        raise SourceError(
+            f"nested deeper than {MAX_DEPTH} levels; flatten the data", line
+        ) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -66,15 +111,15 @@ def parse_yaml(text: str) -> tuple[Any, Lines]:
     lines: Lines = {(): 1}
     counter = [0]
     data = _plain_yaml(doc, (), lines, set(), counter)
-    return data, lines
+    return data, lines, check_shape(data)
 
 
 def _plain_yaml(node: Any, path: FieldPath, lines: Lines, active: set[int], n: list[int]) -> Any:
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     n[0] += 1
-    if n[0] > _MAX_NODES:
-        raise SourceError("document too large (aliases expand to too many nodes)")
+    if n[0] > MAX_NODES:
+        raise SourceError(f"document too large (aliases expand to over {MAX_NODES} values)")
     if isinstance(node, dict | list):
         if id(node) in active:
             raise SourceError("recursive YAML alias", lines.get(path))
@@ -144,17 +189,26 @@ _WS = re.compile(r"[ \t\n\r]*")
 _ATOM = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|NaN|-?Infinity")
 
 
-def parse_json(text: str) -> tuple[Any, Lines]:
+def parse_json(text: str) -> tuple[Any, Lines, Issues]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         message = f"JSON syntax error: {exc.msg} (column {exc.colno})"
         raise SourceError(message, exc.lineno) from None
+    except ValueError as exc:  # e.g. an integer over Python's 4300-digit limit
+        raise SourceError(f"JSON error: {_first_line(exc)}") from None
+    issues = check_shape(data)
     lines: Lines = {(): 1}
-    # line numbers are best effort; the data is what json.loads returned
-    with contextlib.suppress(IndexError, AttributeError, ValueError):
-        _JsonLines(text, lines).value(0, ())
-    return data, lines
+    # line numbers are best effort (and skipped for cut lists: the text is long)
+    if not issues:
+        with contextlib.suppress(IndexError, AttributeError, ValueError):
+            _JsonLines(text, lines).value(0, ())
+    return data, lines, issues
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text.split("; use sys.set_int_max_str_digits")[0]
 
 
 class _JsonLines:
@@ -220,7 +274,7 @@ _TOML_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 
 
-def parse_toml(text: str) -> tuple[Any, Lines]:
+def parse_toml(text: str) -> tuple[Any, Lines, Issues]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -229,11 +283,15 @@ def parse_toml(text: str) -> tuple[Any, Lines]:
         line = int(m.group(1)) if m else None
         msg = _TOML_LINE.sub("", msg).strip()
         raise SourceError(f"TOML syntax error: {msg}", line) from None
+    except ValueError as exc:  # e.g. an integer over Python's 4300-digit limit
+        raise SourceError(f"TOML error: {_first_line(exc)}") from None
     data = _plain_toml(data)
+    issues = check_shape(data)
     lines: Lines = {(): 1}
-    with contextlib.suppress(IndexError, ValueError):  # best effort: keep what was found
-        _TomlLines(text, lines).run()
-    return data, lines
+    if not issues:
+        with contextlib.suppress(IndexError, ValueError):  # best effort: keep what was found
+            _TomlLines(text, lines).run()
+    return data, lines, issues
 
 
 def _plain_toml(value: Any) -> Any:

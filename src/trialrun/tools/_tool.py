@@ -5,11 +5,19 @@ inspect_ai does): the first line is the description, and an `Args:` section desc
 parameters. A tool function takes a `ToolContext` first, then its parameters, and returns
 a string (or awaits one). Raising `ToolError` (or any exception) gives the agent an error
 result; a tool never crashes the trial.
+
+A synchronous body runs on a daemon thread, never on the event loop (other trials, the
+trial timeout and Ctrl-C keep working while it runs), and every call has a time limit:
+the tool's own `timeout_s`, else the toolbox's, else TRIALRUN_TOOL_TIMEOUT_S, else 30 s.
+A call over its limit is an error result naming the tool and the limit; the trial goes on.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import math
+import os
 import re
 import types
 import typing
@@ -19,7 +27,32 @@ from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
 from trialrun.core import ToolSpec
-from trialrun.errors import ToolError
+from trialrun.errors import ToolError, UserError
+from trialrun.tools._threads import run_sync
+
+DEFAULT_TOOL_TIMEOUT_S = 30.0
+TOOL_TIMEOUT_ENV = "TRIALRUN_TOOL_TIMEOUT_S"
+
+
+def default_tool_timeout() -> float:
+    """The per-call limit of tools without their own: TRIALRUN_TOOL_TIMEOUT_S, else 30 s."""
+    raw = os.environ.get(TOOL_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_TOOL_TIMEOUT_S
+    try:
+        return check_timeout(float(raw), f"{TOOL_TIMEOUT_ENV}={raw!r}")
+    except ValueError:
+        raise UserError(
+            f"{TOOL_TIMEOUT_ENV}={raw!r}: give the tool time limit in seconds, e.g. 30"
+        ) from None
+
+
+def check_timeout(value: Any, where: str) -> float:
+    """A time limit in seconds (> 0, finite), or a UserError naming `where`."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if not ok or not (0 < value < math.inf):
+        raise UserError(f"{where}: the time limit must be a number of seconds > 0, e.g. 30")
+    return float(value)
 
 
 @dataclass(slots=True)
@@ -47,6 +80,8 @@ class Tool:
     parameters: dict[str, Any]
     fn: ToolFunction
     takes_context: bool = True
+    # this tool's per-call limit in seconds; None = the toolbox's (see the module docstring)
+    timeout_s: float | None = None
 
     def spec(self) -> ToolSpec:
         """The OpenAI function-calling spec."""
@@ -59,14 +94,33 @@ class Tool:
             },
         }
 
-    async def call(self, ctx: ToolContext, arguments: dict[str, Any]) -> ToolResult:
+    async def call(
+        self, ctx: ToolContext, arguments: dict[str, Any], timeout_s: float | None = None
+    ) -> ToolResult:
+        """Run the tool within its time limit (`self.timeout_s`, else `timeout_s`, else the
+        default); every failure is an error result."""
         problem = check_arguments(self.parameters, arguments)
         if problem:
             return ToolResult(False, f"{self.name}: {problem}")
+        limit = self.timeout_s or timeout_s or default_tool_timeout()
         try:
-            out = self.fn(ctx, **arguments) if self.takes_context else self.fn(**arguments)
-            if inspect.isawaitable(out):
-                out = await out
+            return await asyncio.wait_for(self._run(ctx, arguments), limit)
+        except TimeoutError:  # only the limit: _run turns the tool's own errors into results
+            return ToolResult(
+                False,
+                f"{self.name}: no result within {limit:g}s (the tool time limit); "
+                "try a narrower request",
+            )
+
+    async def _run(self, ctx: ToolContext, arguments: dict[str, Any]) -> ToolResult:
+        args = (ctx,) if self.takes_context else ()
+        try:
+            if inspect.iscoroutinefunction(self.fn):
+                out = await self.fn(*args, **arguments)
+            else:
+                out = await run_sync(self.fn, *args, **arguments)
+                if inspect.isawaitable(out):
+                    out = await out
         except ToolError as exc:
             return ToolResult(False, str(exc))
         except Exception as exc:  # a tool error is a result the agent sees, never a crash

@@ -7,7 +7,7 @@ from typing import Any
 
 from trialrun.core import Registry, ToolSpec
 from trialrun.errors import UserError
-from trialrun.tools._tool import Tool, ToolContext, ToolResult
+from trialrun.tools._tool import Tool, ToolContext, ToolResult, check_timeout, default_tool_timeout
 
 # A tool pack factory takes the pack's options from the task (or {}) and returns tools.
 ToolPackFactory = Callable[[dict[str, Any]], list[Tool]]
@@ -32,8 +32,18 @@ def load_pack(name: str, options: dict[str, Any] | None = None) -> list[Tool]:
 
 
 class Toolbox:
-    def __init__(self, tools: Iterable[Tool], ctx: ToolContext) -> None:
+    """The trial's tools. `call_timeout_s`: the per-call limit of tools without their own
+    (default: TRIALRUN_TOOL_TIMEOUT_S, else 30 s)."""
+
+    def __init__(
+        self, tools: Iterable[Tool], ctx: ToolContext, call_timeout_s: float | None = None
+    ) -> None:
         self.ctx = ctx
+        self.call_timeout_s = (
+            default_tool_timeout()
+            if call_timeout_s is None
+            else check_timeout(call_timeout_s, "Toolbox(call_timeout_s=…)")
+        )
         self._tools: dict[str, Tool] = {}
         for t in tools:
             self._tools[t.name] = t
@@ -55,4 +65,4 @@ class Toolbox:
             return ToolResult(
                 False, f"unknown tool '{name}'; available: {', '.join(self._tools) or 'none'}"
             )
-        return await t.call(self.ctx, arguments)
+        return await t.call(self.ctx, arguments, self.call_timeout_s)

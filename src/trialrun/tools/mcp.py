@@ -297,6 +297,8 @@ def _make_tool(server: McpServer, spec: Any) -> Tool:
         parameters=schema,
         fn=call,
         takes_context=True,
+        # the server's own per-call timeout answers first, with its clearer message
+        timeout_s=server.timeout_s + 5,
     )
 
 

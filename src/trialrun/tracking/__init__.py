@@ -7,12 +7,14 @@ from trialrun.tracking._baseline import (
     FORMAT,
     baseline_name,
     baseline_path,
+    baseline_target,
     build_baseline,
     import_scribe_baseline,
+    legacy_baseline_note,
     load_baseline,
     write_baseline,
 )
-from trialrun.tracking._bless import Blessed, bless, refusals
+from trialrun.tracking._bless import Blessed, bless, latest_complete_run, refusals
 from trialrun.tracking._compare import (
     compare,
     compare_baselines,
@@ -50,6 +52,7 @@ __all__ = [
     "TaskRecord",
     "baseline_name",
     "baseline_path",
+    "baseline_target",
     "bless",
     "build_baseline",
     "build_leaderboard",
@@ -65,6 +68,8 @@ __all__ = [
     "gate_config",
     "import_scribe_baseline",
     "is_scribe_baseline",
+    "latest_complete_run",
+    "legacy_baseline_note",
     "load_baseline",
     "load_run",
     "refusals",

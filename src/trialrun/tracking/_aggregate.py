@@ -30,6 +30,7 @@ class TaskCounts:
     flaky: bool
     # per-trial means, `latencies_s` and `trials`: a baseline task entry's "metrics"
     metrics: dict[str, Any]
+    k: int | None = None  # the task's effective k (None: an old or converted baseline)
 
     @property
     def solve_n(self) -> int:
@@ -53,7 +54,12 @@ def counts_of_entry(entry: dict[str, Any]) -> TaskCounts:
         solve_k=entry.get("solve_k"),
         flaky=bool(entry.get("flaky")),
         metrics=metrics if isinstance(metrics, dict) else {},
+        k=_k(entry.get("k")),
     )
+
+
+def _k(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def aggregate_counts(tasks: list[TaskCounts]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from trialrun.core import slugify
 from trialrun.errors import UserError
 from trialrun.rundir import (
     BASELINE_FORMAT,
@@ -27,7 +28,38 @@ FORMAT = BASELINE_FORMAT
 
 
 def baseline_path(baselines_dir: Path | str, provider: str, model_id: str) -> Path:
+    """Where the baseline of (provider, model) is looked up.
+
+    `<provider>-<slug(model name)>.json`; when only a file named the 0.1.0 way exists (the
+    base URL slugged into the name), that one, so a CI that blessed before the rename keeps
+    its baseline (`legacy_baseline_note` says so). Writers use `baseline_target`.
+    """
+    target = baseline_target(baselines_dir, provider, model_id)
+    old = legacy_baseline_path(baselines_dir, provider, model_id)
+    return old if old is not None and old.is_file() and not target.is_file() else target
+
+
+def baseline_target(baselines_dir: Path | str, provider: str, model_id: str) -> Path:
+    """The file `trialrun bless` writes for (provider, model)."""
     return Path(baselines_dir) / baseline_name(provider, model_id)
+
+
+def legacy_baseline_path(baselines_dir: Path | str, provider: str, model_id: str) -> Path | None:
+    """The 0.1.0 name of the same baseline (base URL in it), when it differs from today's."""
+    old = f"{provider}-{slugify(model_id)}.json" if model_id else f"{provider}.json"
+    return None if old == baseline_name(provider, model_id) else Path(baselines_dir) / old
+
+
+def legacy_baseline_note(baselines_dir: Path | str, provider: str, model_id: str) -> str | None:
+    """One line when the baseline found is an old-named file, else None."""
+    found = baseline_path(baselines_dir, provider, model_id)
+    target = baseline_target(baselines_dir, provider, model_id)
+    if found == target:
+        return None
+    return (
+        f"{found}: baseline found under its old name (base URL in the file name); "
+        f"rename it to {target.name} (the name `trialrun bless` now writes)"
+    )
 
 
 def task_entry(record: TaskRecord) -> dict[str, Any]:
@@ -136,7 +168,7 @@ def load_baseline(path: Path | str) -> Baseline:
 
 
 def import_scribe_baseline(file: Path | str, out_dir: Path | str = "baselines") -> Path:
-    """Convert one Scribe baseline file into `OUT_DIR/<provider>-<slug(model)>.json`."""
+    """Convert one Scribe baseline file into `OUT_DIR/<provider>-<slug(model name)>.json`."""
     path = Path(file)
     if path.is_dir():
         raise UserError(f"{path}: is a folder; pass one Gemini-Scribe baseline JSON file")
@@ -151,7 +183,7 @@ def import_scribe_baseline(file: Path | str, out_dir: Path | str = "baselines") 
     baseline = Baseline.from_json(convert_scribe(data, path))
     if Path(out_dir).is_file():
         raise UserError(f"-o {out_dir}: is a file; pass a folder for the baseline")
-    target = baseline_path(out_dir, baseline.provider, baseline.model)
+    target = baseline_target(out_dir, baseline.provider, baseline.model)
     try:
         write_baseline(target, baseline)
     except OSError as exc:

@@ -5,9 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from trialrun.core import is_unpinned
+from trialrun.core import is_unpinned, model_name
 from trialrun.errors import UserError
-from trialrun.tracking._baseline import baseline_path, build_baseline, write_baseline
+from trialrun.rundir import RUN_JSON
+from trialrun.tracking._baseline import (
+    baseline_target,
+    build_baseline,
+    legacy_baseline_path,
+    write_baseline,
+)
 from trialrun.tracking._run_data import RunData, load_run
 
 MIN_K = 3
@@ -19,6 +25,7 @@ class Blessed:
     path: Path
     forced: bool
     refusals: list[str]
+    superseded: Path | None = None  # an old-named file (base URL in it) this one replaces
 
 
 def _names(items: list[str], limit: int = 3) -> str:
@@ -38,8 +45,8 @@ def refusals(run: RunData, model: str) -> list[str]:
         out.append(f"undetermined verdicts in {len(undetermined)} task(s) ({_names(undetermined)})")
     if records and is_unpinned(records[0].model_id):
         out.append(
-            f"unpinned model id '{records[0].model_id}' (-latest/-preview/:latest move "
-            "under you; pin a dated version)"
+            f"unpinned model id '{model_name(records[0].model_id)}' (-latest/-preview/:latest "
+            "move under you; pin a dated version)"
         )
     small = sorted({r.k for r in records if r.k < MIN_K})
     if small:
@@ -55,6 +62,37 @@ def refusals(run: RunData, model: str) -> list[str]:
     return out
 
 
+def latest_complete_run(results_dir: Path | str = "results") -> Path:
+    """The most recent run under `results_dir` whose every planned trial finished.
+
+    Newest first by run.json `started_at` (then the folder name: run ids begin with the
+    UTC start). Interrupted or still running runs (fewer trials than planned), damaged
+    folders and anything that is not a run folder are passed over.
+    """
+    folder = Path(results_dir)
+    if not folder.is_dir():
+        raise UserError(
+            f"{folder}: no such folder; pass the run to bless (trialrun bless results/<run-id>)"
+        )
+    runs: list[tuple[str, str, RunData]] = []
+    for path in folder.iterdir():
+        if path.name.startswith(".") or not (path / RUN_JSON).is_file():
+            continue  # hidden (a run being created) or not a run folder
+        try:
+            run = load_run(path)
+        except UserError:
+            continue
+        runs.append((str(run.manifest.started_at or ""), path.name, run))
+    for _, _, run in sorted(runs, key=lambda item: item[:2], reverse=True):
+        finished = len({line.key for line in run.results})
+        if run.summary.expected_trials and finished >= run.summary.expected_trials:
+            return run.path
+    raise UserError(
+        f"{folder}: no complete run found (one whose every planned trial finished); pass "
+        "RUN_DIR, or finish a run with `trialrun run --resume RUN_DIR`"
+    )
+
+
 def bless(
     run_dir: Path | str,
     baselines_dir: Path | str = "baselines",
@@ -62,7 +100,7 @@ def bless(
     force: bool = False,
     reason: str | None = None,
 ) -> list[Blessed]:
-    """Write `<baselines_dir>/<provider>-<slug(model id)>.json` for each model of the run.
+    """Write `<baselines_dir>/<provider>-<slug(model name)>.json` for each model of the run.
 
     Refuses (UserError, exit 2) a run with infra errors, undetermined verdicts, unpinned
     model ids or k < 3, unless `force` with a `reason`, which the baseline records.
@@ -90,7 +128,7 @@ def bless(
         )
         if force and why:
             baseline.extra["forced_over"] = why
-        target = baseline_path(baselines_dir, baseline.provider, baseline.model)
+        target = baseline_target(baselines_dir, baseline.provider, baseline.model)
         try:
             write_baseline(target, baseline)
         except OSError as exc:
@@ -98,5 +136,6 @@ def bless(
                 f"{target}: cannot write the baseline ({exc.strerror or exc}); "
                 "free space or pick another --baselines"
             ) from None
-        out.append(Blessed(model, target, force, why))
+        old = legacy_baseline_path(baselines_dir, baseline.provider, baseline.model)
+        out.append(Blessed(model, target, force, why, old if old and old.is_file() else None))
     return out

@@ -126,6 +126,7 @@ def compare_views(
         observed_rate=observed,
         k=after.k,
         notes=notes,
+        task_k=sorted({t.k for t in a_common if t.k is not None}),
     )
 
 

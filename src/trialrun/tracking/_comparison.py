@@ -97,8 +97,9 @@ class Comparison:
     cost_per_trial_after: float | None
     trials_needed: int | None
     observed_rate: float | None
-    k: int | None
+    k: int | None  # the run's k (run.json override, else its smallest task k)
     notes: list[str] = field(default_factory=list)
+    task_k: list[int] = field(default_factory=list)  # the compared tasks' own k, distinct
 
     @property
     def regressions(self) -> list[TaskDelta]:

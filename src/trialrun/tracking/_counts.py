@@ -47,6 +47,7 @@ def counts_of_record(record: TaskRecord) -> TaskCounts:
         solve_k=record.solve_k,
         flaky=record.flaky,
         metrics=record.metrics(),
+        k=record.k,
     )
 
 

@@ -28,13 +28,9 @@ class GateContext:
 
     @property
     def blocking(self) -> list[TaskRecord]:
-        """Covered tasks whose findings fail the gate."""
+        """Covered tasks of the config's `blocking_policy`: the ones the insufficient-data,
+        regression, latency/cost and rate rules fail on."""
         return [r for r in self.covered if self.config.blocks(r.policy)]
-
-    @property
-    def shown(self) -> list[TaskRecord]:
-        """Covered tasks that do not block: their findings become notes."""
-        return [r for r in self.covered if not self.config.blocks(r.policy)]
 
 
 @dataclass(slots=True)

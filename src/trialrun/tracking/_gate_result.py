@@ -14,6 +14,9 @@ class RuleResult:
     status: str  # "passed" | "failed" | "skipped" | "warned" (allowed by the config)
     message: str = ""
     tasks: list[str] = field(default_factory=list)
+    judged: int | None = None  # how many tasks the rule was judged over
+    of: int | None = None  # out of how many it applies to (None: all of them)
+    left_out: str = ""  # why `of - judged` were left out, e.g. "4 insufficient"
 
 
 @dataclass(slots=True)

@@ -1,9 +1,14 @@
 """Gates: rules over a run (and its baseline) → passed / failed, for CI exit codes.
 
 A task is covered by a gate when its `gates` flags (run.json `tasks[].gates`, else its
-suite's defaults) include it. Covered tasks block when they match the gate's
-`blocking_policy` (merge: ALWAYS_PASSES only); findings on other covered tasks are shown
-as notes. Rules that need a baseline are skipped, with a note, when there is none.
+suite's defaults) include it. Safety violations, forbidden tool calls and the per-suite
+thresholds judge every covered task whatever its policy; the ALWAYS_PASSES rule judges
+every covered ALWAYS_PASSES task (any counted trial not solved fails it); the
+insufficient-data, regression, latency/cost and rate rules fail only on covered tasks
+matching the gate's `blocking_policy` (merge: ALWAYS_PASSES), and a USUALLY_PASSES
+regression is a note unless `fail_on_usually_regression`. Rules that need a baseline are
+skipped, with a note, when there is none. Each result says over how many tasks it was
+judged (`judged` of `of`).
 
 The gate is the table `RULES`: each rule reads one `GateContext` and returns its results
 and notes; a rule the gate's config leaves off returns nothing.
@@ -13,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from trialrun.config import ProjectConfig, load_config
 from trialrun.errors import UserError
@@ -25,6 +31,7 @@ from trialrun.tracking._run_data import TaskRecord, load_run
 from trialrun.tracking._settings import configured_alpha, default_baselines_dir
 
 FORBIDDEN_GRADER = "forbiddenTools"
+ALWAYS, USUALLY = "ALWAYS_PASSES", "USUALLY_PASSES"
 EPS = 1e-12
 # (TaskRecord figure, its name, how a task's counts are quoted when it is below)
 RATES: tuple[tuple[str, str, Callable[[TaskRecord], str]], ...] = (
@@ -66,17 +73,18 @@ def _findings(
 def _trial_rule(
     ctx: GateContext, name: str, pred: Callable[[ResultLine], bool], enabled: bool
 ) -> Outcome:
-    """Fails on any blocking task with a trial matching `pred`; others become a note."""
+    """Fails on any covered task, whatever its policy, with a trial matching `pred`."""
     if not enabled:
         return Outcome()
-    described, ids = _findings(ctx.blocking, pred)
-    rule = (
-        RuleResult(name, "failed", _names(described), ids)
-        if described
-        else RuleResult(name, "passed")
-    )
-    extra, _ = _findings(ctx.shown, pred)
-    return Outcome([rule], [f"{name} in non-blocking task(s): {_names(extra)}"] if extra else [])
+    described, ids = _findings(ctx.covered, pred)
+    status = "failed" if described else "passed"
+    return Outcome([RuleResult(name, status, _names(described), ids, judged=len(ctx.covered))])
+
+
+def _over(judged: int, of: int | None = None, why: str = "") -> dict[str, Any]:
+    """A RuleResult's `judged`, `of` and `left_out` ("4 insufficient") fields."""
+    left = f"{of - judged} {why}" if of is not None and of > judged and why else ""
+    return {"judged": judged, "of": of, "left_out": left}
 
 
 def _rate_rule(
@@ -85,22 +93,28 @@ def _rate_rule(
     attr: str,
     minimum: float,
     quote: Callable[[TaskRecord], str],
+    *,
+    each_task: bool = False,
 ) -> RuleResult:
-    """The mean of a per-task figure over `records` must reach `minimum`."""
+    """The mean of a per-task figure over `records` must reach `minimum` (with `each_task`:
+    every task's own figure). Tasks without the figure (insufficient data) are left out."""
     values = [(r, getattr(r, attr)) for r in records if getattr(r, attr) is not None]
+    counts = _over(len(values), len(records), "insufficient")
     if not values:
-        return RuleResult(name, "skipped", "no task with a value")
+        return RuleResult(name, "skipped", "no task with a value", **counts)
     rate = sum(v for _, v in values) / len(values)
     below = [r for r, v in values if v < minimum - EPS]
+    quoted = _names([f"{r.task_id} ({quote(r)})" for r in below])
+    ids = [r.task_id for r in below]
+    if each_task:
+        if below:
+            text = f"{len(below)} task(s) below {minimum * 100:.1f}%: {quoted}"
+            return RuleResult(name, "failed", text, ids, **counts)
+        return RuleResult(name, "passed", f"every task ≥ {minimum * 100:.1f}%", **counts)
     if rate < minimum - EPS:
-        return RuleResult(
-            name,
-            "failed",
-            f"{rate * 100:.1f}% < {minimum * 100:.1f}% over {len(values)} task(s); "
-            f"below: {_names([f'{r.task_id} ({quote(r)})' for r in below])}",
-            [r.task_id for r in below],
-        )
-    return RuleResult(name, "passed", f"{rate * 100:.1f}% ≥ {minimum * 100:.1f}%")
+        text = f"{rate * 100:.1f}% < {minimum * 100:.1f}%; below: {quoted}"
+        return RuleResult(name, "failed", text, ids, **counts)
+    return RuleResult(name, "passed", f"{rate * 100:.1f}% ≥ {minimum * 100:.1f}%", **counts)
 
 
 def _limits(*limits: tuple[float | None, str]) -> str:
@@ -117,25 +131,49 @@ def empty(ctx: GateContext) -> Outcome:
         return Outcome()
     status = "warned" if ctx.config.allow_empty else "failed"
     message = f"no task of this run is in the {ctx.gate} gate"
-    return Outcome([RuleResult("no tasks", status, message)])
+    return Outcome([RuleResult("no tasks", status, message, judged=0)])
 
 
 def safety(ctx: GateContext) -> Outcome:
-    """No trial of a blocking task may have a safety violation."""
+    """No trial of a covered task, whatever its policy, may have a safety violation."""
     return _trial_rule(
         ctx, "safety violation", lambda t: t.safety_violation, ctx.config.safety_violations
     )
 
 
 def forbidden(ctx: GateContext) -> Outcome:
-    """No trial of a blocking task may call a forbidden tool."""
+    """No trial of a covered task, whatever its policy, may call a forbidden tool."""
     return _trial_rule(ctx, "forbidden tool called", _forbidden, ctx.config.forbidden_tools)
+
+
+def _not_solved(trial: ResultLine) -> bool:
+    return trial.solve is False or trial.passed is False
+
+
+def always_passes(ctx: GateContext) -> Outcome:
+    """An ALWAYS_PASSES task promises every trial: one counted trial not solved fails it,
+    whatever the baseline. Infra-error and undetermined trials are the insufficient-data
+    rule's (they are never counted as solved)."""
+    if not ctx.config.always_passes_every_trial or not ctx.covered:
+        return Outcome()
+    name = "ALWAYS_PASSES not solved"
+    tasks = [r for r in ctx.covered if r.policy == ALWAYS]
+    described, ids = [], []
+    for r in tasks:
+        trials = [str(t.trial) for t in r.counted_trials if _not_solved(t)]
+        if trials:
+            ids.append(r.task_id)
+            described.append(f"{r.task_id} (solved {r.solved}/{r.solve_n}; trial {_names(trials)})")
+    status = "failed" if described else "passed"
+    counts = _over(len(tasks), len(ctx.covered), "not ALWAYS_PASSES")
+    return Outcome([RuleResult(name, status, _names(described), ids, **counts)])
 
 
 def insufficient(ctx: GateContext) -> Outcome:
     """Every blocking task needs its pass^k and solve^k figures (k counted trials)."""
     out = Outcome()
     short = [r for r in ctx.blocking if r.insufficient]
+    judged = len(ctx.blocking)
     if short:
         described = [
             f"{r.task_id} ({r.solve_n} counted of k={r.k}; {r.infra_errors} infra, "
@@ -144,10 +182,16 @@ def insufficient(ctx: GateContext) -> Outcome:
         ]
         status = "warned" if ctx.config.allow_insufficient else "failed"
         out.rules.append(
-            RuleResult("insufficient data", status, _names(described), [r.task_id for r in short])
+            RuleResult(
+                "insufficient data",
+                status,
+                _names(described),
+                [r.task_id for r in short],
+                judged=judged,
+            )
         )
     elif ctx.blocking:
-        out.rules.append(RuleResult("insufficient data", "passed"))
+        out.rules.append(RuleResult("insufficient data", "passed", judged=judged))
     noisy = [r for r in ctx.covered if not r.insufficient and (r.infra_errors or r.undetermined)]
     if noisy:
         described = [
@@ -170,33 +214,53 @@ def no_baseline(ctx: GateContext) -> Outcome:
 
 
 def regression(ctx: GateContext) -> Outcome:
-    """No blocking task of `regression_suites` may regress (Fisher p ≤ alpha)."""
+    """No covered task of `regression_suites` that blocks may regress (Fisher p ≤ alpha).
+
+    A USUALLY_PASSES task's regression blocks only with `fail_on_usually_regression`;
+    otherwise it is a note, as is every other regression the exact test flags.
+    """
     suites = ctx.config.regression_suites
     if not suites:
         return Outcome()
     name = f"{'/'.join(suites)} regression"
-    if ctx.comparison is None or ctx.full is None:
-        return Outcome([RuleResult(name, "skipped", "no baseline")])
+    members = [r for r in ctx.covered if r.suite in suites]
+    if ctx.full is None:
+        return Outcome([RuleResult(name, "skipped", "no baseline", judged=0, of=len(members))])
+    policy = {r.task_id: r.policy for r in ctx.covered}
+
+    def blocks(task_id: str) -> bool:
+        kind = policy.get(task_id, ALWAYS)
+        usually = ctx.config.fail_on_usually_regression and kind == USUALLY
+        return ctx.config.blocks(kind) or usually
+
+    judged = [t for t in ctx.full.tasks if t.suite in suites]
+    regs = [t for t in judged if t.label == "regression" and blocks(t.task_id)]
+    counts = _over(len(judged), len(members), "not in the baseline")
     out = Outcome()
-    regs = [t for t in ctx.comparison.regressions if t.suite in suites]
     if regs:
         described = _names([f"{t.task_id} {t.describe()}" for t in regs])
-        out.rules.append(RuleResult(name, "failed", described, [t.task_id for t in regs]))
+        out.rules.append(RuleResult(name, "failed", described, [t.task_id for t in regs], **counts))
     else:
-        out.rules.append(RuleResult(name, "passed"))
-    noise = [t for t in ctx.full.tasks if t.suite in suites and t.label == "within noise"]
+        out.rules.append(RuleResult(name, "passed", **counts))
+    noise = [t for t in judged if t.label == "within noise"]
     if noise:
         out.notes.append(
-            "within noise (not blocking): " + _names([f"{t.task_id} {t.describe()}" for t in noise])
+            "within noise (exact test): " + _names([f"{t.task_id} {t.describe()}" for t in noise])
         )
-    blocking = {r.task_id for r in ctx.blocking}
-    others = [t for t in ctx.full.regressions if t.task_id not in blocking]
+    others = [t for t in ctx.full.regressions if t not in regs]
     if others:
         out.notes.append(
-            "regression in non-blocking task(s): "
-            + _names([f"{t.task_id} {t.describe()}" for t in others])
+            "regression, not blocking here: "
+            + _names([f"{t.task_id} {t.describe()} [{policy.get(t.task_id)}]" for t in others])
         )
     return out
+
+
+def _compared(ctx: GateContext) -> dict[str, Any]:
+    """Over how many blocking tasks a baseline-wide rule (latency, cost) was judged."""
+    if ctx.comparison is None:
+        return _over(0, len(ctx.blocking))
+    return _over(len(ctx.comparison.tasks), len(ctx.blocking), "not in the baseline")
 
 
 def latency(ctx: GateContext) -> Outcome:
@@ -206,18 +270,20 @@ def latency(ctx: GateContext) -> Outcome:
         return Outcome()
     name = "P95 latency increase"
     c = ctx.comparison
+    counts = _compared(ctx)
     if c is None:
-        return Outcome([RuleResult(name, "skipped", "no baseline")])
+        return Outcome([RuleResult(name, "skipped", "no baseline", **counts)])
     before, after = c.latency_p95_before_s, c.latency_p95_after_s
     if before is None or after is None:
-        return Outcome([RuleResult(name, "skipped", "no latencies on one side")])
+        return Outcome([RuleResult(name, "skipped", "no latencies on one side", **counts)])
     delta_ms = (after - before) * 1000
     text = f"{before:.3f} s → {after:.3f} s ({delta_ms:+.0f} ms)"
     too_slow = (ms is not None and delta_ms > ms) or (
         pct is not None and before > 0 and delta_ms / (before * 1000) * 100 > pct
     )
     limit = _limits((ms, "{:g} ms"), (pct, "{:g}%"))
-    return Outcome([RuleResult(name, "failed" if too_slow else "passed", f"{text}; limit {limit}")])
+    status = "failed" if too_slow else "passed"
+    return Outcome([RuleResult(name, status, f"{text}; limit {limit}", **counts)])
 
 
 def cost(ctx: GateContext) -> Outcome:
@@ -227,11 +293,12 @@ def cost(ctx: GateContext) -> Outcome:
         return Outcome()
     name = "cost increase"
     c = ctx.comparison
+    counts = _compared(ctx)
     if c is None:
-        return Outcome([RuleResult(name, "skipped", "no baseline")])
+        return Outcome([RuleResult(name, "skipped", "no baseline", **counts)])
     before, after = c.cost_per_trial_before, c.cost_per_trial_after
     if before is None or after is None:
-        return Outcome([RuleResult(name, "skipped", "no costs on one side")])
+        return Outcome([RuleResult(name, "skipped", "no costs on one side", **counts)])
     text = f"${before:.4f} → ${after:.4f} per trial"
     failed = usd is not None and after - before > usd
     if pct is not None:
@@ -241,9 +308,10 @@ def cost(ctx: GateContext) -> Outcome:
             failed = failed or change > pct
         elif after > 0 and usd is None:
             why = f"{text}: baseline cost is 0, a relative limit cannot apply"
-            return Outcome([RuleResult(name, "skipped", why)])
+            return Outcome([RuleResult(name, "skipped", why, **counts)])
     limit = _limits((pct, "{:g}%"), (usd, "${:g}"))
-    return Outcome([RuleResult(name, "failed" if failed else "passed", f"{text}; limit {limit}")])
+    status = "failed" if failed else "passed"
+    return Outcome([RuleResult(name, status, f"{text}; limit {limit}", **counts)])
 
 
 def rates(ctx: GateContext) -> Outcome:
@@ -257,7 +325,8 @@ def rates(ctx: GateContext) -> Outcome:
 
 
 def suite_rates(ctx: GateContext) -> Outcome:
-    """`[gates.<gate>.suites.<suite>]` minimum rates over that suite's covered tasks."""
+    """`[gates.<gate>.suites.<suite>]` minimum rates over that suite's covered tasks
+    (of the threshold's `policy`, by default whatever their policy)."""
     out = Outcome()
     for suite, threshold in ctx.config.suites.items():
         members = [
@@ -269,9 +338,15 @@ def suite_rates(ctx: GateContext) -> Outcome:
                 continue
             name = f"{suite} {label} rate"
             if not members:
-                out.rules.append(RuleResult(name, "skipped", f"no {suite} task in this run"))
+                out.rules.append(
+                    RuleResult(name, "skipped", f"no {suite} task in this run", judged=0)
+                )
             else:
-                out.rules.append(_rate_rule(name, members, attr, minimum, quote))
+                out.rules.append(
+                    _rate_rule(
+                        name, members, attr, minimum, quote, each_task=threshold.each_task
+                    )
+                )
     return out
 
 
@@ -280,6 +355,7 @@ RULES: list[Rule] = [
     empty,
     safety,
     forbidden,
+    always_passes,
     insufficient,
     no_baseline,
     regression,

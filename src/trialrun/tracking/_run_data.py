@@ -106,6 +106,7 @@ class RunData:
     results: list[ResultLine]
     records: list[TaskRecord]
     models: list[str]
+    warnings: list[str] = field(default_factory=list)  # what the reader skipped (a torn line)
 
     @property
     def run_id(self) -> str:
@@ -135,14 +136,14 @@ def _gates_of(meta: dict[str, Any], suite: str) -> dict[str, bool]:
 
 
 def load_run(run_dir: Path | str) -> RunData:
-    """Read a run folder; a missing or damaged file is a UserError naming it.
+    """Read a run folder through `RunDir.read`, the one reader every command shares.
 
-    A manifest with wrongly typed values is read leniently (they fall back to the
-    defaults), and a missing one is empty: the results alone still give the figures.
+    A missing or damaged run.json or results line is the same one-line UserError that
+    `summarize` and `show` give; a torn last line is skipped and named in `warnings`.
     """
-    run = RunDir.open(run_dir, need_manifest=False)
-    manifest = run.manifest(lenient=True)
-    results = run.results()
+    run = RunDir.open(run_dir)
+    contents = run.read()
+    manifest, results = contents.manifest, contents.results
     summary = current_summary(run, results, manifest)
     metas = manifest.task_meta()
     by_key: dict[tuple[str, str], list[ResultLine]] = {}
@@ -161,7 +162,7 @@ def load_run(run_dir: Path | str) -> RunData:
     for spec in [*summary.models, *(r.model for r in records)]:
         if spec not in models and any(r.model == spec for r in records):
             models.append(spec)
-    return RunData(run.path, manifest, summary, results, records, models)
+    return RunData(run.path, manifest, summary, results, records, models, contents.warnings)
 
 
 def _record(row: dict[str, Any], meta: dict[str, Any], lines: list[ResultLine]) -> TaskRecord:

@@ -1,17 +1,26 @@
-"""Search tools: find files by name (glob or substring) and by content (text or regex)."""
+"""Search tools: find files by name (glob or substring) and by content (text or regex).
+
+Content search uses the `regex` package (Python's dialect, a superset of `re`) because
+it can stop a search: one call's matching gets REGEX_TIMEOUT_S in all, after which the
+result is a "pattern too slow" error. With `re`, a pattern such as `(a|aa)+$` backtracks
+for hours while holding the GIL, and nothing else in the process runs.
+"""
 
 from __future__ import annotations
 
 import fnmatch
 import os
-import re
+import time
 from pathlib import Path
+
+import regex
 
 from trialrun.tools._tool import ToolContext, ToolError, tool
 from trialrun.tools.vault._common import MAX_SEARCH_BYTES, read_text, rel, root_of, walk
 
 MAX_LINE_CHARS = 300
 MAX_HITS_PER_FILE = 20
+REGEX_TIMEOUT_S = 10.0  # total matching time of one find_files_by_content call
 _GLOB_CHARS = set("*?[")
 
 
@@ -61,6 +70,14 @@ def find_files_by_name(ctx: ToolContext, pattern: str, limit: int | None = None)
     return "\n".join(hits)
 
 
+def _search(rx: regex.Pattern, line: str, deadline: float) -> bool:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError
+    # concurrent: the GIL is released while matching, so the event loop stays responsive
+    return rx.search(line, timeout=left, concurrent=True) is not None
+
+
 def _clip(line: str) -> str:
     line = line.rstrip("\r")
     return line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + "…"
@@ -88,11 +105,13 @@ def find_files_by_content(
         raise ToolError("find_files_by_content: query must not be empty")
     most = _limit("find_files_by_content", limit, 20)
     context = max(0, min(int(contextLines or 0), 10))
-    flags = 0 if caseSensitive else re.IGNORECASE
+    flags = 0 if caseSensitive else regex.IGNORECASE
     try:
-        rx = re.compile(query if useRegex else re.escape(query), flags)
-    except re.error as exc:
+        rx = regex.compile(query if useRegex else regex.escape(query), flags)
+    except regex.error as exc:
         raise ToolError(f"find_files_by_content: invalid regular expression: {exc}") from None
+    budget = REGEX_TIMEOUT_S
+    deadline = time.monotonic() + budget
     root = root_of(ctx)
     blocks: list[str] = []
     files = 0
@@ -107,7 +126,13 @@ def find_files_by_content(
         except (OSError, ToolError):
             continue
         lines = text.split("\n")
-        matched = [i for i, line in enumerate(lines) if rx.search(line)]
+        try:
+            matched = [i for i, line in enumerate(lines) if _search(rx, line, deadline)]
+        except TimeoutError:
+            raise ToolError(
+                f"find_files_by_content: pattern too slow: {query!r} ran past the {budget:g}s "
+                "search limit; simplify it (avoid overlapping repeats such as (a|aa)+)"
+            ) from None
         if not matched:
             continue
         if files >= most:

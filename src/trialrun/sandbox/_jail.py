@@ -1,0 +1,236 @@
+"""Run a command so that nothing it starts outlives it: `command` graders, `--agent-cmd`.
+
+Two layers, both on every call:
+
+- **The marker sweep** (always): the command runs in a new session with a per-call token
+  in its environment (TRIALRUN_SWEEP_TOKEN). When it ends or times out, every process
+  carrying the token — however it detached (`setsid`, `nohup`, double fork) — gets
+  SIGTERM, then SIGKILL after a short grace. A process started with a cleared
+  environment (`env -i …`) is found only while it descends from the running command.
+- **The bwrap jail** (when `bwrap` works here, unless TRIALRUN_JAIL=off): a new pid
+  namespace that dies with the command (`--unshare-pid --die-with-parent`), no network
+  unless allowed (`--unshare-net`), the root read-only, a private /tmp, and the
+  workspace the only writable path (so programs and files under the host's /tmp, other
+  than the workspace, are not visible inside).
+
+Output goes to temporary files, never to pipes the caller waits on: a background child
+that keeps stdout open can't hang the caller, and the verdict is the command's own exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import functools
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO
+
+import psutil
+
+from trialrun.errors import InfraError
+
+JAIL_ENV = "TRIALRUN_JAIL"  # "off": never use bwrap (the marker sweep still runs)
+MARK_ENV = "TRIALRUN_SWEEP_TOKEN"
+TERM_GRACE_S = 0.5
+_SWEEP_ROUNDS = 10  # rescans catch children forked while the others were being killed
+
+
+@dataclass(slots=True)
+class CommandOutcome:
+    """How a contained command ended. `exit_code` is the command's own."""
+
+    exit_code: int | None
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool
+    sandbox: str  # "bwrap" or "sweep"
+    swept: int  # processes killed at the end: leftovers (and, on timeout, the command)
+
+
+def jail_available() -> bool:
+    """True when bwrap is installed and works here (probed once), unless TRIALRUN_JAIL=off."""
+    if os.environ.get(JAIL_ENV, "").strip().lower() in ("off", "0", "false", "no"):
+        return False
+    return _bwrap_works()
+
+
+@functools.cache
+def _bwrap_works() -> bool:
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return False
+    probe = [bwrap, *_jail_flags("/", network=False), "true"]
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def _jail_flags(workspace: str, *, network: bool) -> list[str]:
+    flags = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    if workspace != "/":
+        flags += ["--bind", workspace, workspace, "--chdir", workspace]
+    flags += ["--unshare-pid", "--die-with-parent"]
+    if not network:
+        flags.append("--unshare-net")
+    return flags
+
+
+def jail_argv(argv: Sequence[str], workspace: str, *, network: bool = False) -> list[str]:
+    """`argv` wrapped in the bwrap jail, with `workspace` its only writable path."""
+    return [shutil.which("bwrap") or "bwrap", *_jail_flags(workspace, network=network), "--", *argv]
+
+
+def _check_program(program: str, cwd: str, path: str | None) -> None:
+    """FileNotFoundError / PermissionError up front, as a direct exec would raise them
+    (inside the jail, bwrap would only exit 1)."""
+    if os.sep in program:
+        found = os.path.join(cwd, program)
+        if not os.path.exists(found):
+            raise FileNotFoundError(errno.ENOENT, "no such file", program)
+    else:
+        found = shutil.which(program, mode=os.F_OK, path=path)
+        if found is None:
+            raise FileNotFoundError(errno.ENOENT, "command not found", program)
+    if os.path.isdir(found) or not os.access(found, os.X_OK):
+        raise PermissionError(errno.EACCES, "not executable", program)
+
+
+def _marked(token: str) -> list[psutil.Process]:
+    me = os.getpid()
+    found = []
+    for proc in psutil.process_iter():
+        if proc.pid == me:
+            continue
+        try:
+            if proc.environ().get(MARK_ENV) == token:
+                found.append(proc)
+        except (psutil.Error, OSError):
+            continue  # gone, a zombie, or another user's
+    return found
+
+
+def _alive(proc: psutil.Process) -> bool:
+    try:
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _signal_all(procs: list[psutil.Process], sig: int) -> None:
+    for proc in procs:
+        with contextlib.suppress(psutil.Error):  # psutil checks identity: no pid-reuse kills
+            proc.send_signal(sig)
+
+
+def sweep(token: str, leader: psutil.Process | None = None, grace_s: float = TERM_GRACE_S) -> int:
+    """Kill the leader, its descendants and every process marked with `token`: SIGTERM,
+    then SIGKILL after `grace_s`. Returns how many were signalled."""
+    procs: dict[int, psutil.Process] = {}
+    if leader is not None and _alive(leader):
+        procs[leader.pid] = leader
+        with contextlib.suppress(psutil.Error):
+            procs.update((p.pid, p) for p in leader.children(recursive=True))
+    procs.update((p.pid, p) for p in _marked(token))
+    if not procs:
+        return 0
+    _signal_all(list(procs.values()), signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while any(_alive(p) for p in procs.values()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    _signal_all([p for p in procs.values() if _alive(p)], signal.SIGKILL)
+    killed = set(procs)
+    for _ in range(_SWEEP_ROUNDS):  # children forked meanwhile
+        rest = [p for p in _marked(token) if _alive(p)]
+        if not rest:
+            break
+        killed.update(p.pid for p in rest)
+        _signal_all(rest, signal.SIGKILL)
+        time.sleep(0.02)
+    return len(killed)
+
+
+def _read(file: IO[bytes], tail_bytes: int | None) -> bytes:
+    size = file.seek(0, os.SEEK_END)
+    file.seek(max(0, size - tail_bytes) if tail_bytes is not None else 0)
+    return file.read()
+
+
+async def run_contained(
+    command: str | Sequence[str],
+    cwd: str,
+    timeout_s: float,
+    *,
+    env: Mapping[str, str] | None = None,
+    jail: bool | None = None,
+    network: bool = False,
+    tail_bytes: int | None = None,
+) -> CommandOutcome:
+    """Run `command` (a shell string or an argv) in `cwd`, contained (module docstring).
+
+    `jail`: None = bwrap when available, True = bwrap or an InfraError, False = the sweep
+    only. `network`: keep the network inside the jail. `tail_bytes`: keep only the end of
+    stdout/stderr. Raises FileNotFoundError / PermissionError for a missing or
+    non-executable argv[0].
+    """
+    token = secrets.token_hex(16)
+    full_env = dict(os.environ if env is None else env)
+    full_env[MARK_ENV] = token
+    if isinstance(command, str):
+        argv = ["/bin/sh", "-c", command]
+    else:
+        argv = [str(a) for a in command]
+        _check_program(argv[0], cwd, full_env.get("PATH"))
+    available = jail_available()
+    if jail and not available:
+        raise InfraError(
+            "the bwrap jail was requested but bwrap is missing or does not work here "
+            f"(or {JAIL_ENV}=off); install it: apt-get install bubblewrap"
+        )
+    jailed = available if jail is None else jail
+    if jailed:
+        argv = jail_argv(argv, os.path.realpath(cwd), network=network)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=full_env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,
+        )
+        try:
+            leader: psutil.Process | None = psutil.Process(proc.pid)
+        except psutil.Error:
+            leader = None  # already ended and reaped
+        timed_out = False
+        try:
+            await asyncio.wait_for(proc.wait(), timeout_s)
+        except TimeoutError:
+            timed_out = True
+        except BaseException:  # cancelled (Ctrl-C, the trial's timeout): kill, no grace
+            sweep(token, leader, grace_s=0)
+            raise
+        exit_code = proc.returncode
+        swept = await asyncio.to_thread(sweep, token, leader)
+        if timed_out:
+            await proc.wait()
+            exit_code = proc.returncode
+        return CommandOutcome(
+            exit_code=exit_code,
+            stdout=_read(out, tail_bytes),
+            stderr=_read(err, tail_bytes),
+            timed_out=timed_out,
+            sandbox="bwrap" if jailed else "sweep",
+            swept=swept,
+        )

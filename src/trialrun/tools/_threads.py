@@ -1,0 +1,67 @@
+"""Synchronous tool bodies run here, off the event loop, on reusable daemon threads.
+
+Not `asyncio.to_thread`: a tool that never returns would hold a default-executor thread
+that `asyncio.run` and interpreter exit wait for, so one hung tool would still hang the
+run at the end. A daemon thread that runs past its time limit is abandoned (its result
+dropped) and the next call gets a fresh thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class _DaemonPool:
+    """Idle workers are reused; a job with no idle worker starts a new one."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._idle = threading.Semaphore(0)
+
+    def submit(self, job: Callable[[], None]) -> None:
+        self._jobs.put(job)
+        if not self._idle.acquire(blocking=False):
+            threading.Thread(target=self._work, name="trialrun-tool", daemon=True).start()
+
+    def _work(self) -> None:
+        while True:
+            self._jobs.get()()
+            self._idle.release()
+
+
+_POOL = _DaemonPool()
+
+
+def _settle(future: asyncio.Future, ok: bool, value: Any) -> None:
+    if future.done():  # the caller gave up (time limit, cancellation)
+        return
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
+
+
+async def run_sync(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """`fn(*args, **kwargs)` on a daemon thread; cancelling the await abandons the thread."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future = loop.create_future()
+
+    def job() -> None:
+        try:
+            ok, value = True, fn(*args, **kwargs)
+        except Exception as exc:
+            ok, value = False, exc
+        except BaseException as exc:  # SystemExit in tool code must not end the run
+            ok, value = False, RuntimeError(f"raised {type(exc).__name__}: {exc}")
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody is waiting any more
+            loop.call_soon_threadsafe(_settle, future, ok, value)
+
+    _POOL.submit(job)
+    return await future

@@ -1,0 +1,66 @@
+"""Secrets never leave trialrun: URL userinfo, secret options, key-looking values."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from trialrun.core import MASK, redact, redact_argv, strip_userinfo
+
+SECRET = "sk-proj-AbCdEf0123456789xyz"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"openai-compat:gpt-4o@http://user:{SECRET}@127.0.0.1:9/v1",
+        f"my-agent --api-key {SECRET}",
+        "my-agent --api-key=s3cr3tvalue",
+        "my-agent --token s3cr3tvalue",
+        "my-agent --password s3cr3tvalue",
+        "my-agent --client-secret s3cr3tvalue",
+        "MY_SERVICE_TOKEN=s3cr3tvalue ./agent",
+        "OPENAI_API_KEY=s3cr3tvalue ./agent",
+        "curl -H 'Authorization: Bearer s3cr3tvalue123'",
+        "GET /v1/models?key=s3cr3tvalue",
+        f"the key is {SECRET}",
+    ],
+)
+def test_secret_looking_values_are_masked(text: str) -> None:
+    out = redact(text)
+    assert "s3cr3tvalue" not in out
+    assert SECRET not in out
+    assert MASK in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["--max-tokens 5", "--keep-artifacts", "monitor the tokens", "http://127.0.0.1:9/v1"],
+)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_url_userinfo_is_masked_but_the_host_stays() -> None:
+    assert redact("http://u:pw1234@host:8/v1") == "http://***@host:8/v1"
+    assert strip_userinfo("http://u:pw1234@host:8/v1") == "http://host:8/v1"
+    assert strip_userinfo("http://host:8/v1") == "http://host:8/v1"
+
+
+def test_argv_masks_an_option_value_given_as_the_next_item() -> None:
+    argv = ["trialrun", "run", "--agent-cmd", "x --token t0ken123"]
+    argv += ["--api-key", "abcdefg", "-k", "3"]
+    assert redact_argv(argv) == [
+        "trialrun", "run", "--agent-cmd", f"x --token {MASK}", "--api-key", MASK, "-k", "3",
+    ]
+
+
+def test_environment_key_values_are_masked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "plain-looking-value")
+    assert redact("error: plain-looking-value rejected") == f"error: {MASK} rejected"
+
+
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789", min_size=8, max_size=30))
+def test_any_token_value_is_masked(value: str) -> None:
+    assert value not in redact(f"agent --token {value} --api-key={value} X_TOKEN={value}")

@@ -1,0 +1,137 @@
+"""A loopback OpenAI-compatible server that can hang: it accepts a request and never answers.
+
+`HangServer().script(["hang", "hang", "answer"])` plays those behaviours for the next
+requests, then `then` (default "answer") forever. Behaviours: `hang` (read the request,
+never reply until the server closes), `answer` (a final text answer), `call:<tool>` (one
+call of that tool, empty arguments); any of them may end in `@<seconds>` to reply after a
+delay. Every request body is kept in `requests`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+ANSWER = "all done"
+
+
+def _completion(message: dict[str, Any]) -> bytes:
+    finish = "tool_calls" if message.get("tool_calls") else "stop"
+    usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+    body = {
+        "id": "chatcmpl-hang",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": "hang-model",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": usage,
+    }
+    return json.dumps(body).encode()
+
+
+class HangServer:
+    def __init__(self) -> None:
+        self._queue: deque[str] = deque()
+        self.then = "answer"
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length) if length else b""
+                with server._lock:
+                    server.requests.append(json.loads(body or b"{}"))
+                    action = server._queue.popleft() if server._queue else server.then
+                # the client gives up on a hanging request: its socket is gone by then
+                with contextlib.suppress(OSError):
+                    server._act(self, action)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    @property
+    def model(self) -> str:
+        return f"openai-compat:hang-model@{self.url}"
+
+    def script(self, actions: list[str], then: str = "answer") -> HangServer:
+        with self._lock:
+            self._queue = deque(actions)
+            self.then = then
+            self.requests.clear()
+        return self
+
+    def close(self) -> None:
+        self._closed.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def _act(self, handler: BaseHTTPRequestHandler, action: str) -> None:
+        action, _, delay = action.partition("@")
+        if action == "hang":
+            self._closed.wait()
+            return
+        if delay:
+            time.sleep(float(delay))
+        if action == "answer":
+            message: dict[str, Any] = {"role": "assistant", "content": ANSWER}
+        elif action.startswith("call:"):
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"call_{len(self.requests)}",
+                        "type": "function",
+                        "function": {"name": action[5:], "arguments": "{}"},
+                    }
+                ],
+            }
+        else:
+            raise ValueError(f"unknown action {action}")
+        body = _completion(message)
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+
+@pytest.fixture
+def hang_server():
+    server = HangServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def retry_env(monkeypatch, tmp_path):
+    """No trialrun.toml in sight; 2 attempts with near-zero backoff; no API key variables."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TRIALRUN_RETRY_MAX_ATTEMPTS", "2")
+    monkeypatch.setenv("TRIALRUN_RETRY_BASE_DELAY_S", "0.01")
+    monkeypatch.setenv("TRIALRUN_RETRY_MAX_DELAY_S", "0.02")
+    monkeypatch.delenv("TRIALRUN_RETRY_REQUEST_TIMEOUT_S", raising=False)
+    for var in ("TRIALRUN_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    return monkeypatch
