@@ -129,7 +129,7 @@ def test_clean_removes_abandoned_workspaces_and_leaves_a_live_runs_alone(suite, 
 
     # a live run: its first answer takes minutes
     model = script(tmp_path / "live.json", delay=600.0)
-    live_proc = start(["run", suite, "-m", model, "-k", "1", "--out", out], tmp_path)
+    live_proc = start(["run", suite, "-m", model, "-k", "1", "-j", "1", "--out", out], tmp_path)
     try:
         live = wait_for_trials_in_flight(out, live_proc, skip=[dead])
         live_workspaces = in_flight(live)
@@ -165,7 +165,7 @@ def test_clean_removes_abandoned_workspaces_and_leaves_a_live_runs_alone(suite, 
 def test_resume_refuses_a_run_that_is_still_running(suite, tmp_path):
     out = tmp_path / "out"
     model = script(tmp_path / "live.json", delay=600.0)
-    live_proc = start(["run", suite, "-m", model, "-k", "1", "--out", out], tmp_path)
+    live_proc = start(["run", suite, "-m", model, "-k", "1", "-j", "1", "--out", out], tmp_path)
     try:
         live = wait_for_trials_in_flight(out, live_proc)
         workspaces = in_flight(live)
