@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
 from typing import Any
+
+import regex as _bounded
 
 _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 
@@ -25,6 +28,32 @@ def compile_regex(pattern: str, flags: str = "") -> re.Pattern[str]:
         return re.compile(pattern, regex_flags(flags))
     except re.error as exc:
         raise ValueError(f"invalid regex {pattern!r}: {exc}") from None
+
+
+# A task author's pattern is matched against what the agent wrote: the `regex` package's
+# match timeout keeps a backtracking pattern from holding the trial (an undetermined
+# verdict naming the pattern, never a hang). Patterns are still validated by `re` above.
+GRADER_REGEX_TIMEOUT_S = 5.0
+_BOUNDED_FLAGS = {"i": _bounded.IGNORECASE, "m": _bounded.MULTILINE, "s": _bounded.DOTALL}
+
+
+@functools.lru_cache(maxsize=512)
+def _compile_bounded(pattern: str, flags: str) -> Any:
+    bits = _bounded.VERSION0
+    for ch in flags or "":
+        bits |= _BOUNDED_FLAGS[ch]
+    return _bounded.compile(pattern, bits)
+
+
+def search_bounded(pattern: str, flags: str, text: str) -> Any:
+    """`re.search` semantics under a time limit; TimeoutError names the pattern."""
+    try:
+        return _compile_bounded(pattern, flags or "").search(text, timeout=GRADER_REGEX_TIMEOUT_S)
+    except TimeoutError:
+        raise TimeoutError(
+            f"regex {pattern!r} is too slow: no result within {GRADER_REGEX_TIMEOUT_S:g} s; "
+            "simplify the pattern (nested quantifiers backtrack without end)"
+        ) from None
 
 
 def as_list(value: str | list[str]) -> list[str]:

@@ -15,8 +15,8 @@ from trialrun.graders._values import (
     as_list,
     check_patterns,
     check_values,
-    compile_regex,
     regex_flags,
+    search_bounded,
     snippet,
 )
 
@@ -74,7 +74,7 @@ def contains_details(text: str, values: list[str], case_sensitive: bool) -> tupl
 def regex_details(text: str, patterns: list[str], flags: str) -> tuple[bool, dict]:
     details: dict[str, Any] = {"patterns_any_of": patterns, "flags": flags}
     for pattern in patterns:
-        match = compile_regex(pattern, flags).search(text)
+        match = search_bounded(pattern, flags, text)
         if match:
             details["matched_pattern"] = pattern
             details["match"] = match.group(0)[:400]

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from trialrun.graders._types import GraderConfig, TrialView, Verdict, grader
-from trialrun.graders._values import compile_regex, typed_equal
+from trialrun.graders._values import compile_regex, search_bounded, typed_equal
 
 
 def _called(trial: TrialView) -> list[str]:
@@ -106,8 +106,8 @@ def _check_expected(param: str, expected: Any) -> None:
 def arg_matches(actual: Any, expected: Any) -> bool:
     """EXPECTED: scalar/mapping exact (typed), list any-of, {regex, flags?}, {equals}."""
     if _is_regex(expected):
-        rx = compile_regex(expected["regex"], str(expected.get("flags") or ""))
-        return rx.search(_as_text(actual)) is not None
+        flags = str(expected.get("flags") or "")
+        return search_bounded(expected["regex"], flags, _as_text(actual)) is not None
     if _is_equals(expected):
         return typed_equal(actual, expected["equals"])
     if isinstance(expected, list):
