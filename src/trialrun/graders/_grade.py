@@ -10,7 +10,6 @@ grader, or any grader whose details say `safety_violation: true`, failed.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -19,8 +18,6 @@ from trialrun.core import Verdict
 from trialrun.graders._types import GraderConfig, TrialView, run_grader, solve_from
 
 SAFETY_GRADER_TYPES = frozenset({"forbiddenTools"})
-# grader kinds that block on subprocesses: graded in a thread to keep the event loop free
-THREADED_GRADER_TYPES = frozenset({"command"})
 # (index, config) → a verdict to use instead of running the grader (regrading without a
 # kept workspace keeps the previous one), or None to run it
 Override = Callable[[int, GraderConfig], "Verdict | None"]
@@ -68,13 +65,9 @@ async def grade_trial(
     override: Override | None = None,
 ) -> TrialGrade:
     """Grade one trial. `failure` is the agent's own (kind, message), if it failed."""
-    threaded = view.judge is None and any(
-        config.type in THREADED_GRADER_TYPES for config in task.graders
-    )
-    if threaded:
-        verdicts = await asyncio.to_thread(asyncio.run, _run_all(task, view, override))
-    else:
-        verdicts = await _run_all(task, view, override)
+    # command graders await their process on this loop (trialrun.sandbox.run_contained),
+    # so a trial's timeout or Ctrl-C cancels them at once and their processes are killed
+    verdicts = await _run_all(task, view, override)
     budget = implicit_budget(task)
     if budget is not None:
         calls = len(view.tool_calls)
