@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from trialrun.agents._types import AgentLimits, AgentRun
 from trialrun.agents.loop import user_message
-from trialrun.core import Message, ToolCallRecord, ToolSpec
+from trialrun.core import Message, ToolCallRecord, ToolSpec, run_sync
 from trialrun.errors import InfraError, ModelTimeout
 from trialrun.models import Completion, CompletionParams
 
@@ -207,7 +207,7 @@ class CallableAgent:
         async def invoke() -> Any:
             if inspect.iscoroutinefunction(self.fn):
                 return await self.fn(task_input, workspace, tools, wrapped)
-            result = await asyncio.to_thread(self.fn, task_input, workspace, tools, wrapped)
+            result = await run_sync(self.fn, task_input, workspace, tools, wrapped)
             return await result if inspect.isawaitable(result) else result
 
         try:

@@ -27,6 +27,7 @@ from trialrun.core._secrets import (
     secret_values,
     strip_userinfo,
 )
+from trialrun.core._threads import run_sync
 
 __all__ = [
     "KEY_VARIABLES",
@@ -45,6 +46,7 @@ __all__ = [
     "parse_model_spec",
     "redact",
     "redact_argv",
+    "run_sync",
     "secret_values",
     "slugify",
     "strip_userinfo",

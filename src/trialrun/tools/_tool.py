@@ -26,9 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
-from trialrun.core import ToolSpec
+from trialrun.core import ToolSpec, run_sync
 from trialrun.errors import ToolError, UserError
-from trialrun.tools._threads import run_sync
 
 DEFAULT_TOOL_TIMEOUT_S = 30.0
 TOOL_TIMEOUT_ENV = "TRIALRUN_TOOL_TIMEOUT_S"

@@ -1,8 +1,8 @@
-"""Synchronous tool bodies run here, off the event loop, on reusable daemon threads.
+"""Synchronous code (tool bodies, sync agents) runs off the event loop on daemon threads.
 
-Not `asyncio.to_thread`: a tool that never returns would hold a default-executor thread
-that `asyncio.run` and interpreter exit wait for, so one hung tool would still hang the
-run at the end. A daemon thread that runs past its time limit is abandoned (its result
+Not `asyncio.to_thread`: code that never returns would hold a default-executor thread
+that `asyncio.run` and interpreter exit wait for, so one hung tool or agent would still hang
+the run at the end. A daemon thread that runs past its time limit is abandoned (its result
 dropped) and the next call gets a fresh thread.
 """
 
@@ -28,7 +28,7 @@ class _DaemonPool:
     def submit(self, job: Callable[[], None]) -> None:
         self._jobs.put(job)
         if not self._idle.acquire(blocking=False):
-            threading.Thread(target=self._work, name="trialrun-tool", daemon=True).start()
+            threading.Thread(target=self._work, name="trialrun-sync", daemon=True).start()
 
     def _work(self) -> None:
         while True:
