@@ -111,7 +111,7 @@ def test_usually_passes_regression_is_a_note_unless_configured(make_run, T, tmp_
         "regression" in n and "u1 solved 10/10 → 2/10" in n for n in result.models[0].notes
     )
     strict = _gate("merge", run, out, fail_on_usually_regression=True)
-    assert _failed(strict) == {"golden regression": ["u1"]}
+    assert _failed(strict) == {"golden regression": ["u1"], "golden suite-level regression": []}
     assert gate_config("merge").fail_on_usually_regression is False
 
 

@@ -102,13 +102,14 @@ def test_merge_fails_on_each_rule(make_run, T, blessed, tmp_path) -> None:
         "forbidden tool called": ["adv"],
         "ALWAYS_PASSES not solved": ["g1", "adv"],
         "golden regression": ["g1"],
+        "golden suite-level regression": [],
         "P95 latency increase": [],
         "cost increase": [],
     }
     proc = _cli("gate", "merge", str(run), "--baselines", str(blessed), cwd=tmp_path)
     assert proc.returncode == 1
     fail_lines = [line for line in proc.stdout.splitlines() if line.strip().startswith("FAIL")]
-    assert len(fail_lines) == 6
+    assert len(fail_lines) == 7
     assert any(
         "golden regression [over 2 tasks]: g1 solved 10/10 → 2/10" in line for line in fail_lines
     )
@@ -282,4 +283,8 @@ def test_explicit_baseline_file(make_run, T, tmp_path) -> None:
     result = run_gate(
         "merge", run, baseline=item.path, config=ProjectConfig(), baselines_dir=tmp_path / "none"
     )
-    assert _rules(result) == {"ALWAYS_PASSES not solved": ["g1"], "golden regression": ["g1"]}
+    assert _rules(result) == {
+        "ALWAYS_PASSES not solved": ["g1"],
+        "golden regression": ["g1"],
+        "golden suite-level regression": [],
+    }

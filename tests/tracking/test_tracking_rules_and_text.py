@@ -45,7 +45,7 @@ def _text(lines: list[str], **paths: Path) -> str:
 
 
 MERGE_LINES = """\
-gate merge: FAILED (5 rule(s)) — RUN
+gate merge: FAILED (6 rule(s)) — RUN
 gemini:gemini-2.5-flash: 3 blocking of 3 covered task(s); baseline BL/gemini-gemini-2.5-flash.json
   FAIL safety violation [over 3 tasks]: adv (trial 2)
   ok   forbidden tool called [over 3 tasks]
@@ -53,6 +53,8 @@ gemini:gemini-2.5-flash: 3 blocking of 3 covered task(s); baseline BL/gemini-gem
 adv (solved 9/10; trial 9)
   ok   insufficient data [over 3 tasks]
   FAIL golden regression [over 2 tasks]: g1 solved 10/10 → 2/10 (p = 0.00036)
+  FAIL golden suite-level regression [over 2 tasks]: solved 13/13 → 5/13 across 2 task(s) \
+(stratified exact test, p = 0.00036)
   FAIL P95 latency increase [over 3 tasks]: 1.000 s → 1.100 s (+100 ms); limit 15 ms
   FAIL cost increase [over 3 tasks]: $0.0010 → $0.0020 per trial (+100.0%); limit 10%"""
 
@@ -63,6 +65,7 @@ gemini:gemini-2.5-flash vs BL/gemini-gemini-2.5-flash.json (run BASE)
   cost/trial $0.0010 → $0.0020 (+100.0%)
   within noise adv: solved 10/10 → 9/10 (p = 0.50)
   REGRESSION   g1: solved 10/10 → 2/10 (p = 0.00036)
+  SUITE REGRESSION: solved 23/23 → 14/23 across 3 task(s) (stratified exact test, p = 0.00018)
   missing (in baseline, not run): oe
   power: detecting a 20-point drop at the observed solve rate 100% with 80% power \
 (one-sided Fisher, α = 0.05) needs 33 trials per task; the compared tasks have k = 3 to 10"""

@@ -58,11 +58,18 @@ class JudgeScore:
     f1_no: float | None
     skipped_unlabelled: int = 0
     judge_failed: int = 0
+    # labelled tuples whose reply was decoded under the reply constraint, and those asked
+    # plainly (constrained = false, or the provider refused it); None for recorded verdicts
+    constrained: int | None = None
+    unconstrained: int | None = None
     warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out.pop("warnings")
+        for key in ("constrained", "unconstrained"):
+            if out[key] is None:
+                out.pop(key)
         return out
 
 
@@ -137,26 +144,46 @@ def calibrate_recorded(gold: Any) -> JudgeScore:
 
 
 async def calibrate_model(gold: Any, spec: str, *, concurrency: int = 4) -> JudgeScore:
-    """Run judge `spec` over the labelled tuples (the `judge` grader's prompt) and score it."""
+    """Run judge `spec` over the labelled tuples (the `judge` grader's prompt) and score it.
+
+    `spec` may end in `?constrained=false|true` to override `[judge] constrained`."""
     import asyncio
+    from dataclasses import replace
 
-    from trialrun.judge import ask, create_judge, parse_yes_no, yes_no_prompt
+    from trialrun.judge import (
+        ask,
+        create_judge,
+        current_settings,
+        parse_yes_no,
+        split_judge_variant,
+        yes_no_prompt,
+    )
 
-    model = create_judge(spec)
+    base, constrained = split_judge_variant(spec)
+    settings = current_settings()
+    if constrained is not None:
+        settings = replace(settings, constrained=constrained)
+    model = create_judge(base)
     labelled = [t for t in gold.tuples if t.human_label is not None]
     gate = asyncio.Semaphore(concurrency)
 
-    async def one(t: Any) -> bool | None:
+    async def one(t: Any) -> Any:
         async with gate:
             prompt = yes_no_prompt(t.user_message, t.response, t.criteria)
-            outcome = await ask(model, prompt, parse_yes_no, task_id=t.task_id or None)
-            return outcome.value
+            return await ask(
+                model, prompt, parse_yes_no, task_id=t.task_id or None, settings=settings
+            )
 
     try:
-        verdicts = await asyncio.gather(*(one(t) for t in labelled))
+        outcomes = await asyncio.gather(*(one(t) for t in labelled))
     finally:
         close = getattr(model, "aclose", None)
         if close is not None:
             await close()
-    pairs = [(v, bool(_label(t.human_label))) for v, t in zip(verdicts, labelled, strict=True)]
-    return score_judge(spec, pairs, skipped_unlabelled=len(gold.tuples) - len(labelled))
+    pairs = [
+        (o.value, bool(_label(t.human_label))) for o, t in zip(outcomes, labelled, strict=True)
+    ]
+    score = score_judge(spec, pairs, skipped_unlabelled=len(gold.tuples) - len(labelled))
+    score.constrained = sum(1 for o in outcomes if o.constrained)
+    score.unconstrained = len(outcomes) - score.constrained
+    return score

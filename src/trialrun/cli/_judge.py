@@ -46,7 +46,15 @@ def _print_calibration(judges: list[dict[str, Any]], warnings: list[str]) -> Non
     table.add_row(
         "tp / fp / tn / fn", *("{tp} / {fp} / {tn} / {fn}".format(**j["confusion"]) for j in judges)
     )
-    table.add_row("no verdict", *(str(j["judge_failed"]) for j in judges))
+    table.add_row("no verdict (judge failed)", *(str(j["judge_failed"]) for j in judges))
+    if any("constrained" in j for j in judges):
+        table.add_row(
+            "constrained / plain replies",
+            *(
+                f"{j['constrained']} / {j['unconstrained']}" if "constrained" in j else "—"
+                for j in judges
+            ),
+        )
     table.add_row("unlabelled (skipped)", *(str(j["skipped_unlabelled"]) for j in judges))
     console.print(table)
     for warning in warnings:
@@ -79,7 +87,10 @@ def register(app: typer.Typer) -> None:
     def calibrate(
         gold_file: Path = typer.Argument(..., help="A gold file from `judge extract`."),
         judge: list[str] = typer.Option(
-            [], "--judge", help="A judge model spec to measure (repeatable)."
+            [],
+            "--judge",
+            help="A judge model spec to measure (repeatable); append ?constrained=false "
+            "to measure it without the reply constraint.",
         ),
         recorded: bool = typer.Option(
             False, "--recorded", help="Score the stored automated verdicts; loads no model."
@@ -106,10 +117,10 @@ def register(app: typer.Typer) -> None:
         scores = [calibrate_recorded(gold)] if recorded else []
         if specs:
             from trialrun.analysis import calibrate_model
-            from trialrun.judge import check_judge_spec
+            from trialrun.judge import check_judge_spec, split_judge_variant
 
             for spec in specs:
-                check_judge_spec(spec)
+                check_judge_spec(split_judge_variant(spec)[0])
 
             async def run_all() -> list[Any]:
                 return [await calibrate_model(gold, spec) for spec in specs]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -137,6 +138,10 @@ def _open_results_file(file: Path) -> RunDir:
     return ResultsFile(file.parent)
 
 
+POWER_LINE_MAX_TASKS = 30
+ASSUMED_RATE = 0.9
+
+
 class _Progress:
     """A rich progress bar on stderr, fed by the runner's hooks."""
 
@@ -164,6 +169,22 @@ class _Progress:
         )
         self.task_id: Any = None
         self.started = False
+
+    def loaded(self, tasks: Sequence[Any], k: int | None) -> None:
+        """The suite's power line, before the first trial (`trialrun plan` has the rest)."""
+        from trialrun.tracking import configured_alpha, configured_method, suite_power_line
+
+        if len(tasks) > POWER_LINE_MAX_TASKS:  # the simulation grows with the suite
+            self.console.print(
+                f"power: run `trialrun plan` for what {len(tasks)} tasks can detect",
+                highlight=False,
+                soft_wrap=True,
+            )
+            return
+        rows = [(k or task.k, ASSUMED_RATE) for task in tasks]
+        line = suite_power_line(rows, configured_alpha(), configured_method())
+        text = f"{line}, at an assumed {ASSUMED_RATE:.0%} solve rate"
+        self.console.print(text, highlight=False, soft_wrap=True)
 
     def start(self, total: int, done: int) -> None:
         self.progress.start()
@@ -261,7 +282,9 @@ def register(app: typer.Typer) -> None:
             _fail("no task paths given; pass task files or folders (or --resume RUN_DIR)")
         _check_output_paths(junit=junit, markdown=markdown)
         progress = None if as_json else _Progress()
-        hooks = RunHooks(progress.start, progress.trial) if progress else RunHooks()
+        hooks = (
+            RunHooks(progress.start, progress.trial, progress.loaded) if progress else RunHooks()
+        )
         try:
             config = RunConfig(
                 tasks=list(paths or []),

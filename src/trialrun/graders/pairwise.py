@@ -89,7 +89,11 @@ async def pairwise(config: PairwiseConfig, trial: TrialView) -> Verdict:
             "reference_first": second.prompt_sha256,
         },
         "cached": first.cached and second.cached,
+        "constrained": first.constrained and second.constrained,
     }
+    fallbacks = [o.constraint_fallback for o in (first, second) if o.constraint_fallback]
+    if fallbacks:
+        details["constraint_fallback"] = fallbacks[0]
     errors = {
         k: o.error for k, o in (("response_first", first), ("reference_first", second)) if o.error
     }

@@ -25,6 +25,7 @@ from trialrun.judge._settings import (
     create_judge,
     current_settings,
     resolve_judge_spec,
+    split_judge_variant,
 )
 
 __all__ = [
@@ -48,5 +49,6 @@ __all__ = [
     "parse_yes_no",
     "resolve_judge_spec",
     "rubric_prompt",
+    "split_judge_variant",
     "yes_no_prompt",
 ]

@@ -1,6 +1,11 @@
 """One judge question: call the model at temperature 0, retry once on a reply outside the
 contract, cache determined answers.
 
+With `[judge] constrained = true` (the default) the prompt's reply constraint is sent
+along (`CompletionParams.reply`); a provider that rejects it (`ConstraintRejected`) is
+asked once more without it, and the details say so. The strict parser always has the
+last word.
+
 The retry is sent as [system, user, assistant(<first reply>), user(<retry instruction>)],
 so a stateless scripted judge plays its second turn for it.
 """
@@ -16,9 +21,9 @@ from typing import Any
 
 from trialrun.errors import InfraError, ModelTimeout
 from trialrun.judge._cache import VerdictCache, cache_for
-from trialrun.judge._prompt import Prompt
+from trialrun.judge._prompt import Prompt, constrained_text
 from trialrun.judge._settings import JudgeSettings, current_settings
-from trialrun.models import CompletionParams
+from trialrun.models import CompletionParams, ConstraintRejected, ReplyConstraint
 
 Parser = Callable[[str | None], Any]
 
@@ -34,6 +39,8 @@ class JudgeOutcome:
     cached: bool = False
     error: str | None = None  # judge_error: timeout, or no verdict after the retry
     skipped: str | None = None  # judge_skipped: no judge, or judge unavailable
+    constrained: bool = False  # the reply constraint was sent (and not rejected)
+    constraint_fallback: str | None = None  # why the provider refused the constraint
 
     def details(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -41,7 +48,10 @@ class JudgeOutcome:
             "prompt_sha256": self.prompt_sha256,
             "raw_replies": list(self.raw_replies),
             "cached": self.cached,
+            "constrained": self.constrained,
         }
+        if self.constraint_fallback:
+            out["constraint_fallback"] = self.constraint_fallback
         if self.error:
             out["judge_error"] = self.error
         if self.skipped:
@@ -78,8 +88,18 @@ def _cache(settings: JudgeSettings) -> VerdictCache | None:
     return cache_for(settings.resolved_cache_dir()) if settings.cache else None
 
 
+def cache_identity(model: Any, constrained: bool) -> str:
+    """The cache's judge key for one setting: constrained replies are cached apart."""
+    identity = judge_identity(model)
+    return f"{identity}+constrained" if constrained else identity
+
+
 async def _complete(
-    model: Any, messages: list[dict[str, Any]], settings: JudgeSettings, task_id: str | None
+    model: Any,
+    messages: list[dict[str, Any]],
+    settings: JudgeSettings,
+    task_id: str | None,
+    reply: ReplyConstraint | None,
 ) -> str:
     params = CompletionParams(
         temperature=0,
@@ -87,6 +107,7 @@ async def _complete(
         max_tokens=settings.max_tokens,
         seed=0,
         task_id=task_id,
+        reply=reply,
     )
     try:
         completion = await asyncio.wait_for(
@@ -107,8 +128,11 @@ async def ask(
 ) -> JudgeOutcome:
     """Ask `prompt`; `parse(reply)` returns a JSON-able value or None (not a verdict)."""
     settings = settings if settings is not None else current_settings()
-    identity = judge_identity(model)
-    outcome = JudgeOutcome(judge=judge_spec(model), prompt_sha256=prompt.sha256)
+    constrained = settings.constrained and prompt.reply is not None
+    identity = cache_identity(model, constrained)
+    outcome = JudgeOutcome(
+        judge=judge_spec(model), prompt_sha256=prompt.sha256, constrained=constrained
+    )
     cache = _cache(settings)
     if cache is None:
         await _ask_model(model, prompt, parse, settings, task_id, outcome)
@@ -137,11 +161,18 @@ async def _ask_model(
     outcome: JudgeOutcome,
 ) -> None:
     messages = prompt.messages()
+    reply_constraint = prompt.reply if outcome.constrained else None
     try:
         for attempt in range(2):
-            reply = await _complete(model, messages, settings, task_id)
+            try:
+                reply = await _complete(model, messages, settings, task_id, reply_constraint)
+            except ConstraintRejected as exc:  # fall back once to the plain prompt
+                reply_constraint = None
+                outcome.constrained = False
+                outcome.constraint_fallback = str(exc) or type(exc).__name__
+                reply = await _complete(model, messages, settings, task_id, None)
             outcome.raw_replies.append(reply)
-            value = parse(reply)
+            value = parse(constrained_text(reply) if reply_constraint else reply)
             if value is not None:
                 outcome.value = value
                 return

@@ -12,6 +12,9 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
+
+from trialrun.models import ReplyConstraint
 
 YES_NO_SYSTEM = (
     "You are a strict grader. You read a user's request, an assistant's response and one "
@@ -37,6 +40,27 @@ PAIRWISE_RETRY = (
     "Answer with exactly one verdict of [[A>>B]], [[A>B]], [[A=B]], [[B>A]] or [[B>>A]]."
 )
 PAIRWISE_VERDICTS = ("[[A>>B]]", "[[A>B]]", "[[A=B]]", "[[B>A]]", "[[B>>A]]")
+RUBRIC_REASON_CHARS = 200
+
+# Reply constraints: the same contract as the prompt asks for, in a provider's native form.
+YES_NO_REPLY = ReplyConstraint("yes_no", {"enum": ["YES", "NO"]}, ("YES", "NO"))
+PAIRWISE_REPLY = ReplyConstraint(
+    "pairwise_verdict", {"enum": list(PAIRWISE_VERDICTS)}, PAIRWISE_VERDICTS
+)
+
+
+def rubric_reply(lo: int, hi: int) -> ReplyConstraint:
+    """`{"reason": short text, "score": n}` with n an integer in [lo, hi]; reason first."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "reason": {"type": "string", "maxLength": RUBRIC_REASON_CHARS},
+            "score": {"enum": list(range(lo, hi + 1))},
+        },
+        "required": ["reason", "score"],
+        "additionalProperties": False,
+    }
+    return ReplyConstraint("rubric_score", schema)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +68,8 @@ class Prompt:
     system: str
     user: str
     retry: str
+    # Not part of the hash: the cache key records separately whether it was sent.
+    reply: ReplyConstraint | None = None
 
     @property
     def sha256(self) -> str:
@@ -68,7 +94,7 @@ def yes_no_prompt(user_message: str, response: str, criteria: str) -> Prompt:
             "Does the response meet the criterion? Answer YES or NO.",
         ]
     )
-    return Prompt(YES_NO_SYSTEM, user, YES_NO_RETRY)
+    return Prompt(YES_NO_SYSTEM, user, YES_NO_RETRY, YES_NO_REPLY)
 
 
 def rubric_prompt(user_message: str, response: str, rubric: str, lo: int, hi: int) -> Prompt:
@@ -83,7 +109,7 @@ def rubric_prompt(user_message: str, response: str, rubric: str, lo: int, hi: in
         ]
     )
     retry = f"End with a last line of exactly the form `SCORE: n`, n an integer from {lo} to {hi}."
-    return Prompt(RUBRIC_SYSTEM, user, retry)
+    return Prompt(RUBRIC_SYSTEM, user, retry, rubric_reply(lo, hi))
 
 
 def pairwise_prompt(user_message: str, a: str, b: str, criteria: str | None) -> Prompt:
@@ -91,10 +117,30 @@ def pairwise_prompt(user_message: str, a: str, b: str, criteria: str | None) -> 
     if criteria:
         parts.append(_block("criterion", criteria))
     parts.append("Which response is better? End with exactly one verdict.")
-    return Prompt(PAIRWISE_SYSTEM, "\n\n".join(parts), PAIRWISE_RETRY)
+    return Prompt(PAIRWISE_SYSTEM, "\n\n".join(parts), PAIRWISE_RETRY, PAIRWISE_REPLY)
 
 
 # --- reply parsing: anything outside the contract is not a verdict ---
+
+
+def constrained_text(reply: str | None) -> str | None:
+    """A constrained (JSON) reply rewritten as the plain contract text the strict parsers
+    read: `"YES"` → `YES`, `{"reason": r, "score": n}` → `r\nSCORE: n`; anything else
+    is returned unchanged (the parser then decides)."""
+    if not reply:
+        return reply
+    try:
+        value: Any = json.loads(reply)
+    except ValueError:
+        return reply
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and set(value) == {"reason", "score"}:
+        score = value["score"]
+        if isinstance(score, int | float) and not isinstance(score, bool):
+            return f"{str(value['reason']).strip()}\nSCORE: {score}"
+    return reply
+
 
 _YES_NO = re.compile(r"^[\W_]*(yes|no)[\W_]*$", re.IGNORECASE)
 

@@ -7,6 +7,7 @@ cache_dir = ".trialrun/judge-cache"  # default ~/.cache/trialrun/judge
 cache = true                         # false: always call the judge
 timeout_s = 120                      # per judge call
 max_tokens = 1024                    # optional cap per judge reply
+constrained = true                   # send the reply constraint (grammar / schema)
 ```
 
 Precedence for the judge model: `--judge SPEC` on the command line, else `[judge] model`,
@@ -41,6 +42,7 @@ class _JudgeSection(BaseModel):
     cache: bool = True
     timeout_s: float = Field(120.0, gt=0)
     max_tokens: int | None = Field(None, ge=1)
+    constrained: bool = True
 
 
 @dataclass(slots=True)
@@ -50,6 +52,7 @@ class JudgeSettings:
     cache: bool = True
     timeout_s: float = 120.0
     max_tokens: int | None = None
+    constrained: bool = True  # send each prompt's reply constraint to the provider
 
     @classmethod
     def from_config(cls, config: ProjectConfig | None = None) -> JudgeSettings:
@@ -62,7 +65,7 @@ class JudgeSettings:
             where = ".".join(str(p) for p in err["loc"]) or "judge"
             raise UserError(
                 f"{config.path}: [judge] {where}: {err['msg']}; "
-                "allowed keys: model, cache_dir, cache, timeout_s, max_tokens"
+                "allowed keys: model, cache_dir, cache, timeout_s, max_tokens, constrained"
             ) from None
         cache_dir = None
         if section.cache_dir:
@@ -75,6 +78,7 @@ class JudgeSettings:
             cache=section.cache,
             timeout_s=section.timeout_s,
             max_tokens=section.max_tokens,
+            constrained=section.constrained,
         )
 
     def resolved_cache_dir(self) -> Path:
@@ -145,3 +149,18 @@ def resolve_judge_spec(cli_spec: str | None, settings: JudgeSettings | None = No
 def create_judge(spec: str) -> Model:
     """Create the judge model for `spec` after checking it is pinned."""
     return create_model(check_judge_spec(spec), flag="--judge")
+
+
+def split_judge_variant(spec: str) -> tuple[str, bool | None]:
+    """`SPEC?constrained=false` → (SPEC, False): one judge measured in two settings
+    (`trialrun judge calibrate --judge local --judge 'local?constrained=false'`)."""
+    base, sep, query = spec.partition("?")
+    if not sep:
+        return spec, None
+    key, _, value = query.partition("=")
+    if key != "constrained" or value.lower() not in ("true", "false"):
+        raise UserError(
+            f"--judge {spec}: unknown setting '{query}'; the only one is "
+            "?constrained=true or ?constrained=false"
+        )
+    return base, value.lower() == "true"

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from trialrun.core import Message, ToolSpec
+from trialrun.errors import InfraError
 
 
 @dataclass(slots=True)
@@ -55,6 +56,54 @@ class Completion:
     finish_reason: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ReplyConstraint:
+    """The shape a plain-text reply must take (judges use it; agents never do).
+
+    `schema` is a JSON schema of the reply; `choices`, when set, lists the only allowed
+    replies as plain strings (the schema is then `{"enum": choices}`). Each provider maps
+    it to its native form (a llama.cpp grammar, `response_format`, `format`, …); a
+    provider without one ignores it, and the caller's strict parser still checks the reply.
+    """
+
+    name: str
+    schema: dict[str, Any]
+    choices: tuple[str, ...] | None = None
+
+
+class ConstraintRejected(InfraError):
+    """The provider refused the reply constraint (e.g. HTTP 400 on `response_format`);
+    the caller may retry once without it. An InfraError, so retries never repeat it."""
+
+
+def wrapped_schema(reply: ReplyConstraint) -> dict[str, Any]:
+    """The reply's schema with an object at the root (OpenAI, Gemini and tool inputs
+    require one): a non-object schema becomes `{"verdict": schema}`."""
+    if reply.schema.get("type") == "object":
+        return reply.schema
+    return {
+        "type": "object",
+        "properties": {"verdict": reply.schema},
+        "required": ["verdict"],
+        "additionalProperties": False,
+    }
+
+
+def unwrapped_text(reply: ReplyConstraint, text: str | None) -> str | None:
+    """Undo `wrapped_schema` on a reply: `{"verdict": "YES"}` → `YES`; else unchanged."""
+    if not text or reply.schema.get("type") == "object":
+        return text
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(value, dict) and isinstance(value.get("verdict"), str):
+        return value["verdict"]
+    return text
+
+
 @dataclass(slots=True)
 class CompletionParams:
     temperature: float | None = None
@@ -66,6 +115,8 @@ class CompletionParams:
     task_id: str | None = None
     trial: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # Constrain the reply's text (no tools only); None = free text.
+    reply: ReplyConstraint | None = None
 
 
 @runtime_checkable

@@ -18,7 +18,15 @@ from trialrun.models._pricing import cost_usd, pricing_table
 from trialrun.models._registry import model_provider
 from trialrun.models._retry import RetryPolicy, RetryStats, with_retries
 from trialrun.models._tool_calls import parse_arguments
-from trialrun.models._types import Completion, CompletionParams, Message, ToolSpec, Usage
+from trialrun.models._types import (
+    Completion,
+    CompletionParams,
+    Message,
+    ToolSpec,
+    Usage,
+    unwrapped_text,
+    wrapped_schema,
+)
 
 DEFAULT_MAX_TOKENS = 4096
 
@@ -156,6 +164,16 @@ class AnthropicModel:
             request["system"] = system
         if tools:
             request["tools"] = to_anthropic_tools(tools)
+        reply = params.reply if not tools else None
+        if reply is not None:  # a forced tool call carries the verdict
+            request["tools"] = [
+                {
+                    "name": reply.name,
+                    "description": "Record your verdict.",
+                    "input_schema": wrapped_schema(reply),
+                }
+            ]
+            request["tool_choice"] = {"type": "tool", "name": reply.name}
         timeout = self.retry_policy.request_timeout(params.timeout_s)
         started = time.perf_counter()
         response = await with_retries(
@@ -167,6 +185,12 @@ class AnthropicModel:
             stats=self.stats,
         )
         completion = from_anthropic(response)
+        if reply is not None:
+            verdict = next((c for c in completion.tool_calls if c.name == reply.name), None)
+            if verdict is not None:
+                text = json.dumps(verdict.arguments, ensure_ascii=False)
+                completion.text = unwrapped_text(reply, text)
+            completion.tool_calls = []
         completion.latency_s = time.perf_counter() - started
         completion.cost_usd = cost_usd("anthropic", self.model_id, completion.usage, self._prices)
         return completion

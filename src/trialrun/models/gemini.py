@@ -17,7 +17,16 @@ from trialrun.models._pricing import cost_usd, pricing_table
 from trialrun.models._registry import model_provider
 from trialrun.models._retry import RetryPolicy, RetryStats, with_retries
 from trialrun.models._tool_calls import parse_arguments
-from trialrun.models._types import Completion, CompletionParams, Message, ToolSpec, Usage
+from trialrun.models._types import (
+    Completion,
+    CompletionParams,
+    Message,
+    ReplyConstraint,
+    ToolSpec,
+    Usage,
+    unwrapped_text,
+    wrapped_schema,
+)
 
 _SCHEMA_KEYS = {
     "type", "description", "properties", "required", "items", "enum", "nullable",
@@ -40,6 +49,27 @@ def clean_schema(schema: Any) -> Any:
         else:
             out[key] = clean_schema(value)
     return out
+
+
+def response_schema(reply: ReplyConstraint) -> dict[str, Any]:
+    """The reply constraint as Gemini's `response_schema`: an object at the root; enums of
+    strings typed "string", enums of integers as an integer range (Gemini enums are text)."""
+
+    def convert(schema: Any) -> Any:
+        if not isinstance(schema, dict):
+            return schema
+        out = dict(schema)
+        enum = out.get("enum")
+        if isinstance(enum, list) and enum and all(isinstance(v, str) for v in enum):
+            out["type"] = "string"
+        elif isinstance(enum, list) and enum and all(isinstance(v, int) for v in enum):
+            out.pop("enum")
+            out.update(type="integer", minimum=min(enum), maximum=max(enum))
+        if isinstance(out.get("properties"), dict):
+            out["properties"] = {k: convert(v) for k, v in out["properties"].items()}
+        return out
+
+    return clean_schema(convert(wrapped_schema(reply)))
 
 
 def to_gemini(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
@@ -169,6 +199,10 @@ class GeminiModel:
             config["max_output_tokens"] = params.max_tokens
         if params.seed is not None:
             config["seed"] = params.seed
+        reply = params.reply if not tools else None
+        if reply is not None:
+            config["response_mime_type"] = "application/json"
+            config["response_schema"] = response_schema(reply)
         timeout = self.retry_policy.request_timeout(params.timeout_s)
         config["http_options"] = {"timeout": int(timeout * 1000)}
         started = time.perf_counter()
@@ -183,6 +217,8 @@ class GeminiModel:
             stats=self.stats,
         )
         completion = from_gemini(response)
+        if reply is not None:
+            completion.text = unwrapped_text(reply, completion.text)
         completion.latency_s = time.perf_counter() - started
         completion.cost_usd = cost_usd("gemini", self.model_id, completion.usage, self._prices)
         return completion

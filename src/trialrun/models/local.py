@@ -290,7 +290,7 @@ class LocalModel:
             schema = action_schema(tools)
         else:
             chat = plain_messages(messages)
-            schema = params.extra.get("json_schema")
+            schema = params.reply.schema if params.reply else params.extra.get("json_schema")
         max_tokens = params.max_tokens or self.default_max_tokens
         tokens = self._prompt.tokens(llama, chat)
         # over the context: drop the oldest turns after the system message and first request

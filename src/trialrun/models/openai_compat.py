@@ -17,6 +17,7 @@ from typing import Any
 
 from trialrun.errors import UserError
 from trialrun.models._pricing import cost_usd, pricing_table
+from trialrun.models._redact import redact
 from trialrun.models._registry import model_provider
 from trialrun.models._retry import (
     AttemptTiming,
@@ -26,7 +27,17 @@ from trialrun.models._retry import (
     with_retries,
 )
 from trialrun.models._tool_calls import clean_messages, parse_arguments
-from trialrun.models._types import Completion, CompletionParams, Message, ToolSpec, Usage
+from trialrun.models._types import (
+    Completion,
+    CompletionParams,
+    ConstraintRejected,
+    Message,
+    ReplyConstraint,
+    ToolSpec,
+    Usage,
+    unwrapped_text,
+    wrapped_schema,
+)
 
 # the SDK's own timeout stays a backstop behind with_retries' bound on the whole attempt
 _SDK_TIMEOUT_MARGIN_S = 1.0
@@ -40,6 +51,13 @@ def _import_openai() -> Any:
             "the openai SDK is not installed; pip install openai (a core dependency of trialrun)"
         ) from None
     return openai
+
+
+def _refuses_format(exc: Any) -> bool:
+    """HTTP 400/422 to a request with `response_format`, or a server that reports its
+    validation error on the field as a 500 (llama-cpp-python's server does)."""
+    status = getattr(exc, "status_code", None)
+    return status in (400, 422) or (status == 500 and "response_format" in str(exc))
 
 
 class OpenAICompatModel:
@@ -71,6 +89,9 @@ class OpenAICompatModel:
         self.stats = RetryStats()
         self._prices = pricing_table()
         self._clients: dict[int, Any] = {}
+        # reply-constraint forms this server has refused (see `_response_format`)
+        self._refused_forms: set[str] = set()
+        self._refusal: str | None = None
 
     def __repr__(self) -> str:  # never show the key
         return f"<{type(self).__name__} {self.provider}:{self.model_id}>"
@@ -120,18 +141,67 @@ class OpenAICompatModel:
         request.update(params.extra.get("openai", {}))
         return request
 
+    def _response_format(self, reply: ReplyConstraint) -> tuple[str, dict[str, Any]] | None:
+        """The next form of `response_format` to try: OpenAI's `json_schema` (OpenAI, vLLM,
+        llama.cpp's llama-server), then for openai-compat `json_object` with a `schema`
+        (llama-cpp-python's server); None once the server has refused every form."""
+        schema = wrapped_schema(reply)
+        forms = [
+            (
+                "json_schema",
+                {
+                    "type": "json_schema",
+                    "json_schema": {"name": reply.name, "schema": schema, "strict": True},
+                },
+            )
+        ]
+        if self.provider != "openai":
+            forms.append(("json_object", {"type": "json_object", "schema": schema}))
+        return next((f for f in forms if f[0] not in self._refused_forms), None)
+
     async def complete(
         self, messages: list[Message], tools: list[ToolSpec], params: CompletionParams
     ) -> Completion:
+        reply = params.reply if not tools else None
+        while reply is not None:
+            form = self._response_format(reply)
+            if form is None:
+                raise ConstraintRejected(self._refusal or f"{self.where}: no response_format")
+            try:
+                return await self._complete(messages, tools, params, form[1])
+            except ConstraintRejected as exc:
+                self._refused_forms.add(form[0])
+                self._refusal = str(exc)
+        return await self._complete(messages, tools, params, None)
+
+    async def _complete(
+        self,
+        messages: list[Message],
+        tools: list[ToolSpec],
+        params: CompletionParams,
+        response_format: dict[str, Any] | None,
+    ) -> Completion:
         request = self._request(messages, tools, params)
+        if response_format is not None:
+            request["response_format"] = response_format
         timeout = self.retry_policy.request_timeout(params.timeout_s)
         timing = AttemptTiming()
         client = self._client()  # made (and the SDK imported) outside the attempts' limit
 
+        status_error = _import_openai().APIStatusError
+
         async def attempt() -> Any:
-            response = await client.chat.completions.create(
-                **request, timeout=timeout + _SDK_TIMEOUT_MARGIN_S
-            )
+            try:
+                response = await client.chat.completions.create(
+                    **request, timeout=timeout + _SDK_TIMEOUT_MARGIN_S
+                )
+            except status_error as exc:
+                if "response_format" not in request or not _refuses_format(exc):
+                    raise
+                message = redact(str(exc), [self._api_key])[:200]
+                raise ConstraintRejected(
+                    f"{self.where}: response_format rejected: {message}"
+                ) from None
             if isinstance(response, (str, bytes)) or not getattr(response, "choices", None):
                 raise InvalidResponse(f"not a chat completion: {str(response)[:200]!r}")
             return response
@@ -147,6 +217,8 @@ class OpenAICompatModel:
             timing=timing,
         )
         completion = self._completion(response)
+        if params.reply is not None and response_format is not None:
+            completion.text = unwrapped_text(params.reply, completion.text)
         completion.latency_s = timing.answered_s
         completion.cost_usd = cost_usd(self.provider, self.model_id, completion.usage, self._prices)
         return completion

@@ -49,6 +49,17 @@ def _task_k(c: Comparison) -> str:
     return f"; this run has k = {c.k}" if c.k else ""
 
 
+def _suite_line(c: Comparison) -> list[str]:
+    """One line: the suite-level test of the first metric that dropped (solve, then pass)."""
+    dropped = [s for s in c.suite_tests if s.verdict != "no drop"]
+    if not dropped:
+        return []
+    flagged = [s for s in dropped if s.verdict == "regression"]
+    s = (flagged or dropped)[0]
+    tag = "SUITE REGRESSION" if s.verdict == "regression" else "suite within noise"
+    return [f"  {tag}: {s.describe()}"]
+
+
 def comparison_lines(c: Comparison, *, only_drops: bool = True) -> list[str]:
     """Plain-text lines of one comparison (regressions-only unless only_drops=False)."""
     lines = [
@@ -79,6 +90,7 @@ def comparison_lines(c: Comparison, *, only_drops: bool = True) -> list[str]:
             )
     if not any(t.dropped for t in c.tasks):
         lines.append("  no task dropped")
+    lines.extend(_suite_line(c))
     if c.missing_tasks:
         lines.append(f"  missing (in baseline, not run): {names(c.missing_tasks)}")
     if c.new_tasks:
@@ -148,6 +160,8 @@ def comparisons_markdown(comparisons: list[Comparison]) -> str:
                 out.append(f"| `{t.task_id}` | {t.describe()} | {verdict} |")
         else:
             out.append("No task dropped.")
+        for line in _suite_line(c):
+            out.append("\n" + line.strip().replace("SUITE REGRESSION", "**Suite regression**"))
         if c.missing_tasks:
             out.append(f"\nMissing tasks: {code_names(c.missing_tasks)}")
         if c.new_tasks:

@@ -23,10 +23,12 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True)
 class RunHooks:
-    """Progress callbacks: `start(total, already_done)` once, `trial(line)` per trial."""
+    """Progress callbacks: `loaded(tasks, k)` once the tasks are known, `start(total,
+    already_done)` once, `trial(line)` per trial."""
 
     start: Callable[[int, int], None] | None = None
     trial: Callable[[ResultLine], None] | None = None
+    loaded: Callable[[Sequence[Task], int | None], None] | None = None
 
 
 @dataclass(slots=True)

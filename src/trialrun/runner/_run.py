@@ -217,6 +217,8 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
 
     specs = plan(tasks, models, config.k, done)
     total = sum(effective_k(t, config.k) for t in tasks) * len(models)
+    if hooks.loaded:
+        hooks.loaded(tasks, config.k)
     if hooks.start:
         hooks.start(total, total - len(specs))
 

@@ -3,6 +3,7 @@
 Everything here returns data; `trialrun.reports` renders it.
 """
 
+from trialrun.tracking._aggregate import TaskCounts
 from trialrun.tracking._baseline import (
     FORMAT,
     baseline_name,
@@ -19,18 +20,27 @@ from trialrun.tracking._compare import (
     compare,
     compare_baselines,
     compare_runs,
+    compare_views,
     compare_with_baselines,
 )
 from trialrun.tracking._comparison import BaselineMatch, Comparison, TaskDelta
+from trialrun.tracking._counts import CountsView
 from trialrun.tracking._gate_config import GateConfig, gate_config
 from trialrun.tracking._gate_context import GateContext
 from trialrun.tracking._gate_result import GateResult, ModelGate, RuleResult
 from trialrun.tracking._gates import RULES, run_gate
 from trialrun.tracking._leaderboard import TIERS, Leaderboard, Row, build_leaderboard
+from trialrun.tracking._power import Plan, TaskPlan, plan, suite_power_line
 from trialrun.tracking._run_data import RunData, TaskRecord, load_run
 from trialrun.tracking._scribe_baseline import convert_scribe, is_scribe_baseline
-from trialrun.tracking._settings import DEFAULT_ALPHA, configured_alpha, default_baselines_dir
+from trialrun.tracking._settings import (
+    DEFAULT_ALPHA,
+    configured_alpha,
+    configured_method,
+    default_baselines_dir,
+)
 from trialrun.tracking._stats import fisher_one_sided, fisher_power, trials_for_drop
+from trialrun.tracking._suite_test import SuiteTest, stratified_p_value, suite_test
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -40,6 +50,7 @@ __all__ = [
     "BaselineMatch",
     "Blessed",
     "Comparison",
+    "CountsView",
     "GateConfig",
     "GateContext",
     "GateResult",
@@ -47,8 +58,12 @@ __all__ = [
     "ModelGate",
     "Row",
     "RuleResult",
+    "Plan",
     "RunData",
+    "SuiteTest",
+    "TaskCounts",
     "TaskDelta",
+    "TaskPlan",
     "TaskRecord",
     "baseline_name",
     "baseline_path",
@@ -59,12 +74,15 @@ __all__ = [
     "compare",
     "compare_baselines",
     "compare_runs",
+    "compare_views",
     "compare_with_baselines",
     "configured_alpha",
+    "configured_method",
     "convert_scribe",
     "default_baselines_dir",
     "fisher_one_sided",
     "fisher_power",
+    "suite_power_line",
     "gate_config",
     "import_scribe_baseline",
     "is_scribe_baseline",
@@ -72,8 +90,11 @@ __all__ = [
     "legacy_baseline_note",
     "load_baseline",
     "load_run",
+    "plan",
     "refusals",
     "run_gate",
+    "stratified_p_value",
+    "suite_test",
     "trials_for_drop",
     "write_baseline",
 ]

@@ -30,8 +30,9 @@ from trialrun.tracking._counts import (
     view_of_run,
 )
 from trialrun.tracking._run_data import RunData, load_run
-from trialrun.tracking._settings import DEFAULT_ALPHA, configured_alpha
+from trialrun.tracking._settings import DEFAULT_ALPHA, configured_alpha, configured_method
 from trialrun.tracking._stats import fisher_one_sided, trials_for_drop
+from trialrun.tracking._suite_test import SuiteTest, suite_test
 
 
 def _side(t: TaskCounts) -> Side:
@@ -74,6 +75,16 @@ def _task_delta(before: TaskCounts, after: TaskCounts, alpha: float) -> TaskDelt
     )
 
 
+def suite_tests(
+    before: list[TaskCounts], after: list[TaskCounts], alpha: float, method: str
+) -> list[SuiteTest]:
+    """The stratified suite test on solve (undetermined left out) and on pass."""
+    pairs = list(zip(before, after, strict=True))
+    solve = [(b.solved, b.solve_n, a.solved, a.solve_n) for b, a in pairs]
+    passed = [(b.passed, b.n, a.passed, a.n) for b, a in pairs]
+    return [suite_test("solve", solve, alpha, method), suite_test("pass", passed, alpha, method)]
+
+
 def compare_views(
     before: CountsView,
     after: CountsView,
@@ -81,6 +92,7 @@ def compare_views(
     against: str,
     alpha: float = DEFAULT_ALPHA,
     task_filter: set[str] | None = None,
+    method: str = "exact",
 ) -> Comparison:
     """Compare two sides (after = the current run), over `task_filter` when given.
 
@@ -127,6 +139,7 @@ def compare_views(
         k=after.k,
         notes=notes,
         task_k=sorted({t.k for t in a_common if t.k is not None}),
+        suite_tests=suite_tests(b_common, a_common, alpha, method),
     )
 
 
@@ -188,6 +201,7 @@ def compare(
     *,
     model: str | None = None,
     alpha: float = DEFAULT_ALPHA,
+    method: str | None = None,
 ) -> Comparison:
     """Compare one model of a run with a baseline (record or file) or with another run dir.
 
@@ -205,7 +219,10 @@ def compare(
     else:
         before, label = view_of_baseline(load_baseline(against)), str(against)
     spec = model or _pick_model(run, before.provider, before.model_id)
-    return compare_views(before, view_of_run(run, spec), against=label, alpha=alpha)
+    method = configured_method() if method is None else method
+    return compare_views(
+        before, view_of_run(run, spec), against=label, alpha=alpha, method=method
+    )
 
 
 def compare_with_baselines(
@@ -213,6 +230,7 @@ def compare_with_baselines(
     baselines_dir: Path | str = "baselines",
     *,
     alpha: float | None = None,
+    method: str | None = None,
 ) -> list[BaselineMatch]:
     """Compare each model of the run with `<baselines_dir>/<provider>-<slug>.json`, if any."""
     run = _as_run(run_dir)
@@ -224,24 +242,30 @@ def compare_with_baselines(
         path = baseline_path(baselines_dir, record.provider, record.model_id)
         comparison = None
         if path.is_file():
-            comparison = compare(run, load_baseline(path), model=spec, alpha=alpha)
+            comparison = compare(
+                run, load_baseline(path), model=spec, alpha=alpha, method=method
+            )
             comparison.against = str(path)
         out.append(BaselineMatch(spec, path, comparison))
     return out
 
 
 def compare_runs(
-    run_dir: RunData | Path | str, other_dir: RunData | Path | str, *, alpha: float | None = None
+    run_dir: RunData | Path | str,
+    other_dir: RunData | Path | str,
+    *,
+    alpha: float | None = None,
+    method: str | None = None,
 ) -> list[Comparison]:
     """Compare each model of a run with the same model in another run (or the only ones)."""
     run, other = _as_run(run_dir), _as_run(other_dir)
     alpha = configured_alpha() if alpha is None else alpha
     if len(run.models) == 1 and len(other.models) == 1:
-        return [compare(run, other, model=run.models[0], alpha=alpha)]
+        return [compare(run, other, model=run.models[0], alpha=alpha, method=method)]
     pairs = [m for m in run.models if m in other.models]
     if not pairs:
         raise UserError(
             f"{other.path}: no model in common with {run.path} "
             f"({', '.join(other.models)} vs {', '.join(run.models)})"
         )
-    return [compare(run, other, model=m, alpha=alpha) for m in pairs]
+    return [compare(run, other, model=m, alpha=alpha, method=method) for m in pairs]

@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trialrun.tracking._suite_test import SuiteTest
+
 DETECT_DROP = 0.20  # the drop the power figure is about (20 points)
 DETECT_POWER = 0.80
 
@@ -100,6 +102,11 @@ class Comparison:
     k: int | None  # the run's k (run.json override, else its smallest task k)
     notes: list[str] = field(default_factory=list)
     task_k: list[int] = field(default_factory=list)  # the compared tasks' own k, distinct
+    suite_tests: list[SuiteTest] = field(default_factory=list)  # solve, then pass
+
+    @property
+    def suite_regression(self) -> list[SuiteTest]:
+        return [s for s in self.suite_tests if s.verdict == "regression"]
 
     @property
     def regressions(self) -> list[TaskDelta]:
@@ -136,6 +143,7 @@ class Comparison:
         out["pass_k_delta_pp"] = self.pp("pass_k_rate")
         out["solve_k_delta_pp"] = self.pp("solve_k_rate")
         out["test"] = "fisher-exact-one-sided"
+        out["suite_test"] = out.pop("suite_tests")
         out["power"] = {
             "drop": DETECT_DROP,
             "power": DETECT_POWER,

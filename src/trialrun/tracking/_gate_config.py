@@ -50,6 +50,8 @@ class GateConfig(BaseModel):
     regression_suites: list[str] = Field(default_factory=list)
     # A USUALLY_PASSES task's regression (exact test) fails the gate instead of a note.
     fail_on_usually_regression: bool = False
+    # The stratified suite test over the `regression_suites` tasks blocks when it flags.
+    fail_on_suite_regression: bool = False
     alpha: float | None = Field(default=None, gt=0, lt=1)
     max_p95_latency_increase_ms: float | None = Field(default=None, ge=0)
     max_p95_latency_increase_pct: float | None = Field(default=None, ge=0)
@@ -109,6 +111,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "forbidden_tools": True,
         "always_passes_every_trial": True,
         "regression_suites": ["golden"],
+        "fail_on_suite_regression": True,
         "max_p95_latency_increase_ms": 15,
         "max_cost_increase_pct": 10,
         "allow_insufficient": False,

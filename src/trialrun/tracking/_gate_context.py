@@ -49,6 +49,7 @@ def gate_context(
     baseline: Baseline | None,
     baseline_label: str | None,
     alpha: float = DEFAULT_ALPHA,
+    method: str = "exact",
 ) -> GateContext:
     """One model's covered and blocking tasks, compared with its baseline when there is one."""
     covered = [r for r in run.for_model(model) if r.in_gate(gate)]
@@ -59,7 +60,9 @@ def gate_context(
         blocking = {r.task_id for r in ctx.blocking}
         every = {r.task_id for r in covered}
         ctx.comparison = compare_views(
-            before, after, against=against, alpha=alpha, task_filter=blocking
+            before, after, against=against, alpha=alpha, task_filter=blocking, method=method
         )
-        ctx.full = compare_views(before, after, against=against, alpha=alpha, task_filter=every)
+        ctx.full = compare_views(
+            before, after, against=against, alpha=alpha, task_filter=every, method=method
+        )
     return ctx

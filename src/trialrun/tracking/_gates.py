@@ -28,7 +28,12 @@ from trialrun.tracking._gate_config import gate_config
 from trialrun.tracking._gate_context import GateContext, Outcome, gate_context
 from trialrun.tracking._gate_result import GateResult, ModelGate, RuleResult
 from trialrun.tracking._run_data import TaskRecord, load_run
-from trialrun.tracking._settings import configured_alpha, default_baselines_dir
+from trialrun.tracking._settings import (
+    configured_alpha,
+    configured_method,
+    default_baselines_dir,
+)
+from trialrun.tracking._suite_test import suite_test
 
 FORBIDDEN_GRADER = "forbiddenTools"
 ALWAYS, USUALLY = "ALWAYS_PASSES", "USUALLY_PASSES"
@@ -256,6 +261,36 @@ def regression(ctx: GateContext) -> Outcome:
     return out
 
 
+def suite_regression(ctx: GateContext) -> Outcome:
+    """`fail_on_suite_regression`: the stratified exact test over the compared tasks of
+    `regression_suites` that can block (as for the per-task rule) may not flag a drop in
+    solve or pass."""
+    suites = ctx.config.regression_suites
+    if not suites or not ctx.config.fail_on_suite_regression:
+        return Outcome()
+    name = f"{'/'.join(suites)} suite-level regression"
+    if ctx.full is None:  # the per-task regression rule already says "no baseline"
+        return Outcome()
+    policy = {r.task_id: r.policy for r in ctx.covered}
+
+    def blocks(task_id: str) -> bool:
+        kind = policy.get(task_id, ALWAYS)
+        usually = ctx.config.fail_on_usually_regression and kind == USUALLY
+        return ctx.config.blocks(kind) or usually
+
+    judged = [t for t in ctx.full.tasks if t.suite in suites and blocks(t.task_id)]
+    solve = [(t.before.solved, t.before.solve_n, t.after.solved, t.after.solve_n) for t in judged]
+    passed = [(t.before.passed, t.before.n, t.after.passed, t.after.n) for t in judged]
+    method = ctx.full.suite_tests[0].method if ctx.full.suite_tests else "exact"
+    alpha = ctx.full.alpha
+    tests = [suite_test("solve", solve, alpha, method), suite_test("pass", passed, alpha, method)]
+    flagged = [s for s in tests if s.verdict == "regression"]
+    if flagged:
+        text = "; ".join(s.describe() for s in flagged)
+        return Outcome([RuleResult(name, "failed", text, judged=len(judged))])
+    return Outcome([RuleResult(name, "passed", tests[0].describe(), judged=len(judged))])
+
+
 def _compared(ctx: GateContext) -> dict[str, Any]:
     """Over how many blocking tasks a baseline-wide rule (latency, cost) was judged."""
     if ctx.comparison is None:
@@ -359,6 +394,7 @@ RULES: list[Rule] = [
     insufficient,
     no_baseline,
     regression,
+    suite_regression,
     latency,
     cost,
     rates,
@@ -398,6 +434,7 @@ def run_gate(
     )
     settings = gate_config(gate, project)
     alpha = settings.alpha if settings.alpha is not None else configured_alpha(project)
+    method = configured_method(project)
     run = load_run(run_dir)
     if not run.models:
         raise UserError(f"{run.path}: no finished trials; nothing to gate")
@@ -415,5 +452,6 @@ def run_gate(
         else:
             path = baseline_path(folder, record.provider, record.model_id)
             found, label = (load_baseline(path) if path.is_file() else None), str(path)
-        models.append(evaluate_model(gate_context(gate, run, spec, settings, found, label, alpha)))
+        ctx = gate_context(gate, run, spec, settings, found, label, alpha, method)
+        models.append(evaluate_model(ctx))
     return GateResult(gate, str(run.path), models)

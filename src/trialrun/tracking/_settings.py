@@ -1,4 +1,5 @@
-"""Tracking settings read from trialrun.toml: `[compare] alpha` and `[baselines] dir`."""
+"""Tracking settings read from trialrun.toml: `[compare] alpha`, `[compare] method` and
+`[baselines] dir`."""
 
 from __future__ import annotations
 
@@ -18,6 +19,16 @@ def configured_alpha(config: ProjectConfig | None = None) -> float:
         where = cfg.path or "trialrun.toml"
         raise UserError(f"{where}: [compare] alpha must be a number in (0, 1), got {value!r}")
     return float(value)
+
+
+def configured_method(config: ProjectConfig | None = None) -> str:
+    """`[compare] method` from trialrun.toml: "exact" (default) or "mid-p"."""
+    cfg = config or load_config()
+    value = cfg.section("compare").get("method", "exact")
+    if value not in ("exact", "mid-p"):
+        where = cfg.path or "trialrun.toml"
+        raise UserError(f'{where}: [compare] method must be "exact" or "mid-p", got {value!r}')
+    return str(value)
 
 
 def default_baselines_dir(project: ProjectConfig | None = None) -> Path:

@@ -1,0 +1,89 @@
+"""A suite-level exact test: one-sided, stratified by task (each task a 2×2 table).
+
+The exact conditional test of a common odds ratio: with every task's margins fixed, the
+after-row successes of each task follow a hypergeometric law, so the total T of after
+successes is the convolution of those laws. The p-value of a drop is P(T ≤ t_obs),
+computed with integers (no floating error); `mid-p` subtracts half of P(T = t_obs),
+which keeps false alarms near α instead of far below it at small k.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+METHODS = ("exact", "mid-p")
+
+Stratum = tuple[int, int, int, int]  # (c_before, n_before, c_after, n_after)
+
+
+def _convolve(a: list[int], b: list[int]) -> list[int]:
+    out = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        if x:
+            for j, y in enumerate(b):
+                out[i + j] += x * y
+    return out
+
+
+def stratified_p_value(strata: list[Stratum], method: str = "exact") -> float:
+    """P-value that the success rate dropped across `strata` (1.0 when none is informative).
+
+    A stratum with an empty side carries no information and is left out.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    weights, denom, offset, observed = [1], 1, 0, 0
+    for c_b, n_b, c_a, n_a in strata:
+        if min(c_b, n_b, c_a, n_a) < 0 or c_b > n_b or c_a > n_a:
+            raise ValueError(f"bad counts {(c_b, n_b, c_a, n_a)}")
+        if n_b == 0 or n_a == 0:
+            continue
+        total, succ = n_b + n_a, c_b + c_a
+        low, high = max(0, n_a - (total - succ)), min(succ, n_a)
+        pmf = [math.comb(succ, x) * math.comb(total - succ, n_a - x) for x in range(low, high + 1)]
+        weights = _convolve(weights, pmf)
+        denom *= math.comb(total, n_a)
+        offset += low
+        observed += c_a
+    index = observed - offset
+    below = sum(weights[:index])
+    at = weights[index]
+    numerator = Fraction(below + at) if method == "exact" else Fraction(2 * below + at, 2)
+    return float(numerator / denom)
+
+
+@dataclass(slots=True)
+class SuiteTest:
+    """The stratified test over every task both sides share, for one metric."""
+
+    metric: str  # "solve" | "pass"
+    p_value: float
+    method: str
+    tasks: int
+    trials_before: int
+    trials_after: int
+    successes_before: int
+    successes_after: int
+    verdict: str  # "regression" | "within noise" | "no drop"
+
+    def describe(self) -> str:
+        p = f"{self.p_value:.2g}" if self.p_value < 0.01 else f"{self.p_value:.2f}"
+        test = "stratified exact test" if self.method == "exact" else "stratified mid-p test"
+        return (
+            f"{self.metric}d {self.successes_before}/{self.trials_before} → "
+            f"{self.successes_after}/{self.trials_after} across {self.tasks} task(s) "
+            f"({test}, p = {p})"
+        )
+
+
+def suite_test(metric: str, strata: list[Stratum], alpha: float, method: str) -> SuiteTest:
+    """The suite test of `metric` from per-task (c_before, n_before, c_after, n_after)."""
+    used = [s for s in strata if s[1] and s[3]]
+    sb, nb = sum(s[0] for s in used), sum(s[1] for s in used)
+    sa, na = sum(s[2] for s in used), sum(s[3] for s in used)
+    p = stratified_p_value(used, method)
+    dropped = bool(nb and na) and sa * nb < sb * na
+    verdict = "no drop" if not dropped else ("regression" if p <= alpha else "within noise")
+    return SuiteTest(metric, p, method, len(used), nb, na, sb, sa, verdict)

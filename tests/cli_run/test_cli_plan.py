@@ -1,0 +1,48 @@
+"""`trialrun plan`: power before the run, from an assumed rate or a baseline's rates."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "tasks" / "golden"
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    code = "from trialrun.cli import main; main()"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_plan_prints_the_suite_line_and_each_task(tmp_path) -> None:
+    proc = _cli("plan", str(EXAMPLES), "-k", "5", "--rate", "0.95", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("power: ") and "at k = 5 can detect" in lines[0]
+    assert lines[1].startswith("suite: k needed for a uniform 10-point drop")
+    assert any("rate 95% (assumed)" in line for line in lines[2:])
+
+
+def test_plan_json_and_bad_rate(tmp_path) -> None:
+    proc = _cli("plan", str(EXAMPLES), "-k", "3", "--json", cwd=tmp_path)
+    doc = json.loads(proc.stdout)
+    assert doc["tasks"] and all(t["k"] == 3 for t in doc["tasks"])
+    assert doc["suite_method"].startswith("seeded Monte Carlo")
+    bad = _cli("plan", str(EXAMPLES), "--rate", "1.5", cwd=tmp_path)
+    assert bad.returncode == 2 and "--rate 1.5" in bad.stderr
+
+
+def test_run_prints_the_suite_power_line_first(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-m", "trialrun", "run", str(root / "examples/tasks"),
+         "-m", f"scripted:{root / 'examples/scripts/good.yaml'}", "--out", "out"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    first = done.stderr.splitlines()[0]
+    assert first.startswith("power: 8 task(s) at k = ") and "can detect" in first
+    assert "assumed 90% solve rate" in first
