@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from trialrun.tracking._stats import fisher_power
+from trialrun.tracking._stats import fisher_power, smallest_enough
 from trialrun.tracking._suite_test import stratified_p_value
 
 POWER = 0.80
@@ -81,18 +81,7 @@ def suite_k_for_drop(
     def enough(k: int) -> bool:
         return suite_power(rates, [k] * len(rates), drop, alpha, method) >= POWER
 
-    lo, hi = 0, 1  # double up from k = 1, then bisect
-    while not enough(hi):
-        if hi >= K_MAX:
-            return None
-        lo, hi = hi, min(hi * 2, K_MAX)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if enough(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return smallest_enough(enough, K_MAX)
 
 
 @dataclass(slots=True)

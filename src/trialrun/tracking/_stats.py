@@ -9,6 +9,7 @@ gives p = 0.5, so a lone flake is never called a regression.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache
 
@@ -121,12 +122,18 @@ def _trials_for_drop(
     lo = max(1, guess // 2)
     while lo > 1 and enough(lo):
         lo //= 2
-    hi = max(lo + 1, guess)
+    return smallest_enough(enough, n_max, lo, max(lo + 1, guess))
+
+
+def smallest_enough(
+    enough: Callable[[int], bool], n_max: int, lo: int = 0, hi: int = 1
+) -> int | None:
+    """The smallest n ≤ n_max with `enough(n)` (monotone), from a `lo` that is not enough:
+    `hi` doubles until it is, then bisection. None when even n_max is not enough."""
     while not enough(hi):
-        lo, hi = hi, hi * 2
-        if lo >= n_max:
+        if hi >= n_max:
             return None
-    # Bisection between a size that is too small and one that is enough.
+        lo, hi = hi, min(hi * 2, n_max)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if enough(mid):
