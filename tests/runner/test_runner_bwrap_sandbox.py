@@ -45,9 +45,7 @@ def test_an_agent_command_of_a_bwrap_task_runs_in_the_jail(tmp_path: Path) -> No
 def test_a_bwrap_task_where_the_jail_does_not_work_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from trialrun.runner import _run
-
-    monkeypatch.setattr(_run, "jail_available", lambda: False)
+    monkeypatch.setenv("TRIALRUN_JAIL", "off")  # the jail's off switch: as if bwrap were missing
     with pytest.raises(trialrun.UserError, match="environment.sandbox is bwrap"):
         trialrun.run(_task(tmp_path, "bwrap"), agent_cmd=AGENT, out=tmp_path / "a")
     assert not (tmp_path / "a").exists() or not any((tmp_path / "a").iterdir())

@@ -15,6 +15,7 @@ from trialrun.core._model_spec import (
     model_name,
     parse_model_spec,
     slugify,
+    split_base_url,
 )
 from trialrun.core._objects import load_object
 from trialrun.core._records import Message, ToolCallRecord, ToolSpec, Verdict
@@ -49,5 +50,6 @@ __all__ = [
     "run_sync",
     "secret_values",
     "slugify",
+    "split_base_url",
     "strip_userinfo",
 ]

@@ -35,13 +35,19 @@ def slugify(text: str) -> str:
     return _UNSAFE.sub("-", text)
 
 
-def model_name(model_id: str) -> str:
-    """The model id without its base URL: `gpt-4o@http://127.0.0.1:8000/v1` → `gpt-4o`.
+def split_base_url(model_id: str) -> tuple[str, str | None]:
+    """`gpt-4o@http://127.0.0.1:8000/v1` → (`gpt-4o`, `http://127.0.0.1:8000/v1`).
 
-    The URL starts at the last '@http' (as `openai-compat:MODEL@BASE_URL` reads it).
+    The URL starts at the last '@http' (as `openai-compat:MODEL@BASE_URL` reads it); no
+    URL → (model_id, None).
     """
     index = model_id.rfind("@http")
-    return model_id[:index] if index > 0 else model_id
+    return (model_id[:index], model_id[index + 1 :]) if index > 0 else (model_id, None)
+
+
+def model_name(model_id: str) -> str:
+    """The model id without its base URL: `gpt-4o@http://127.0.0.1:8000/v1` → `gpt-4o`."""
+    return split_base_url(model_id)[0]
 
 
 def is_unpinned(model_id: str) -> bool:
@@ -64,9 +70,8 @@ def parse_model_spec(spec: str) -> ModelSpec:
 
 def model_endpoint(spec: str) -> str | None:
     """The base URL of a `provider:MODEL@URL` spec, without credentials; None if it has none."""
-    _, _, model_id = spec.strip().partition(":")
-    index = model_id.rfind("@http")
-    return strip_userinfo(model_id[index + 1 :]) if index > 0 else None
+    url = split_base_url(spec.strip().partition(":")[2])[1]
+    return strip_userinfo(url) if url is not None else None
 
 
 def model_label(spec: str) -> str:

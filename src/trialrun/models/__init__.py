@@ -1,6 +1,6 @@
 """Model clients behind one async protocol; see `Model`."""
 
-from trialrun.models._redact import redact
+from trialrun.core import redact
 from trialrun.models._registry import (
     MODEL_PROVIDERS,
     ModelSpec,

@@ -28,8 +28,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeVar
 
 from trialrun.config import load_config
+from trialrun.core import redact
 from trialrun.errors import InfraError, ModelTimeout, UserError
-from trialrun.models._redact import redact
 
 T = TypeVar("T")
 Decision = Literal["retry", "fatal"]

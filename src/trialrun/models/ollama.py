@@ -11,8 +11,8 @@ import asyncio
 import os
 from typing import Any
 
+from trialrun.core import redact
 from trialrun.errors import InfraError, UserError
-from trialrun.models._redact import redact
 from trialrun.models._registry import model_provider
 from trialrun.models._types import Completion, CompletionParams, Message, ToolSpec
 from trialrun.models.openai_compat import OpenAICompatModel

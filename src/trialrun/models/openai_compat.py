@@ -15,9 +15,9 @@ import os
 from dataclasses import replace
 from typing import Any
 
+from trialrun.core import redact, split_base_url
 from trialrun.errors import UserError
 from trialrun.models._pricing import cost_usd, pricing_table
-from trialrun.models._redact import redact
 from trialrun.models._registry import model_provider
 from trialrun.models._retry import (
     AttemptTiming,
@@ -256,13 +256,13 @@ class OpenAICompatModel:
 
 def split_compat_id(model_id: str) -> tuple[str, str]:
     """`MODEL@BASE_URL` → (MODEL, BASE_URL); the URL starts at the last '@http'."""
-    index = model_id.rfind("@http")
-    if index <= 0:
+    name, base_url = split_base_url(model_id)
+    if base_url is None:
         raise UserError(
             f"--model openai-compat:{model_id}: expected openai-compat:MODEL@BASE_URL, "
             "e.g. openai-compat:qwen2.5@http://127.0.0.1:8000/v1"
         )
-    return model_id[:index], model_id[index + 1 :]
+    return name, base_url
 
 
 @model_provider("openai")

@@ -11,7 +11,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trialrun.core import MASK, model_endpoint, model_label, redact, redact_argv
+from trialrun.core import (
+    MASK,
+    model_endpoint,
+    model_label,
+    redact,
+    redact_argv,
+    split_base_url,
+)
 from trialrun.errors import UserError
 from trialrun.rundir import Manifest
 from trialrun.runner._config import RunConfig
@@ -76,7 +83,7 @@ def new_manifest(
     argv and the agent command are redacted, base URLs lose their userinfo."""
     sources = list(dict.fromkeys(Path(t.source) for t in tasks if t.source is not None))
     endpoints = {
-        label: {"url": url, "credentials": url != _url_of(spec)}
+        label: {"url": url, "credentials": url != split_base_url(spec.partition(":")[2])[1]}
         for label, spec in models.items()
         if (url := model_endpoint(spec))
     }
@@ -102,11 +109,6 @@ def new_manifest(
             **({"allow_external_links": True} if config.allow_external_links else {}),
         },
     )
-
-
-def _url_of(spec: str) -> str:
-    _, _, model_id = spec.strip().partition(":")
-    return model_id[model_id.rfind("@http") + 1 :]
 
 
 def resumed_models(manifest: Manifest, given: Sequence[str]) -> list[str]:

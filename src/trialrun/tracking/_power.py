@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from trialrun.tracking._stats import fisher_power, smallest_enough
+from trialrun.tracking._stats import fisher_power, smallest_enough, trials_for_drop
 from trialrun.tracking._suite_test import stratified_p_value
 
 POWER = 0.80
@@ -133,7 +133,6 @@ def plan(
     method: str = "exact",
 ) -> Plan:
     """A plan from (task_id, k, rate, rate_source) rows."""
-    from trialrun.tracking._stats import trials_for_drop
 
     rows = [
         TaskPlan(
