@@ -25,19 +25,6 @@ def is_pos_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-def is_number(value: Any) -> bool:
-    return isinstance(value, NUMBER) and not isinstance(value, bool)
-
-
-def pos_int_or_none(value: Any) -> int | None:
-    """A k: an int >= 1 (not a bool); anything else is None (the caller falls back)."""
-    return value if is_pos_int(value) else None
-
-
-def str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def non_finite(value: Any, where: str = "") -> tuple[str, float] | None:
     """(key path, value) of the first NaN or ±Infinity in a JSON value, else None.
 
