@@ -35,9 +35,9 @@ LAYERS: list[set[str]] = [
     {"tasks"},
     {"agents"},
     {"runner", "tracking"},
-    {"analysis", "reports"},
+    {"analysis", "reports", "history", "benchmarks"},
     {ROOT},
-    {"cli"},
+    {"cli", "testing"},
     {"__main__"},
 ]
 LAYER_OF = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}

@@ -10,7 +10,18 @@ import sys
 
 import typer
 
-from trialrun.cli import _clean, _judge, _plan, _run, _tasks, _tracking
+from trialrun.cli import (
+    _benchmarks,
+    _clean,
+    _history,
+    _judge,
+    _plan,
+    _promote,
+    _replay,
+    _run,
+    _tasks,
+    _tracking,
+)
 from trialrun.core import redact
 from trialrun.errors import UserError
 
@@ -22,7 +33,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _module in (_tasks, _run, _tracking, _plan, _judge, _clean):
+for _module in (
+    _tasks, _run, _tracking, _plan, _judge, _clean,
+    _replay, _history, _promote, _benchmarks,
+):
     _module.register(app)
 
 

@@ -1,0 +1,1 @@
+"""Behavioral evals as pytest tests (work in progress)."""

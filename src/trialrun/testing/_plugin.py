@@ -1,0 +1,1 @@
+"""The pytest plugin, loaded through the `pytest11` entry point (work in progress)."""
