@@ -21,6 +21,7 @@ from trialrun.cli import (
     _run,
     _tasks,
     _tracking,
+    _view,
 )
 from trialrun.core import redact
 from trialrun.errors import UserError
@@ -35,7 +36,7 @@ app = typer.Typer(
 
 for _module in (
     _tasks, _run, _tracking, _plan, _judge, _clean,
-    _replay, _history, _promote, _benchmarks,
+    _replay, _history, _promote, _benchmarks, _view,
 ):
     _module.register(app)
 

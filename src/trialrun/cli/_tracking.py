@@ -199,18 +199,30 @@ def register(app: typer.Typer) -> None:
         baselines: Path | None = typer.Option(
             None, "--baselines", help="Compare with the baselines in this folder."
         ),
+        html: Path | None = typer.Option(
+            None, "--html", help="Write one self-contained HTML report here (opens offline)."
+        ),
     ) -> None:
-        """CI outputs for a run: JUnit XML and/or Markdown (Markdown on stdout by default)."""
-        from trialrun.reports import render_run_markdown, write_junit, write_markdown
+        """CI outputs for a run: JUnit XML, Markdown (on stdout by default), an HTML report."""
+        from trialrun.reports import (
+            render_run_markdown,
+            write_html_report,
+            write_junit,
+            write_markdown,
+        )
         from trialrun.tracking import load_run
 
         _check_baselines_dir(baselines)
+        if html is not None and html.is_dir():
+            raise UserError(f"--html {html}: is a folder; pass a file name, e.g. report.html")
         run = load_run(run_dir)
         if junit is not None:
             _err(f"wrote {write_junit(run, junit)}")
         if markdown is not None:
             _err(f"wrote {write_markdown(run, markdown, baselines)}")
-        if junit is None and markdown is None:
+        if html is not None:
+            _err(f"wrote {write_html_report(run_dir, html, baselines)}")
+        if junit is None and markdown is None and html is None:
             print(render_run_markdown(run, baselines))
 
     @app.command()

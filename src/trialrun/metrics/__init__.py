@@ -1,5 +1,6 @@
 """Estimators (pass^k, pass@k) and run summaries recomputed from results.jsonl."""
 
+from trialrun.metrics._curves import CurvePoint, clopper_pearson, k_curve, mean_curve
 from trialrun.metrics._estimators import (
     pass_at_k,
     pass_at_k_fraction,
@@ -23,6 +24,10 @@ __all__ = [
     "METRIC_ALIASES",
     "TRACKED_METRICS",
     "canonical_metric",
+    "CurvePoint",
+    "clopper_pearson",
+    "k_curve",
+    "mean_curve",
     "aggregate",
     "coverage",
     "current_summary",

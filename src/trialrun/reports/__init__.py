@@ -1,9 +1,13 @@
 """Everything trialrun prints or writes about a run: terminal tables and transcripts,
-comparisons, gate verdicts, the leaderboard, Markdown and JUnit XML.
+comparisons, gate verdicts, the leaderboard, Markdown, JUnit XML, the self-contained HTML
+report and the local viewer server (`trialrun view`).
 
 `trialrun.tracking` and `trialrun.rundir` return data; this package renders it.
 """
 
+from trialrun.reports._html import render_report, write_html_report
+from trialrun.reports._server import ViewerServer, make_server
+from trialrun.reports._view import RunView
 from trialrun.reports.comparison import (
     comparison_lines,
     comparisons_json,
@@ -19,6 +23,11 @@ from trialrun.reports.terminal import render_summary
 from trialrun.reports.transcript import render_transcript
 
 __all__ = [
+    "RunView",
+    "ViewerServer",
+    "make_server",
+    "render_report",
+    "write_html_report",
     "comparison_lines",
     "comparisons_json",
     "comparisons_markdown",

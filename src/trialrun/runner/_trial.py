@@ -23,7 +23,7 @@ from trialrun.graders import TrialView, grade_trial
 from trialrun.rundir import WORKSPACES, ResultLine, RunDir, Transcript
 from trialrun.runner._budget import BudgetClock, MeteredModel
 from trialrun.runner._faults import FaultyToolbox
-from trialrun.sandbox import Workspace
+from trialrun.sandbox import Workspace, diff_snapshots
 from trialrun.tools import Tool, Toolbox, ToolContext
 
 if TYPE_CHECKING:
@@ -129,6 +129,7 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
     latency = 0.0
     ws = None
     kept: str | None = None
+    changes: dict[str, list[str]] | None = None
     try:
         try:
             ws = Workspace.create(task, parent=ctx.workspace_parent)
@@ -157,6 +158,7 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
             after = ws.snapshot()
         except OSError as exc:
             raise _Infra(f"workspace snapshot: {exc}") from None
+        changes = diff_snapshots(before, after).as_dict()
         view = TrialView(
             task_id=task.task_id,
             user_message=task.inputs.prompt,
@@ -202,6 +204,7 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
         tool_results=[c.result for c in run.tool_calls],
         verdicts=verdict_dicts,
         error=error,
+        extra={"workspace_diff": changes} if changes is not None else {},
     )
     rel = ctx.rundir.write_transcript(model_slug, name, transcript)
     extra = {

@@ -1,0 +1,120 @@
+"""The viewer page, and the self-contained HTML report (`trialrun report --html FILE`).
+
+One page serves both: in the report every JSON page the viewer asks for is embedded in
+the file (a snapshot of the server's answers), in `trialrun view` it is fetched. Style,
+script and plots (SVG) are inlined; a Content-Security-Policy forbids the report any
+network request, so it opens the same offline, from a CI artifact or an e-mail.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from trialrun.reports._view import RunView, dumps
+from trialrun.rundir import write_text_atomic
+
+_CSP = {
+    "static": "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+              "img-src data:",
+    "server": "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+              "img-src data:; connect-src 'self'",
+}
+
+
+def _asset(name: str) -> str:
+    return resources.files("trialrun.reports").joinpath("assets", name).read_text("utf-8")
+
+
+def _script_json(text: str) -> str:
+    """JSON text safe inside <script>: no `</script>` or `<!--` can end or bend it."""
+    return text.replace("<", "\\u003c")
+
+
+def render_page(mode: str, title: str, payload: dict[str, str] | None = None) -> str:
+    """The viewer page: `mode` "static" embeds `payload` (API path → JSON text)."""
+    if mode not in _CSP:
+        raise ValueError(f"mode must be static or server, got {mode!r}")
+    from html import escape
+
+    data = ""
+    if payload is not None:
+        data = (
+            '<script type="application/json" id="payload">'
+            + _script_json(json.dumps(payload, separators=(",", ":"), ensure_ascii=False))
+            + "</script>"
+        )
+    return (
+        "<!doctype html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP[mode]}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{_asset('viewer.css')}</style></head>"
+        f'<body data-mode="{mode}"><header class="top"><b>trialrun</b>'
+        f'<a href="#/">{escape(title)}</a></header><main id="main">'
+        '<p class="mute">loading…</p></main>'
+        f"{data}<script>{_script_json_safe(_asset('viewer.js'))}</script></body></html>\n"
+    )
+
+
+def _script_json_safe(code: str) -> str:
+    if "</script" in code.lower():  # the viewer's own code never holds one
+        raise ValueError("viewer.js must not contain </script")
+    return code
+
+
+def run_listing(view: RunView) -> dict[str, Any]:
+    """One entry of `/api/runs` for a run."""
+    over = view.overview()
+    rates = [h.get("solve_k_rate") for h in over["headline"]]
+    return {
+        "run_id": view.run_id,
+        "started_at": over["started_at"],
+        "models": over["models"],
+        "finished": over["finished"],
+        "expected": over["expected"],
+        "in_progress": over["in_progress"],
+        "solve_k_rate": rates[0] if len(rates) == 1 else None,
+    }
+
+
+def report_payload(view: RunView) -> dict[str, str]:
+    """Every page the viewer can ask about one run: the run, each task, each trial."""
+    run_id = view.run_id
+    base = f"/api/run/{_quote(run_id)}"
+    payload = {
+        "/api/runs": dumps({"root": str(view.path.parent), "runs": [run_listing(view)]}),
+        base: dumps(view.overview()),
+    }
+    for row in range(len(view.records)):
+        payload[f"{base}/task/{row}"] = dumps(view.task(row))
+    for line in range(len(view.lines)):
+        payload[f"{base}/trial/{line}"] = dumps(view.trial(line))
+    return payload
+
+
+def _quote(run_id: str) -> str:
+    """A run id as the page's `encodeURIComponent` spells it."""
+    from urllib.parse import quote
+
+    return quote(run_id, safe="!'()*-._~")
+
+
+def render_report(run_dir: Path | str, baselines_dir: Path | str | None = None) -> str:
+    """The self-contained HTML report of one run folder."""
+    view = RunView(run_dir, baselines_dir)
+    try:
+        return render_page("static", f"run {view.run_id}", report_payload(view))
+    finally:
+        view.close()
+
+
+def write_html_report(
+    run_dir: Path | str, out: Path | str, baselines_dir: Path | str | None = None
+) -> Path:
+    """Write the HTML report of `run_dir` to `out` (atomically); returns the path."""
+    out = Path(out)
+    write_text_atomic(out, render_report(run_dir, baselines_dir))
+    return out

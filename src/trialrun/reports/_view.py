@@ -1,0 +1,338 @@
+"""A run as the HTML report and `trialrun view` show it: plain JSON pages.
+
+`RunView` answers three questions, each a JSON-able dict: the run's overview (headline
+per model, plots, the task table), one task × model (its curve and its trials) and one
+trial (transcript, tool calls, workspace diff, verdicts, error, timing). The report
+writes every page into one file; the server answers them on demand. The run is read
+through `trialrun.tracking.load_run` (hence `trialrun.rundir`), transcripts through
+`RunDir.transcript`; every figure comes from `trialrun.metrics`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from trialrun.metrics import k_curve, mean_curve
+from trialrun.reports._before import BeforeFiles
+from trialrun.reports._svg import Series, bar_chart, curve_chart, dumbbell, histogram
+from trialrun.reports.junit import task_outcome
+from trialrun.rundir import ResultLine, RunDir
+from trialrun.runner import lock_holder
+from trialrun.tracking import Comparison, RunData, TaskRecord, compare_with_baselines, load_run
+
+FOLD_CHARS = 600  # longer values are folded in the page
+
+
+def trial_status(line: ResultLine) -> str:
+    """solved | failed | undetermined | infra | error, one word per trial."""
+    if line.is_infra:
+        return "infra"
+    if line.solve is True:
+        return "solved"
+    if line.solve is None:
+        return "undetermined"
+    if line.passed is False:
+        return "error"
+    return "failed"
+
+
+def _failed_graders(line: ResultLine) -> list[str]:
+    names = [str(v.get("grader")) for v in line.verdicts if v.get("passed") is False]
+    return list(dict.fromkeys(names))
+
+
+def _series(points: list[Any], *, liveness: list[Any] | None = None) -> list[Series]:
+    out = [
+        Series("solve^k", [p.pass_hat for p in points], [p.pass_hat_lo for p in points],
+               [p.pass_hat_hi for p in points]),
+        Series("pass@k", [p.pass_at for p in points], [p.pass_at_lo for p in points],
+               [p.pass_at_hi for p in points]),
+    ]
+    if liveness:
+        out.append(Series("pass^k (finished)", [p.pass_hat for p in liveness], dashed=True))
+    return out
+
+
+def curve_svg(title: str, records: list[TaskRecord]) -> str:
+    """solve^k and pass@k over k = 1…n (95 % band), and pass^k of finishing, dashed."""
+    solve = mean_curve([(r.solve_n, r.solved) for r in records])
+    live = mean_curve([(r.n, r.passed) for r in records])
+    return curve_chart(title, _series(solve, liveness=live[: len(solve)] or live))
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+class RunView:
+    """The pages of one run folder (thread-safe; reload with `refresh`)."""
+
+    def __init__(self, run_dir: Path | str, baselines_dir: Path | str | None = None) -> None:
+        self.path = Path(run_dir)
+        self.baselines_dir = baselines_dir
+        self._lock = threading.Lock()
+        self._before: BeforeFiles | None = None
+        self.refresh()
+
+    # --- loading ---
+    def refresh(self) -> None:
+        """(Re)read the run folder: a live run gets its new trials."""
+        data = load_run(self.path)
+        with self._lock:
+            self.data: RunData = data
+            self.rundir = RunDir.open(self.path)
+            self.records = data.records
+            self.row_of = {(r.task_id, r.model): i for i, r in enumerate(self.records)}
+            self.lines = [t for r in self.records for t in r.trials]
+            self.line_row = [self.row_of[(t.task_id, t.model)] for t in self.lines]
+            self.line_index = {id(t): i for i, t in enumerate(self.lines)}
+            self.comparisons: dict[str, Comparison] = {}
+            if self.baselines_dir is not None:
+                for match in compare_with_baselines(data, self.baselines_dir):
+                    if match.comparison is not None:
+                        self.comparisons[match.model] = match.comparison
+            self._overview: dict[str, Any] | None = None
+
+    @property
+    def run_id(self) -> str:
+        return self.data.run_id
+
+    def close(self) -> None:
+        if self._before is not None:
+            self._before.close()
+
+    # --- the overview ---
+    def overview(self) -> dict[str, Any]:
+        with self._lock:
+            if self._overview is None:
+                self._overview = self._build_overview()
+            return self._overview
+
+    def _labels(self) -> dict[tuple[str, str], str]:
+        return {
+            (model, t.task_id): t.label for model, c in self.comparisons.items() for t in c.tasks
+        }
+
+    def _build_overview(self) -> dict[str, Any]:
+        data, summary = self.data, self.data.summary
+        labels = self._labels()
+        rows = []
+        for i, r in enumerate(self.records):
+            status, message = task_outcome(r)
+            failed: dict[str, int] = {}
+            for t in r.trials:
+                for name in _failed_graders(t):
+                    failed[name] = failed.get(name, 0) + 1
+            rows.append({
+                "i": i, "task_id": r.task_id, "model": r.model, "suite": r.suite,
+                "tier": r.tier, "tags": self._tags(r), "policy": r.policy, "metric": r.metric,
+                "k": r.k, "n": r.n, "trials": len(r.trials), "passed": r.passed,
+                "solved": r.solved, "undetermined": r.undetermined, "infra": r.infra_errors,
+                "pass_k": r.pass_k, "solve_k": r.solve_k, "pass_at_k": r.pass_at_k,
+                "flaky": r.flaky, "status": status, "message": message,
+                "change": labels.get((r.model, r.task_id)),
+                "failed_graders": failed,
+                "first_failed": next((self.line_index[id(t)] for t in r.trials
+                                      if trial_status(t) != "solved"), None),
+            })
+        headline = []
+        for model in data.models:
+            agg = summary.aggregate.get(model) or {}
+            mrows = [r for r in summary.tasks if r.get("model") == model]
+            cover = {
+                key: [sum(1 for r in mrows if r.get(key) is not None), len(mrows)]
+                for key in ("pass_k", "solve_k", "pass_at_k")
+            }
+            headline.append({
+                "model": model, "cover": cover, **{
+                    key: agg.get(key) for key in (
+                        "tasks", "trials", "pass_k_rate", "solve_k_rate", "pass_at_k_rate",
+                        "mean_pass_rate", "mean_solve_rate", "flaky_task_count",
+                        "insufficient", "undetermined", "infra_errors", "safety_violations",
+                        "latency_p50_s", "latency_p95_s", "cost_usd", "mean_turns", "tokens",
+                    )
+                },
+                "comparison": self._comparison_head(model),
+            })
+        facet = {
+            "models": data.models,
+            "suites": sorted({r.suite for r in self.records}),
+            "tiers": sorted({r.tier for r in self.records if r.tier}),
+            "tags": sorted({t for row in rows for t in row["tags"]}),
+        }
+        return {
+            "run_id": data.run_id,
+            "path": str(self.path),
+            "started_at": data.manifest.started_at,
+            "git_sha": data.manifest.git_sha,
+            "trialrun_version": data.manifest.trialrun_version,
+            "models": data.models,
+            "k": data.manifest.k,
+            "finished": summary.finished_trials,
+            "expected": summary.expected_trials,
+            "in_progress": self.in_progress(),
+            "keep_artifacts": data.manifest.keep_artifacts,
+            "warnings": [*data.warnings, *summary.warnings],
+            "headline": headline,
+            "plots": self._plots(),
+            "facets": facet,
+            "tasks": rows,
+        }
+
+    def in_progress(self) -> bool:
+        """The run's lock is held by a live process (a run still writing trials)."""
+        return lock_holder(self.path) is not None
+
+    def _tags(self, record: TaskRecord) -> list[str]:
+        first = record.trials[0].extra if record.trials else {}
+        meta = self.data.manifest.task_meta().get(record.task_id, {})
+        tags = meta.get("tags", first.get("tags"))
+        return [str(t) for t in tags] if isinstance(tags, list) else []
+
+    def _comparison_head(self, model: str) -> dict[str, Any] | None:
+        c = self.comparisons.get(model)
+        if c is None:
+            return None
+        return {
+            "against": str(c.against),
+            "regressions": [t.task_id for t in c.regressions],
+            "within_noise": [t.task_id for t in c.within_noise],
+            "solve_k_delta_pp": c.pp("solve_k_rate"),
+            "pass_k_delta_pp": c.pp("pass_k_rate"),
+        }
+
+    def _plots(self) -> list[dict[str, str]]:
+        data, summary = self.data, self.data.summary
+        plots = []
+        for model in data.models:
+            recs = data.for_model(model)
+            name = model if len(data.models) > 1 else "all tasks"
+            plots.append({"id": f"curve-{model}", "title": f"k curves · {name}",
+                          "svg": curve_svg(f"solve^k and pass@k over k · {name}", recs)})
+            tiers = (summary.aggregate.get(model) or {}).get("by_tier") or {}
+            bars = [(tier, v["solved_k"] / v["tasks"] if v.get("tasks") else None,
+                     f"({v.get('solved_k', 0)}/{v.get('tasks', 0)} tasks)")
+                    for tier, v in tiers.items()]
+            if bars:
+                plots.append({"id": f"tier-{model}", "title": "by tier",
+                              "svg": bar_chart(f"tasks meeting solve^k, by tier · {name}",
+                                               bars)})
+            suites = (summary.by_suite.get(model) or {}) if isinstance(summary.by_suite,
+                                                                      dict) else {}
+            sbars = [(suite, v.get("mean_solve_rate"), f"({v.get('tasks', 0)} tasks)")
+                     for suite, v in sorted(suites.items())]
+            if sbars:
+                plots.append({"id": f"suite-{model}", "title": "by suite",
+                              "svg": bar_chart(f"solve rate (trials), by suite · {name}",
+                                               sbars)})
+            counted = [t for r in recs for t in r.trials if not t.is_infra]
+            latencies = [x for t in counted if (x := _num(t.latency_s)) is not None]
+            plots.append({"id": f"latency-{model}", "title": "latency",
+                          "svg": histogram(f"trial latency · {name}", latencies, " s")})
+            costs = [x for t in counted if (x := _num(t.cost_usd)) is not None]
+            if costs:
+                plots.append({"id": f"cost-{model}", "title": "cost",
+                              "svg": histogram(f"cost per trial · {name}", costs, "$")})
+            comparison = self.comparisons.get(model)
+            if comparison is not None:
+                plots.append({"id": f"baseline-{model}", "title": "against the baseline",
+                              "svg": comparison_svg(comparison)})
+        return plots
+
+    # --- one task × model ---
+    def task(self, row: int) -> dict[str, Any]:
+        with self._lock:
+            if not 0 <= row < len(self.records):
+                raise KeyError(row)
+            r = self.records[row]
+            trials = [{
+                "line": self.line_index[id(t)], "trial": t.trial, "status": trial_status(t),
+                "failed_graders": _failed_graders(t), "latency_s": t.latency_s,
+                "cost_usd": t.cost_usd, "turns": t.turns, "tool_calls": len(t.tool_calls),
+                "error": t.error, "final_text": (t.final_text or "")[:200],
+            } for t in r.trials]
+        curve = [p.as_dict() for p in k_curve(r.solve_n, r.solved)] if r.solve_n else []
+        return {
+            "row": row, "task_id": r.task_id, "model": r.model, "suite": r.suite,
+            "tier": r.tier, "k": r.k, "n": r.n, "solved": r.solved, "passed": r.passed,
+            "solve_n": r.solve_n, "pass_k": r.pass_k, "solve_k": r.solve_k,
+            "pass_at_k": r.pass_at_k, "flaky": r.flaky, "outcome": task_outcome(r),
+            "curve": curve,
+            "svg": curve_svg(f"{r.task_id}: solve^k and pass@k over k", [r]),
+            "trials": trials,
+        }
+
+    # --- one trial ---
+    def trial(self, index: int) -> dict[str, Any]:
+        with self._lock:
+            if not 0 <= index < len(self.lines):
+                raise KeyError(index)
+            line = self.lines[index]
+            row = self.line_row[index]
+        transcript = self.rundir.transcript_or_empty(line)
+        changes = transcript.extra.get("workspace_diff")
+        diff: dict[str, Any] | None = None
+        if isinstance(changes, dict):
+            diff = {key: [str(p) for p in changes.get(key) or []]
+                    for key in ("created", "modified", "deleted")}
+            kept = self.rundir.workspace_dir(line)
+            diff["kept"] = kept.is_dir()
+            if diff["kept"] and diff["modified"]:
+                with self._lock:
+                    if self._before is None:
+                        self._before = BeforeFiles(self.data.manifest)
+                    diff["text"] = self._before.diffs(line.task_id, kept, diff["modified"])
+                    diff["note"] = self._before.note
+        return {
+            "line": index, "row": row, "task_id": line.task_id, "model": line.model,
+            "trial": line.trial, "status": trial_status(line), "pass": line.passed,
+            "solve": line.solve, "error": line.error, "verdicts": line.verdicts,
+            "tool_calls": line.tool_calls, "turns": line.turns, "tokens": line.tokens,
+            "cost_usd": line.cost_usd, "latency_s": line.latency_s,
+            "safety_violation": line.safety_violation,
+            "user_message": line.extra.get("user_message") or transcript.user_message,
+            "final_text": line.final_text or transcript.final_text,
+            "messages": transcript.messages, "turn_meta": transcript.turns,
+            "workspace_diff": diff, "transcript": line.transcript,
+        }
+
+
+def comparison_svg(comparison: Comparison, title: str | None = None) -> str:
+    """Per task solve rate before → after, regressions and within-noise drops apart."""
+    order = {"regression": 0, "within noise": 1, "improved": 2, "unchanged": 3}
+    tasks = sorted(comparison.tasks, key=lambda t: (order.get(t.label, 4), t.task_id))
+    rows = [(t.task_id, t.before.solve_rate, t.after.solve_rate, t.label) for t in tasks]
+    return dumbbell(title or f"solve rate before → after · {comparison.model}", rows)
+
+
+def comparison_page(comparisons: list[Comparison], a: str, b: str) -> dict[str, Any]:
+    """Two runs side by side: per model the aggregate change and the per-task plot."""
+    return {
+        "a": a, "b": b,
+        "models": [{
+            "model": c.model,
+            "before": c.before, "after": c.after,
+            "solve_k_delta_pp": c.pp("solve_k_rate"), "pass_k_delta_pp": c.pp("pass_k_rate"),
+            "latency_p95_before_s": c.latency_p95_before_s,
+            "latency_p95_after_s": c.latency_p95_after_s,
+            "regressions": [t.task_id for t in c.regressions],
+            "within_noise": [t.task_id for t in c.within_noise],
+            "missing_tasks": c.missing_tasks, "new_tasks": c.new_tasks,
+            "tasks": [{
+                "task_id": t.task_id, "label": t.label, "p": t.p_value,
+                "before": [t.before.solved, t.before.solve_n],
+                "after": [t.after.solved, t.after.solve_n],
+            } for t in c.tasks],
+            "svg": comparison_svg(c),
+        } for c in comparisons],
+    }
+
+
+def dumps(page: Any) -> str:
+    """A page as compact JSON (NaN never appears: trialrun never writes one)."""
+    return json.dumps(page, separators=(",", ":"), ensure_ascii=False, default=str)
