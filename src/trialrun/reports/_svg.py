@@ -241,12 +241,12 @@ def dumbbell(title: str, rows: Sequence[tuple[str, float | None, float | None, s
             parts.append(f'<circle cx="{_f(xa)}" cy="{y}" r="4" fill="{color}"><title>'
                          f"{escape(label)}: {before * 100:.0f}% → {after * 100:.0f}% "
                          f"({escape(kind)})</title></circle>")
-        parts.append(f'<text x="{x1 + 10}" y="{y + 4}" class="tl" fill="{color}">'
+        parts.append(f'<text x="{x1 + 10}" y="{y + 4}" class="tl" style="fill:{color}">'
                      f"{escape(kind)}</text>")
     ly = height - 8
     parts.append(f'<text x="{PAD_L}" y="{ly}" class="tl">○ before  ● after</text>')
     for j, (kind, color) in enumerate(KIND_COLORS.items()):
-        parts.append(f'<text x="{PAD_L + 120 + 95 * j}" y="{ly}" class="tl" fill="{color}">'
-                     f"■ {kind}</text>")
+        parts.append(f'<text x="{PAD_L + 120 + 95 * j}" y="{ly}" class="tl" '
+                     f'style="fill:{color}">■ {kind}</text>')
     parts.append("</svg>")
     return "".join(parts)

@@ -91,6 +91,7 @@ class RunView:
             self.lines = [t for r in self.records for t in r.trials]
             self.line_row = [self.row_of[(t.task_id, t.model)] for t in self.lines]
             self.line_index = {id(t): i for i, t in enumerate(self.lines)}
+            self.task_meta = data.manifest.task_meta()
             self.comparisons: dict[str, Comparison] = {}
             if self.baselines_dir is not None:
                 for match in compare_with_baselines(data, self.baselines_dir):
@@ -190,7 +191,7 @@ class RunView:
 
     def _tags(self, record: TaskRecord) -> list[str]:
         first = record.trials[0].extra if record.trials else {}
-        meta = self.data.manifest.task_meta().get(record.task_id, {})
+        meta = self.task_meta.get(record.task_id, {})
         tags = meta.get("tags", first.get("tags"))
         return [str(t) for t in tags] if isinstance(tags, list) else []
 
