@@ -10,12 +10,13 @@ from pathlib import Path
 from reports_helpers import ExampleRuns, trialrun
 
 from trialrun.reports import RunView
+from trialrun.reports._html import decode_payload
 
 
 def _payload(html: str) -> dict[str, str]:
-    match = re.search(r'<script type="application/json" id="payload">(.*?)</script>', html, re.S)
+    match = re.search(r'<script [^>]*id="payload"[^>]*>(.*?)</script>', html, re.S)
     assert match, "no embedded payload"
-    return json.loads(match.group(1))
+    return decode_payload(match.group(1))
 
 
 def _page(payload: dict[str, str], suffix: str) -> dict:
@@ -123,3 +124,14 @@ def test_report_html_user_errors_are_one_line(example_runs: ExampleRuns, tmp_pat
                     cwd=tmp_path, check=False)
     assert proc.returncode == 2 and "results.jsonl:31" in proc.stderr
     assert not (tmp_path / "d.html").exists()
+
+
+def test_page_data_cannot_break_out_of_its_script() -> None:
+    from trialrun.reports._html import render_page
+
+    evil = {"/api/x": json.dumps({"text": "</script><script>alert(1)</script><!--"})}
+    html = render_page("static", "t </title><b>", evil)
+    assert html.count("</script>") == 2  # the payload's and the viewer's own
+    assert "<b>" not in html.split("<body")[0]
+    match = re.search(r'<script [^>]*id="payload"[^>]*>(.*?)</script>', html, re.S)
+    assert decode_payload(match.group(1)) == evil

@@ -8,6 +8,8 @@ network request, so it opens the same offline, from a CI artifact or an e-mail.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 from importlib import resources
 from pathlib import Path
@@ -28,9 +30,16 @@ def _asset(name: str) -> str:
     return resources.files("trialrun.reports").joinpath("assets", name).read_text("utf-8")
 
 
-def _script_json(text: str) -> str:
-    """JSON text safe inside <script>: no `</script>` or `<!--` can end or bend it."""
-    return text.replace("<", "\\u003c")
+def encode_payload(payload: dict[str, str]) -> str:
+    """The pages as gzipped JSON in base64: a tenth of the size, and no `</script>` or
+    `<!--` can appear in it. The page inflates it with the browser's DecompressionStream."""
+    raw = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+
+
+def decode_payload(text: str) -> dict[str, str]:
+    """The inverse of `encode_payload` (tests and tools read reports with it)."""
+    return json.loads(gzip.decompress(base64.b64decode(text)).decode("utf-8"))
 
 
 def render_page(mode: str, title: str, payload: dict[str, str] | None = None) -> str:
@@ -42,8 +51,8 @@ def render_page(mode: str, title: str, payload: dict[str, str] | None = None) ->
     data = ""
     if payload is not None:
         data = (
-            '<script type="application/json" id="payload">'
-            + _script_json(json.dumps(payload, separators=(",", ":"), ensure_ascii=False))
+            '<script type="application/octet-stream" id="payload" data-encoding="gzip+base64">'
+            + encode_payload(payload)
             + "</script>"
         )
     return (
@@ -55,11 +64,11 @@ def render_page(mode: str, title: str, payload: dict[str, str] | None = None) ->
         f'<body data-mode="{mode}"><header class="top"><b>trialrun</b>'
         f'<a href="#/">{escape(title)}</a></header><main id="main">'
         '<p class="mute">loading…</p></main>'
-        f"{data}<script>{_script_json_safe(_asset('viewer.js'))}</script></body></html>\n"
+        f"{data}<script>{_script_safe(_asset('viewer.js'))}</script></body></html>\n"
     )
 
 
-def _script_json_safe(code: str) -> str:
+def _script_safe(code: str) -> str:
     if "</script" in code.lower():  # the viewer's own code never holds one
         raise ValueError("viewer.js must not contain </script")
     return code

@@ -2,14 +2,23 @@
    (pages fetched from the local server). No dependencies; plots arrive as SVG text. */
 "use strict";
 const MODE = document.body.dataset.mode;
-const EMBED = MODE === "static" ? JSON.parse(document.getElementById("payload").textContent) : null;
+const EMBED = MODE === "static" ? inflate(document.getElementById("payload").textContent) : null;
 const PAGE = 100, FOLD = 600;
 const cache = new Map();
 let poll = null, view = { run: null, rows: [], filters: {}, sort: ["status", 1], page: 0 };
 
+/* the report's pages: gzipped JSON in base64, inflated once by the browser itself */
+async function inflate(text) {
+  const bin = atob(text.trim());
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return JSON.parse(await new Response(stream).text());
+}
+
 async function get(path, fresh) {
   if (EMBED) {
-    const text = EMBED[path];
+    const text = (await EMBED)[path];
     if (text === undefined) throw new Error("not in this report: " + path);
     if (!cache.has(path)) cache.set(path, JSON.parse(text));
     return cache.get(path);
