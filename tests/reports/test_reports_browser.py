@@ -11,7 +11,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -164,39 +163,38 @@ def test_live_viewer_lists_opens_and_compares_runs(
 
 
 def test_live_viewer_follows_a_run_in_progress(page, tmp_path: Path) -> None:  # noqa: ANN001
+    from playwright.sync_api import expect  # waits by locator: the page's CSP forbids eval
+
     results = tmp_path / "results"
     results.mkdir()
     view = _start_view(results)
     run = None
     try:
         url = _url_of(view)
+        loads: list[str] = []
+        page.on("load", lambda _: loads.append("load"))
+        page.goto(url)
+        page.wait_for_selector("#runs")
+        assert page.locator("#runs tbody tr").count() == 0
         run = subprocess.Popen(
             [sys.executable, "-m", "trialrun", "run", str(EXAMPLES), "--task", "read-capital",
-             "-k", "3", "--concurrency", "1", "--agent-cmd", "sleep 2; echo Paris",
+             "-k", "3", "--concurrency", "1", "--agent-cmd", "sleep 3; echo Paris",
              "--out", str(results)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=cli_env(), cwd=tmp_path,
         )
-        deadline = time.monotonic() + 60
-        while not [p for p in results.iterdir() if (p / "run.json").is_file()]:
-            assert time.monotonic() < deadline and run.poll() is None, "the run did not start"
-            time.sleep(0.1)
-        (run_dir,) = [p for p in results.iterdir() if (p / "run.json").is_file()]
-        loads: list[str] = []
-        page.on("load", lambda _: loads.append("load"))
-        page.goto(f"{url}#/run/{run_dir.name}")
+        # the new run appears in the list without a reload, marked live
+        expect(page.locator("#runs tbody tr")).to_have_count(1, timeout=60_000)
+        expect(page.locator("#runs .b-live")).to_have_count(1, timeout=10_000)
+        page.locator("#runs tbody a").first.click()
         page.wait_for_selector("#tasks")
         assert page.locator("#run h1 .b-live").count() == 1  # still running when opened
-        seen = page.locator("#run p.small").first.inner_text()
-        assert "trials 3 / 3" not in seen
-        # new trials appear without a reload (no string is evaluated: the page's CSP
-        # forbids eval, so the waits are Playwright's own locator assertions)
-        from playwright.sync_api import expect
-
+        assert "trials 3 / 3" not in page.locator("#run p.small").first.inner_text()
+        # new trials appear without a reload, and the live mark goes when the run ends
         expect(page.locator("#run p.small").first).to_contain_text("trials 3 / 3",
                                                                      timeout=60_000)
         expect(page.locator("#run h1 .b-live")).to_have_count(0, timeout=30_000)
         assert page.locator('#tasks tbody tr[data-task="read-capital"]').count() == 1
-        assert loads == ["load"]  # one page load: the trials came in by polling
+        assert loads == ["load"]  # one page load: runs and trials came in by polling
         page.screenshot(path=str(tmp_path / "view-live.png"), full_page=True)
         assert run.wait(60) == 0
     finally:

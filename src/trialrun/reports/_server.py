@@ -22,7 +22,7 @@ from urllib.parse import unquote, urlsplit
 from trialrun.errors import UserError
 from trialrun.reports._html import render_page, run_listing
 from trialrun.reports._view import RunView, comparison_page, dumps
-from trialrun.rundir import RESULTS, RUN_JSON, SUMMARY
+from trialrun.rundir import RESULTS, RUN_JSON, SUMMARY, RunDir
 from trialrun.runner import lock_holder
 from trialrun.tracking import compare_runs, configured_alpha
 
@@ -89,11 +89,32 @@ class RunStore:
             self._cache[run_id] = _Cached(version, view)
         return view
 
+    def brief(self, path: Path) -> dict[str, Any]:
+        """A run's line in the list: from run.json and summary.json alone when the run is
+        finished (cheap for a folder of many big runs), else from its full view."""
+        with self._lock:
+            cached = self._cache.get(path.name)
+        finished = lock_holder(path) is None
+        if cached is None and finished:
+            run = RunDir.open(path)
+            summary = run.stored_summary()
+            if summary is not None:
+                manifest = run.manifest()
+                rates = [(summary.aggregate.get(m) or {}).get("solve_k_rate")
+                         for m in summary.models]
+                return {
+                    "run_id": path.name, "started_at": manifest.started_at,
+                    "models": summary.models, "finished": summary.finished_trials,
+                    "expected": summary.expected_trials, "in_progress": False,
+                    "solve_k_rate": rates[0] if len(rates) == 1 else None,
+                }
+        return run_listing(self.view(path.name))
+
     def listing(self) -> dict[str, Any]:
         runs = []
         for path in self.run_dirs():
             try:
-                runs.append(run_listing(self.view(path.name)))
+                runs.append(self.brief(path))
             except UserError as exc:
                 runs.append({"run_id": path.name, "error": str(exc), "models": [],
                              "finished": 0, "expected": 0, "in_progress": False})

@@ -80,6 +80,15 @@ async function route() {
       const index = await get("/api/runs");
       if (EMBED && index.runs.length === 1) { location.hash = "#/run/" + enc(index.runs[0].run_id); return; }
       node = runsPage(index);
+      if (!EMBED) {  // new runs and finished trials show up without a reload
+        let seen = JSON.stringify(index);
+        poll = setInterval(async () => {
+          try {
+            const now = await get("/api/runs", true);
+            if (JSON.stringify(now) !== seen) { seen = JSON.stringify(now); main.replaceChildren(runsPage(now)); }
+          } catch (e) { /* the server went away: keep what is shown */ }
+        }, 2000);
+      }
     }
     main.replaceChildren(node);
     window.scrollTo(0, 0);
@@ -90,14 +99,15 @@ async function route() {
 }
 
 /* ---------- the list of runs (trialrun view) ---------- */
+const picked = new Set();  // runs ticked for comparison (kept across redraws)
 function runsPage(index) {
-  const picked = new Set();
-  const button = h("button", { id: "compare", disabled: true, onclick: () => {
+  for (const id of [...picked]) if (!index.runs.some((r) => r.run_id === id)) picked.delete(id);
+  const button = h("button", { id: "compare", disabled: picked.size !== 2, onclick: () => {
     const [a, b] = [...picked];
     location.hash = "#/compare/" + enc(a) + "/" + enc(b);
   } }, "Compare the two picked runs");
   const rows = index.runs.map((r) => h("tr", {},
-    h("td", {}, h("input", { type: "checkbox", "aria-label": "pick " + r.run_id, onchange: (ev) => {
+    h("td", {}, h("input", { type: "checkbox", "aria-label": "pick " + r.run_id, checked: picked.has(r.run_id), onchange: (ev) => {
       ev.target.checked ? picked.add(r.run_id) : picked.delete(r.run_id);
       button.disabled = picked.size !== 2;
     } })),
