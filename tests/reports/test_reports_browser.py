@@ -145,6 +145,7 @@ def test_live_viewer_lists_opens_and_compares_runs(
     page.goto(url)
     page.wait_for_selector("#runs")
     assert page.locator("#runs tbody tr").count() == 2
+    assert page.locator("#history svg rect").count() == 40  # 2 models × 10 tasks, 2 runs
     page.screenshot(path=str(tmp_path / "view-runs.png"), full_page=True)
     page.click(f'#runs a[href="#/run/{example_runs.bad.name}"]')
     page.wait_for_selector("#tasks")

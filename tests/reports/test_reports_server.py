@@ -82,6 +82,16 @@ def test_compares_two_runs_newer_against_older(
     assert model["svg"].startswith("<svg") and "improved" in model["svg"]
 
 
+def test_history_heat_map_over_the_finished_runs(
+    server: ViewerServer, example_runs: ExampleRuns
+) -> None:
+    page = _json(server, "/api/history")
+    assert page["runs"] == sorted([example_runs.bad.name, example_runs.good.name])  # oldest first
+    assert page["rows"] == 20 and page["shown"] == 20  # 10 tasks × 2 scripted models
+    assert "scripts/bad.yaml</text>" in page["svg"]  # a heading per model
+    assert f"{example_runs.bad.name}: solved 0/3" in page["svg"]
+
+
 def test_read_only_loopback_and_not_found(server: ViewerServer) -> None:
     assert _get(server, "/api/runs", method="POST")[0] == 405
     assert _get(server, "/api/runs", method="DELETE")[0] == 405

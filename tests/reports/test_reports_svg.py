@@ -64,3 +64,19 @@ def test_dumbbell_colours_each_kind() -> None:
     lines = [ln for ln in root.findall(f"{NS}line") if ln.get("stroke-width") == "2"]
     assert [ln.get("stroke") for ln in lines] == ["#dc2626", "#d97706", "#059669"]
     assert "no task in common" in dumbbell("x", [])
+
+
+def test_heatmap_cells_coloured_by_value_and_grey_without_data() -> None:
+    from trialrun.reports._svg import heat_color, heatmap
+
+    root = _parse(heatmap("history", ["run-1", "run-2"], [
+        ("task-a", [(1.0, "a1"), (0.0, "a2 <x>")]),
+        ("task-b", [(None, "b1: not run"), (0.5, "b2")]),
+    ]))
+    rects = root.findall(f"{NS}rect")
+    assert [r.find(f"{NS}title").text for r in rects] == ["a1", "a2 <x>", "b1: not run", "b2"]
+    fills = [r.get("style") for r in rects]
+    assert fills == [f"fill:{heat_color(1.0)}", f"fill:{heat_color(0.0)}", "fill:#e2e8f0",
+                     f"fill:{heat_color(0.5)}"]
+    assert heat_color(0.0).startswith("hsl(0,") and heat_color(1.0).startswith("hsl(140,")
+    assert "no finished run" in heatmap("history", [], [])

@@ -21,7 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 from trialrun.errors import UserError
 from trialrun.reports._html import render_page, run_listing
-from trialrun.reports._view import RunView, comparison_page, dumps
+from trialrun.reports._view import RunView, comparison_page, dumps, history_page
 from trialrun.rundir import RESULTS, RUN_JSON, SUMMARY, RunDir
 from trialrun.runner import lock_holder
 from trialrun.tracking import compare_runs, configured_alpha
@@ -120,6 +120,22 @@ class RunStore:
                              "finished": 0, "expected": 0, "in_progress": False})
         return {"root": str(self.root), "runs": runs}
 
+    def history(self, last: int = 10) -> dict[str, Any]:
+        """The last `last` finished runs (with a summary.json) as a heat map."""
+        runs = []
+        for path in self.run_dirs():
+            if lock_holder(path) is not None:
+                continue
+            try:
+                summary = RunDir.open(path).stored_summary()
+            except UserError:
+                continue
+            if summary is not None:
+                runs.append((path.name, summary))
+            if len(runs) >= last:
+                break
+        return history_page(runs[::-1])
+
     def status(self, run_id: str) -> dict[str, Any]:
         path = self.path_of(run_id)
         return {"run_id": run_id, "version": run_version(path),
@@ -206,6 +222,8 @@ class _Handler(BaseHTTPRequestHandler):
         match parts:
             case ["runs"]:
                 return store.listing()
+            case ["history"]:
+                return store.history()
             case ["run", run_id]:
                 return store.overview(run_id)
             case ["run", run_id, "status"]:

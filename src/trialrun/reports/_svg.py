@@ -250,3 +250,42 @@ def dumbbell(title: str, rows: Sequence[tuple[str, float | None, float | None, s
                      f'style="fill:{color}">■ {kind}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def heat_color(value: float) -> str:
+    """0 → red, 0.5 → amber, 1 → green (HSL hue 0…140)."""
+    v = max(0.0, min(1.0, value))
+    return f"hsl({v * 140:.0f},70%,{48 - 6 * v:.0f}%)"
+
+
+Cell = tuple[float | None, str]  # a heat map cell: value (None: no data), tooltip
+
+
+def heatmap(title: str, columns: Sequence[str], rows: Sequence[tuple[str, Sequence[Cell]]]) -> str:
+    """A grid of fractions 0–1: one column per run (oldest left), one row per label; each
+    cell is (value or None for no data, its tooltip). A row without cells is a heading."""
+    if not rows or not columns:
+        return _empty(title, "no finished run with a summary yet")
+    cell, label_w = 18, 220
+    width = max(W, PAD_L + label_w + cell * len(columns) + 20)
+    height = PAD_T + 110 + cell * len(rows) + 10
+    x0, y0 = PAD_L + label_w, PAD_T + 110
+    parts = _open(title, width=width, height=height)
+    for j, name in enumerate(columns):
+        x = x0 + cell * j + cell / 2
+        parts.append(f'<text x="{_f(x)}" y="{y0 - 6}" class="tl" '
+                     f'transform="rotate(-55 {_f(x)} {y0 - 6})">{escape(name[:20])}</text>')
+    for i, (label, cells) in enumerate(rows):
+        y = y0 + cell * i
+        if not cells:  # a heading (the model of the rows below)
+            parts.append(f'<text x="{PAD_L}" y="{y + 13}" class="ct">{escape(label[:80])}</text>')
+            continue
+        parts.append(f'<text x="{x0 - 6}" y="{y + 13}" class="tl" text-anchor="end">'
+                     f"{escape(label[:40])}</text>")
+        for j, (value, tip) in enumerate(cells):
+            fill = "#e2e8f0" if value is None else heat_color(value)
+            parts.append(f'<rect x="{x0 + cell * j}" y="{y}" width="{cell - 2}" '
+                         f'height="{cell - 2}" style="fill:{fill}"><title>{escape(tip)}'
+                         "</title></rect>")
+    parts.append("</svg>")
+    return "".join(parts)

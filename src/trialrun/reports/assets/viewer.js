@@ -80,12 +80,13 @@ async function route() {
       const index = await get("/api/runs");
       if (EMBED && index.runs.length === 1) { location.hash = "#/run/" + enc(index.runs[0].run_id); return; }
       node = runsPage(index);
+      if (!EMBED) node = h("div", {}, node, await historySection());
       if (!EMBED) {  // new runs and finished trials show up without a reload
         let seen = JSON.stringify(index);
         poll = setInterval(async () => {
           try {
             const now = await get("/api/runs", true);
-            if (JSON.stringify(now) !== seen) { seen = JSON.stringify(now); main.replaceChildren(runsPage(now)); }
+            if (JSON.stringify(now) !== seen) { seen = JSON.stringify(now); main.replaceChildren(runsPage(now), await historySection()); }
           } catch (e) { /* the server went away: keep what is shown */ }
         }, 2000);
       }
@@ -123,6 +124,15 @@ function runsPage(index) {
     h("table", { id: "runs" }, h("thead", {}, h("tr", {}, ["", "run", "started", "models", "trials", "solve^k", ""].map((t) => h("th", {}, t)))),
       h("tbody", {}, rows)),
     h("div", { class: "pager" }, button));
+}
+
+async function historySection() {
+  try {
+    const hist = await get("/api/history", true);
+    return h("div", { id: "history" }, h("h2", {}, "History: solve rate per task, last " + hist.runs.length + " finished run(s)"),
+      hist.shown < hist.rows ? h("p", { class: "mute small" }, hist.shown + " of " + hist.rows + " rows shown (the ones not always solved first)") : null,
+      h("div", { class: "plot", html: hist.svg }));
+  } catch (e) { return h("div", { class: "mute" }, "history: " + e.message); }
 }
 
 /* ---------- one run ---------- */
