@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+from html import escape
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -46,8 +47,6 @@ def render_page(mode: str, title: str, payload: dict[str, str] | None = None) ->
     """The viewer page: `mode` "static" embeds `payload` (API path → JSON text)."""
     if mode not in _CSP:
         raise ValueError(f"mode must be static or server, got {mode!r}")
-    from html import escape
-
     data = ""
     if payload is not None:
         data = (
