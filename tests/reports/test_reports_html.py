@@ -135,3 +135,19 @@ def test_page_data_cannot_break_out_of_its_script() -> None:
     assert "<b>" not in html.split("<body")[0]
     match = re.search(r'<script [^>]*id="payload"[^>]*>(.*?)</script>', html, re.S)
     assert decode_payload(match.group(1)) == evil
+
+
+def test_no_text_diff_when_the_task_file_changed(example_runs: ExampleRuns) -> None:
+    from trialrun.reports._before import BeforeFiles
+    from trialrun.rundir import RunDir
+
+    run = RunDir.open(example_runs.good)
+    manifest = run.manifest()
+    manifest.task_files = [{**f, "sha256": "0" * 64} for f in manifest.task_files]
+    before = BeforeFiles(manifest)
+    try:
+        kept = next(run.workspace_dir(t) for t in run.results() if t.task_id == "close-project")
+        assert before.diffs("close-project", kept, ["projects/apollo.md"]) == {}
+        assert "changed since the run" in (before.note or "")
+    finally:
+        before.close()

@@ -57,10 +57,15 @@ class BeforeFiles:
                     continue
                 paths.append(path)
             if paths:
+                from trialrun.errors import UserError
                 from trialrun.tasks import load_tasks
 
                 links = self._manifest.extra.get("allow_external_links") is True
-                loaded = load_tasks(paths, allow_external_links=links)
+                try:
+                    loaded = load_tasks(paths, allow_external_links=links)
+                except UserError as exc:
+                    self.note = f"task files do not load ({exc}): no text diffs"
+                    return self._tasks
                 self._tasks = {task.task_id: task for task in loaded.tasks}
         return self._tasks
 
