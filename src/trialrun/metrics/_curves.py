@@ -7,7 +7,10 @@ chance p, carried through the quantity each estimator estimates (p^k for pass^k,
 collapse to a point when every trial succeeded (3/3 still leaves p^10 uncertain).
 
 Across tasks (`mean_curve`) a point is the mean over the tasks, up to the smallest n
-among them, and the band is mean ± 1.96 standard errors over those tasks (clipped to 0–1).
+among them, and the band is the mean of the tasks' exact bands: how sure each task's
+figure is, on average. It holds the mean whenever every task's band holds its task, and
+it is wider than an interval of the mean would be (it does not shrink as tasks are added,
+nor collapse when every task failed).
 """
 
 from __future__ import annotations
@@ -17,8 +20,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from trialrun.metrics._estimators import pass_at_k, pass_hat_k
-
-Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,21 +116,15 @@ def k_curve(n: int, c: int) -> list[CurvePoint]:
     return list(_curve(n, c))
 
 
-def _mean_band(values: list[float]) -> tuple[float, float, float]:
-    mean = sum(values) / len(values)
-    if len(values) < 2:
-        return mean, mean, mean
-    var = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
-    half = Z95 * math.sqrt(var / len(values))
-    return mean, max(0.0, mean - half), min(1.0, mean + half)
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
 
 
 def mean_curve(counts: list[tuple[int, int]], max_k: int | None = None) -> list[CurvePoint]:
     """The mean over tasks of each task's curve; `counts` holds (n, c) per task.
 
     The curve runs to the smallest n among the tasks (every point over the same tasks;
-    tasks with no counted trial are left out); the band is
-    mean ± 1.96 standard errors over those tasks (a single task: its own exact band).
+    tasks with no counted trial are left out); the band is the mean of their exact bands.
     """
     curves = [k_curve(n, c) for n, c in counts if n > 0]
     top = min((len(cv) for cv in curves), default=0)
@@ -137,11 +132,15 @@ def mean_curve(counts: list[tuple[int, int]], max_k: int | None = None) -> list[
         top = min(top, max_k)
     out: list[CurvePoint] = []
     for k in range(1, top + 1):
-        points = [cv[k - 1] for cv in curves if len(cv) >= k]
-        if len(points) == 1:  # one task: its own exact band
-            out.append(points[0])
-            continue
-        hat, hat_lo, hat_hi = _mean_band([p.pass_hat for p in points])
-        at, at_lo, at_hi = _mean_band([p.pass_at for p in points])
-        out.append(CurvePoint(k, hat, hat_lo, hat_hi, at, at_lo, at_hi, tasks=len(points)))
+        points = [cv[k - 1] for cv in curves]
+        out.append(CurvePoint(
+            k,
+            _mean([p.pass_hat for p in points]),
+            _mean([p.pass_hat_lo for p in points]),
+            _mean([p.pass_hat_hi for p in points]),
+            _mean([p.pass_at for p in points]),
+            _mean([p.pass_at_lo for p in points]),
+            _mean([p.pass_at_hi for p in points]),
+            tasks=len(points),
+        ))
     return out
