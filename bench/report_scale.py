@@ -29,8 +29,7 @@ import threading
 import time
 from pathlib import Path
 
-from trialrun.reports import make_server, write_html_report
-from trialrun.reports._view import RunView
+from trialrun.reports import RunView, make_server, write_html_report
 from trialrun.rundir import Manifest, ResultLine, RunDir, Transcript
 
 MODEL = "openai-compat:bench-model"

@@ -20,8 +20,9 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from trialrun.errors import UserError
+from trialrun.reports._across import comparison_page, history_page
 from trialrun.reports._html import render_page, run_listing
-from trialrun.reports._view import RunView, comparison_page, dumps, history_page
+from trialrun.reports._view import RunView, dumps
 from trialrun.rundir import RESULTS, RUN_JSON, SUMMARY, RunDir
 from trialrun.runner import lock_holder
 from trialrun.tracking import compare_runs, configured_alpha
