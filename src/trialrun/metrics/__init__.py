@@ -5,6 +5,7 @@ from trialrun.metrics._estimators import (
     pass_at_k_fraction,
     pass_hat_k,
     pass_hat_k_fraction,
+    wilson_interval,
 )
 from trialrun.metrics._summary import (
     aggregate,
@@ -36,4 +37,5 @@ __all__ = [
     "summarize_run",
     "task_row",
     "tracked_values",
+    "wilson_interval",
 ]
