@@ -46,7 +46,15 @@ def normalize_text(value: str, *, keep_punctuation: bool = False) -> str:
 
 
 def _is_number(value: str) -> bool:
-    return normalize_number(value) is not None
+    """A reference that is a number: it parses once `$` and `%` are dropped (a `,` makes
+    it a list, as in GAIA's scorer)."""
+    if "," in value:
+        return False
+    try:
+        float(value.replace("$", "").replace("%", "").strip())
+    except ValueError:
+        return False
+    return True
 
 
 def _split_list(value: str) -> list[str]:
@@ -55,8 +63,9 @@ def _split_list(value: str) -> list[str]:
 
 def exact_match(answer: str, reference: str) -> bool:
     """GAIA's normalized exact match: numbers compare as floats (after dropping `$`, `%`,
-    `,`); references with `,` or `;` compare as lists, element by element; anything else
-    compares lowercased, without whitespace and punctuation."""
+    `,`); references with `,` or `;` compare as lists, element by element (numbers as
+    floats, text lowercased without whitespace); anything else compares lowercased,
+    without whitespace and punctuation."""
     answer, reference = str(answer), str(reference)
     if _is_number(reference):
         value = normalize_number(answer)
@@ -69,7 +78,9 @@ def exact_match(answer: str, reference: str) -> bool:
             if _is_number(w):
                 if normalize_number(g) != normalize_number(w):
                     return False
-            elif normalize_text(g) != normalize_text(w):
+            elif normalize_text(g, keep_punctuation=True) != normalize_text(
+                w, keep_punctuation=True
+            ):
                 return False
         return True
     return normalize_text(answer) == normalize_text(reference)

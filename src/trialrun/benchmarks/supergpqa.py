@@ -43,14 +43,13 @@ def extract_letter(answer: str, valid: list[str]) -> str | None:
         rf"^\s*[\(\[*]*([{allowed}])[\)\].:]",
         rf"\b(?i:option)\s+\(?([{allowed}])\)?\b",
     ]
+    # letters in parentheses anywhere: "(A) or (B)" names two, so no rule may pick one
+    alone = set(re.findall(rf"\(([{allowed}])\)", cleaned))
     for pattern in patterns:
         letters = set(re.findall(pattern, cleaned, flags=re.MULTILINE))
-        if len(letters) == 1:
+        if len(letters) == 1 and alone <= letters:
             return letters.pop()
-    alone = {m for m in re.findall(rf"\(([{allowed}])\)", cleaned)}
-    if len(alone) == 1:
-        return alone.pop()
-    return None
+    return alone.pop() if len(alone) == 1 else None
 
 
 @benchmark("supergpqa")
