@@ -250,6 +250,7 @@ def run_pairs(
     argv: list[str] | None = None,
     keep_going: bool = False,
     hooks_for: Callable[[PairRun], RunHooks] | None = None,
+    handle_sigint: bool = True,
 ) -> list[PairOutcome]:
     """Run pairs in order; stop at an interrupt. `keep_going`: a pair that fails with a
     UserError is reported and the rest still run (then one UserError lists the failures)."""
@@ -271,7 +272,9 @@ def run_pairs(
                     datasets[key] = loaded
                 dataset = datasets[key]
             hooks = hooks_for(pair) if hooks_for else None
-            outcome = run_benchmark(pair, dataset, hooks=hooks, argv=argv)
+            outcome = run_benchmark(
+                pair, dataset, hooks=hooks, argv=argv, handle_sigint=handle_sigint
+            )
         except UserError as exc:
             if not keep_going:
                 raise

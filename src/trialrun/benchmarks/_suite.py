@@ -35,6 +35,7 @@ SECTIONS: dict[str, dict[str, tuple[tuple[type, ...], str]]] = {
     "judge": {
         "model": ((str,), "a string"),
         "provider": ((str,), "a string"),
+        "base_url": ((str,), "a string"),
         "temperature": (_NUMBER, "a number"),
         "max_tokens": ((int,), "an integer"),
     },
@@ -260,6 +261,7 @@ def _judge_spec(suite: Suite, entry: dict[str, Any], where: str) -> str | None:
             where=f"{suite.path}: {where}: judge_model",
             base=suite.base,
             provider=None if ":" in name else judge.get("provider"),
+            base_url=judge.get("base_url"),
         )
     if judge.get("model"):
         return model_spec(
@@ -267,6 +269,7 @@ def _judge_spec(suite: Suite, entry: dict[str, Any], where: str) -> str | None:
             where=f"{suite.path}: [judge]",
             base=suite.base,
             provider=judge.get("provider"),
+            base_url=judge.get("base_url"),
         )
     return None
 
