@@ -60,6 +60,7 @@ max_tokens = 300
 model = "judge-1"
 provider = "openai-compat"
 base_url = "{server.base_url}"
+max_tokens = 64
 [run]
 output_dir = "out"
 seed = 5
@@ -93,3 +94,4 @@ dataset = "frames.csv"
     assert settings == {(0.7, 200, 5), (0.1, 200, 5)}
     judge_calls = [r for r in server.requests if r["model"] == "judge-1"]
     assert len(judge_calls) == 2 * 2 + 4 and all(r["temperature"] == 0 for r in judge_calls)
+    assert {r.get("max_tokens") for r in judge_calls} == {64}  # [judge] max_tokens

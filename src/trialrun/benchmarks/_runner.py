@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from trialrun.benchmarks._types import BENCHMARKS, Benchmark, Record
 from trialrun.benchmarks.backends import BACKENDS
 from trialrun.core import model_label
 from trialrun.errors import UserError
+from trialrun.judge import configure, current_settings
 from trialrun.rundir import ResultLine, RunDir, write_json_atomic, write_text_atomic
 from trialrun.runner import RunConfig, RunHooks, run
 
@@ -192,10 +193,15 @@ def run_benchmark(
         argv=argv,
         handle_sigint=handle_sigint,
     )
+    settings = current_settings()
+    if pair.judge_max_tokens is not None:
+        configure(replace(settings, max_tokens=pair.judge_max_tokens))
     try:
         outcome = run(config, hooks=RunHooks(given.start, on_trial, given.loaded))
     finally:
         writer.close()
+        if pair.judge_max_tokens is not None:
+            configure(settings)
     rundir = RunDir.open(outcome.path)
     summary = summarize_records(
         read_records(pair.records_path),

@@ -131,6 +131,7 @@ class PairRun:
     output_dir: Path
     base: Path
     notes: list[str] = field(default_factory=list)
+    judge_max_tokens: int | None = None  # [judge] max_tokens (judges always run at 0)
 
     @property
     def stem(self) -> str:
@@ -397,6 +398,7 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
                         )
                     ),
                     judge_spec=judge,
+                    judge_max_tokens=suite.judge.get("max_tokens"),
                     max_workers=_pick(over.max_workers, suite.run.get("max_workers")),
                     output_dir=out_dir,
                     base=suite.base,
