@@ -283,6 +283,9 @@ def test_a_folder_of_task_files_is_a_benchmark(tmp_path: Path) -> None:
     )
     proc = trialrun("run", str(suite), "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    (run,) = json.loads(proc.stdout)["runs"]
+    assert proc.stderr == ""  # --json: one document on stdout, warnings inside it
+    doc = json.loads(proc.stdout)
+    (run,) = doc["runs"]
+    assert any("no judge model is configured" in w for w in doc["warnings"])
     # good.yaml fails count-recipes; the judge task has no judge: undetermined
     assert (run["total_samples"], run["scored_samples"], run["correct"]) == (8, 7, 6)

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trialrun.benchmarks import BENCHMARKS, Record, ScoreResult
 from trialrun.benchmarks.gaia import exact_match, final_answer, normalize_number, normalize_text
@@ -255,3 +257,21 @@ def test_wildchat_one_verdict_in_both_orders_is_a_tie(script, verdict: str) -> N
 def test_wildchat_without_judge_is_undecided() -> None:
     record = Record("x", "Write a haiku", "Rain falls", task_id="wildchat-x")
     assert score("wildchat", record, "Drops").is_correct is None
+
+
+# --- open-ended inputs ---
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200), st.integers(1, 10))
+def test_extract_letter_returns_a_valid_letter_or_none(answer: str, n: int) -> None:
+    valid = list("ABCDEFGHIJ"[:n])
+    assert extract_letter(answer, valid) in (*valid, None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60), st.text(max_size=60))
+def test_exact_match_never_raises_and_matches_itself(answer: str, reference: str) -> None:
+    assert isinstance(exact_match(answer, reference), bool)
+    if "nan" not in reference.lower():  # NaN is never equal to itself, as in GAIA's scorer
+        assert exact_match(reference, reference)
