@@ -49,7 +49,7 @@ def write(tmp_path: Path, text: str) -> Path:
         (BASE + "backend = 'magic'\n",
          r"backend: unknown backend 'magic'; known: direct, agent, jarvis-direct, jarvis-agent"),
         (BASE.replace('name = "supergpqa"', 'name = "supergpq"'),
-         r"name: unknown benchmark 'supergpq'; did you mean 'supergpqa'\? known: frames, gaia"),
+         r"name: unknown benchmark 'supergpq'; did you mean 'supergpqa'\? known: .*frames, gaia"),
         (BASE + "tools = ['file_read', 'web_search']\n",
          r"tools: unknown tool 'web_search'; known: .*calculator.*file_read"),
         (BASE + "[run]\nseed = 'x'\n", r"\[run\]: seed: must be an integer"),
