@@ -201,3 +201,20 @@ def test_slug_and_suite_shape(tmp_path: Path) -> None:
     task.write_text('task_id = "t"\n')
     assert not is_suite_file(task)
     assert not is_suite_file(tmp_path / "missing.toml")
+
+
+def test_a_pair_listed_twice_is_refused(tmp_path: Path) -> None:
+    text = BASE + '[[benchmarks]]\nname = "supergpqa"\nsplit = "test"\n'
+    same = r"supergpqa × m.yaml: writes the same files \(supergpqa_m.yaml.jsonl\)"
+    with pytest.raises(UserError, match=same):
+        expand(load_suite(write(tmp_path, text)))
+    colliding = BASE.replace('"m.yaml"', '"m/yaml"') + '[[models]]\nname = "m:yaml"\n'
+    with pytest.raises(UserError, match=r"as supergpqa × m/yaml"):
+        expand(load_suite(write(tmp_path, colliding + 'provider = "scripted"\n')))
+
+
+def test_an_openjarvis_agent_name_runs_the_built_in_backend(tmp_path: Path) -> None:
+    text = BASE + 'backend = "jarvis-agent"\nagent = "orchestrator"\ntools = ["calculator"]\n'
+    (pair,) = expand(load_suite(write(tmp_path, text)))
+    assert pair.agent is None and pair.backend == "agent"
+    assert "agent 'orchestrator' is not a Python agent" in pair.notes[0]

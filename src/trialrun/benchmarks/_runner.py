@@ -193,14 +193,14 @@ def run_benchmark(
         argv=argv,
         handle_sigint=handle_sigint,
     )
-    settings = current_settings()
-    if pair.judge_max_tokens is not None:
+    settings = current_settings() if pair.judge_max_tokens is not None else None
+    if settings is not None:  # [judge] max_tokens: for this pair's judge calls only
         configure(replace(settings, max_tokens=pair.judge_max_tokens))
     try:
         outcome = run(config, hooks=RunHooks(given.start, on_trial, given.loaded))
     finally:
         writer.close()
-        if pair.judge_max_tokens is not None:
+        if settings is not None:
             configure(settings)
     rundir = RunDir.open(outcome.path)
     summary = summarize_records(
@@ -263,9 +263,12 @@ def run_pairs(
     outcomes: list[PairOutcome] = []
     failures: list[str] = []
     datasets: dict[tuple[Any, ...], BenchmarkDataset] = {}
+    noted: set[str] = set()
     for pair in pairs:
         for note in pair.notes:
-            echo(f"warning: {note}")
+            if note not in noted:
+                noted.add(note)
+                echo(f"warning: {note}")
         try:
             dataset = None
             if pair.task_folder is None:

@@ -405,7 +405,21 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
                     notes=list(notes),
                 )
             )
+    _check_unique(suite, pairs)
     return pairs
+
+
+def _check_unique(suite: Suite, pairs: list[PairRun]) -> None:
+    """Two pairs writing the same `{benchmark}_{model-slug}` files would mix their records."""
+    seen: dict[str, PairRun] = {}
+    for pair in pairs:
+        other = seen.setdefault(pair.stem, pair)
+        if other is not pair:
+            raise UserError(
+                f"{suite.path}: {pair.benchmark} × {pair.model_name}: writes the same files "
+                f"({pair.stem}.jsonl) as {other.benchmark} × {other.model_name}; list each "
+                "model and benchmark once, with distinct names"
+            )
 
 
 def suite_line(suite: Suite, pairs: list[PairRun]) -> str:
