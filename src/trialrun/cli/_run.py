@@ -219,7 +219,9 @@ def register(app: typer.Typer) -> None:
         concurrency: int = typer.Option(
             None, "--concurrency", "-j", help="Trials in flight (default 1 for local, else 4)."
         ),
-        out: Path = typer.Option(Path("results"), "--out", help="Where run folders go."),
+        out: Path = typer.Option(
+            None, "--out", help="Where run folders go (default results/; suites: output_dir)."
+        ),
         resume: Path = typer.Option(
             None, "--resume", help="Run only the missing trials of this run folder."
         ),
@@ -249,8 +251,41 @@ def register(app: typer.Typer) -> None:
             None, "--markdown", help="Also write a Markdown summary here (GitHub step summary)."
         ),
         as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
+        suite_config: Path = typer.Option(
+            None, "--config", help="A benchmark suite (TOML): run its models × benchmarks."
+        ),
+        temperature: float = typer.Option(None, "--temperature", help="Suites: temperature."),
+        max_tokens: int = typer.Option(None, "--max-tokens", help="Suites: max tokens a reply."),
+        seed: int = typer.Option(None, "--seed", help="Suites: dataset shuffle and model seed."),
+        max_samples: int = typer.Option(
+            None, "--max-samples", help="Suites: records per benchmark."
+        ),
+        split: str = typer.Option(None, "--split", help="Suites: the dataset split."),
     ) -> None:
-        """Run tasks × models × k trials; write results/<run-id>/ and print the end table."""
+        """Run tasks × models × k trials; write results/<run-id>/ and print the end table.
+
+        With a suite config (`--config suite.toml`, or `trialrun run suite.toml`) it runs
+        the suite's models × benchmarks instead (see "Benchmark mode" in the README).
+        """
+        from trialrun.cli._benchmarks import run_suite_command, suite_of
+
+        generation = {
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "seed": seed,
+            "max_samples": max_samples,
+            "split": split,
+        }
+        suite_file = suite_of(suite_config, paths)
+        if suite_file is not None:
+            run_suite_command(
+                suite_file, models=list(model or []), out=out, concurrency=concurrency,
+                as_json=as_json, **generation,
+            )
+        given = [f"--{k.replace('_', '-')}" for k, v in generation.items() if v is not None]
+        if given:
+            _fail(f"{', '.join(given)}: only for a suite config; run `trialrun run suite.toml`")
+        out = out or Path("results")
         from rich.console import Console
         from rich.markup import escape
 
@@ -373,9 +408,11 @@ def register(app: typer.Typer) -> None:
         from rich.markup import escape
 
         from trialrun import RunDir, UserError
+        from trialrun.cli._benchmarks import summarize_records_command
         from trialrun.metrics import summarize_run
         from trialrun.reports import render_summary
 
+        summarize_records_command(run_dir, as_json)  # a benchmark's per-record file: exits
         lone = _results_file(run_dir)
         try:
             rundir = (

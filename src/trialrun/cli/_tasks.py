@@ -83,13 +83,23 @@ def register(app: typer.Typer) -> None:
 
     @app.command("list")
     def list_tasks(
-        paths: list[Path] = typer.Argument(..., help=_PATHS_HELP),
+        paths: list[Path] = typer.Argument(None, help=_PATHS_HELP),
         as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
         allow_external_links: bool = typer.Option(
             False, "--allow-external-links", help=_LINKS_HELP
         ),
+        benchmarks: bool = typer.Option(
+            False, "--benchmarks", help="List the built-in benchmarks and backends instead."
+        ),
     ) -> None:
         """One line per task: id, suite, tier, k, file (ids never truncated)."""
+        if benchmarks:
+            from trialrun.cli._benchmarks import list_benchmarks
+
+            list_benchmarks(as_json)
+        if not paths:
+            print("trialrun: no task paths given; pass task files or folders", file=sys.stderr)
+            raise SystemExit(2)
         from trialrun.tasks import load_tasks
 
         report = load_tasks(paths, allow_external_links=allow_external_links)

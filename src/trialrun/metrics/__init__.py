@@ -6,6 +6,7 @@ from trialrun.metrics._estimators import (
     pass_at_k_fraction,
     pass_hat_k,
     pass_hat_k_fraction,
+    wilson_interval,
 )
 from trialrun.metrics._summary import (
     aggregate,
@@ -41,4 +42,5 @@ __all__ = [
     "summarize_run",
     "task_row",
     "tracked_values",
+    "wilson_interval",
 ]

@@ -46,3 +46,22 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
 def pass_at_k(n: int, c: int, k: int) -> float:
     """pass@k = 1 - C(n-c,k)/C(n,k) for 0 <= c <= n, 1 <= k <= n; ValueError otherwise."""
     return float(pass_at_k_fraction(n, c, k))
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (95 % by default); (0, 0) when n = 0.
+
+    (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n), p = successes / n.
+    """
+    if isinstance(successes, bool) or isinstance(n, bool):
+        raise ValueError("successes and n must be integers")
+    if n < 0 or not 0 <= successes <= max(n, 0):
+        raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
+    if n == 0:
+        return 0.0, 0.0
+    p = successes / n
+    z2 = z * z
+    centre = p + z2 / (2 * n)
+    spread = z * (p * (1 - p) / n + z2 / (4 * n * n)) ** 0.5
+    denom = 1 + z2 / n
+    return max(0.0, (centre - spread) / denom), min(1.0, (centre + spread) / denom)

@@ -1,0 +1,86 @@
+"""Benchmark mode: models × benchmarks suites from one TOML file, dataset providers,
+research scorers (supergpqa, gaia, frames, wildchat) and run-all.
+
+Every dataset record runs as a trialrun task (k = 1) whose grader is the benchmark's
+scorer, so the runner, run folder, metrics, baselines, gates and reports apply. A new
+benchmark is one file and a registration (`@benchmark("name")`, or the
+`trialrun.benchmarks` entry point group).
+"""
+
+from trialrun.benchmarks import _grader  # noqa: F401  (registers the scorer graders)
+from trialrun.benchmarks._datasets import BenchmarkDataset, DatasetProvider, hf_rows, plain_rows
+from trialrun.benchmarks._judging import LLMJudgeScorer
+from trialrun.benchmarks._records import (
+    is_records_file,
+    read_records,
+    record_line,
+    summarize_records,
+)
+from trialrun.benchmarks._runner import (
+    PairOutcome,
+    pair_line,
+    run_all,
+    run_benchmark,
+    run_pairs,
+    run_suite,
+)
+from trialrun.benchmarks._specs import model_slug, model_spec
+from trialrun.benchmarks._suite import (
+    Overrides,
+    PairRun,
+    Suite,
+    expand,
+    is_suite_file,
+    load_suite,
+    suite_line,
+)
+from trialrun.benchmarks._types import (
+    BENCHMARKS,
+    Benchmark,
+    DatasetSource,
+    InferenceBackend,
+    Record,
+    Scorer,
+    ScoreResult,
+    benchmark,
+)
+from trialrun.benchmarks.backends import ALIASES, BACKENDS, ModelBackend, canonical_backend
+
+__all__ = [
+    "ALIASES",
+    "BACKENDS",
+    "BENCHMARKS",
+    "Benchmark",
+    "BenchmarkDataset",
+    "DatasetProvider",
+    "DatasetSource",
+    "InferenceBackend",
+    "LLMJudgeScorer",
+    "ModelBackend",
+    "Overrides",
+    "PairOutcome",
+    "PairRun",
+    "Record",
+    "ScoreResult",
+    "Scorer",
+    "Suite",
+    "benchmark",
+    "canonical_backend",
+    "expand",
+    "hf_rows",
+    "is_records_file",
+    "is_suite_file",
+    "load_suite",
+    "model_slug",
+    "model_spec",
+    "pair_line",
+    "plain_rows",
+    "read_records",
+    "record_line",
+    "run_all",
+    "run_benchmark",
+    "run_pairs",
+    "run_suite",
+    "suite_line",
+    "summarize_records",
+]

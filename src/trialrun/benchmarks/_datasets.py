@@ -1,0 +1,226 @@
+"""Dataset providers: rows from the Hugging Face hub, a local dataset folder, a parquet,
+JSONL or CSV file, mapped to Records by a benchmark, shuffled with a seed, then cut.
+
+`datasets` (the `benchmarks` extra) is imported only for hub names, dataset folders and
+parquet files; plain `.jsonl` and `.csv` files are read with the standard library.
+Every failure a user can cause (a missing file, a dataset the hub does not have, a gated
+dataset without a login, no network) is one UserError line naming the source.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from trialrun.benchmarks._types import Benchmark, Record
+from trialrun.errors import UserError
+
+LOCAL_SUFFIXES = (".jsonl", ".csv", ".parquet", ".json")
+PLAIN_SUFFIXES = (".jsonl", ".csv")
+
+
+@runtime_checkable
+class DatasetProvider(Protocol):
+    """Records of one benchmark: `load` first (shuffle with `seed`, then keep at most
+    `max_samples`), then `iter_records()` and `size()`."""
+
+    def load(
+        self, max_samples: int | None = None, split: str | None = None, seed: int = 42
+    ) -> None: ...
+
+    def iter_records(self) -> Iterator[Record]: ...
+
+    def size(self) -> int: ...
+
+
+def is_local(source: str, base: Path | None = None) -> bool:
+    """A path (to a file or folder) rather than a hub name."""
+    if source.startswith(("/", "./", "../", "~")) or source.lower().endswith(LOCAL_SUFFIXES):
+        return True
+    return (base / source if base else Path(source)).exists()
+
+
+def resolve(source: str, base: Path | None) -> Path:
+    path = Path(source).expanduser()
+    return path if path.is_absolute() or base is None else base / path
+
+
+def plain_rows(path: Path) -> Iterator[dict[str, Any]]:
+    """Rows of a local `.jsonl` (one JSON object a line) or `.csv` file (header row)."""
+    try:
+        handle = path.open(encoding="utf-8", newline="")
+    except OSError as exc:
+        raise UserError(f"dataset {path}: cannot read it ({exc.strerror or exc})") from None
+    with handle:
+        if path.suffix.lower() == ".csv":
+            yield from csv.DictReader(handle)
+            return
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as exc:
+                raise UserError(
+                    f"dataset {path}:{number}: not a JSON line ({exc.msg}); one JSON object a line"
+                ) from None
+            if not isinstance(row, dict):
+                raise UserError(f"dataset {path}:{number}: a line must be a JSON object")
+            yield row
+
+
+def _hf_error(source: str, exc: Exception) -> UserError:
+    text = f"{type(exc).__name__}: {exc}"
+    lowered = text.lower()
+    if "gated" in lowered or "401" in text or "authenticat" in lowered or "token" in lowered:
+        return UserError(
+            f"dataset '{source}': the hub needs a login for it; run `huggingface-cli login` "
+            "(or set HF_TOKEN) after accepting its terms, or give a local copy with dataset = …"
+        )
+    if isinstance(exc, ConnectionError) or "couldn't reach" in lowered or "offline" in lowered:
+        return UserError(
+            f"dataset '{source}': cannot reach the Hugging Face hub (offline?); download it "
+            'where the hub is reachable and give the local copy with dataset = "PATH"'
+        )
+    if isinstance(exc, FileNotFoundError) or "notfound" in lowered or "doesn't exist" in lowered:
+        return UserError(
+            f"dataset '{source}': not found (no such hub dataset, split or file); check the "
+            "name, or give a local .jsonl/.csv/.parquet file or dataset folder"
+        )
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return UserError(f"dataset '{source}': could not load it ({first[:200]})")
+
+
+def _pick_split(source: str, splits: dict[str, Any], split: str | None, given: bool) -> Any:
+    if split in splits:
+        return splits[split]
+    if len(splits) == 1 and not given:
+        return next(iter(splits.values()))
+    raise UserError(
+        f"dataset '{source}': no split '{split}'; it has {', '.join(sorted(splits))} "
+        "(set split = … on the benchmark)"
+    )
+
+
+def hf_rows(
+    source: str,
+    *,
+    base: Path | None = None,
+    config: str | None = None,
+    split: str | None = None,
+    split_given: bool = False,
+) -> Iterable[dict[str, Any]]:
+    """Rows through Hugging Face `datasets`: a hub name, a dataset folder (saved with
+    `save_to_disk`, or holding data files), or a parquet/jsonl/csv/json file."""
+    try:
+        import datasets
+    except ImportError:
+        raise UserError(
+            f"dataset '{source}': needs Hugging Face datasets; pip install 'trialrun[benchmarks]'"
+        ) from None
+    datasets.logging.set_verbosity_error()
+    datasets.disable_progress_bars()
+    try:
+        if is_local(source, base):
+            path = resolve(source, base)
+            if not path.exists():
+                raise UserError(f"dataset {path}: no such file or folder")
+            if path.is_file():
+                builder = {".jsonl": "json", ".json": "json", ".csv": "csv"}.get(
+                    path.suffix.lower(), path.suffix.lower().lstrip(".")
+                )
+                data = datasets.load_dataset(builder, data_files=str(path), split="train")
+            elif (path / "dataset_dict.json").is_file() or (path / "state.json").is_file():
+                loaded = datasets.load_from_disk(str(path))
+                data = (
+                    _pick_split(str(path), dict(loaded), split, split_given)
+                    if isinstance(loaded, datasets.DatasetDict)
+                    else loaded
+                )
+            else:
+                loaded = datasets.load_dataset(str(path), config)
+                data = _pick_split(str(path), dict(loaded), split, split_given)
+        else:
+            data = datasets.load_dataset(source, config, split=split or "train")
+    except UserError:
+        raise
+    except Exception as exc:  # the hub's and datasets' many error types: one line each
+        raise _hf_error(source, exc) from None
+    return (dict(row) for row in data)
+
+
+class BenchmarkDataset:
+    """A benchmark's records from one source (its default hub dataset, or `dataset`)."""
+
+    def __init__(
+        self,
+        bench: Benchmark,
+        source: str | None = None,
+        *,
+        base: Path | None = None,
+        config: str | None = None,
+        use_datasets: bool | None = None,
+    ) -> None:
+        default = bench.default_source
+        if source is None and default is None:
+            raise UserError(f"benchmark {bench.name}: has no default dataset; give dataset = …")
+        self.bench = bench
+        self.source = source if source is not None else default.name  # type: ignore[union-attr]
+        self.config = config if config is not None else (default.config if default else None)
+        self.default_split = default.split if default else "train"
+        self.base = base
+        self.use_datasets = use_datasets
+        self.records: list[Record] = []
+        self.loaded = False
+
+    @property
+    def data_dir(self) -> Path | None:
+        if not is_local(self.source, self.base):
+            return None
+        path = resolve(self.source, self.base)
+        return path if path.is_dir() else path.parent
+
+    def rows(self, split: str | None) -> Iterable[dict[str, Any]]:
+        local = is_local(self.source, self.base)
+        path = resolve(self.source, self.base) if local else None
+        plain = local and path is not None and path.suffix.lower() in PLAIN_SUFFIXES
+        if plain and self.use_datasets is not True:
+            if not path.is_file():  # type: ignore[union-attr]
+                raise UserError(f"dataset {path}: no such file")
+            return plain_rows(path)  # type: ignore[arg-type]
+        return hf_rows(
+            self.source,
+            base=self.base,
+            config=self.config,
+            split=split or self.default_split,
+            split_given=split is not None,
+        )
+
+    def load(
+        self, max_samples: int | None = None, split: str | None = None, seed: int = 42
+    ) -> None:
+        if max_samples is not None and max_samples < 1:
+            raise UserError(f"max_samples {max_samples}: must be at least 1")
+        records: list[Record] = []
+        data_dir = self.data_dir
+        for index, row in enumerate(self.rows(split)):
+            record = self.bench.to_record(row, index, data_dir)
+            if record is not None:
+                records.append(record)
+        random.Random(seed).shuffle(records)
+        self.records = records[:max_samples] if max_samples is not None else records
+        self.loaded = True
+
+    def iter_records(self) -> Iterator[Record]:
+        if not self.loaded:
+            self.load()
+        return iter(self.records)
+
+    def size(self) -> int:
+        if not self.loaded:
+            self.load()
+        return len(self.records)

@@ -1,0 +1,31 @@
+"""The grader that applies a benchmark's scorer to a trial: every dataset record runs as
+a task whose one grader is `benchmark` (`benchmarkJudged` when the scorer may ask the
+run's judge), so verdicts, results lines and metrics are trialrun's own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trialrun.benchmarks._types import BENCHMARKS, Record
+from trialrun.core import Verdict
+from trialrun.graders import GraderConfig, TrialView, grader
+
+
+class BenchmarkScoreConfig(GraderConfig):
+    benchmark: str
+    record: dict[str, Any]
+
+
+async def score_trial(config: BenchmarkScoreConfig, trial: TrialView) -> Verdict:
+    factory = BENCHMARKS.get(config.benchmark)
+    if factory is None:
+        return Verdict(config.label, None, {"error": f"unknown benchmark '{config.benchmark}'"})
+    record = Record.from_scoring_data(config.record)
+    record.task_id = trial.task_id
+    result = await factory().score(record, trial.final_text or "", trial.judge)
+    details = {"score": result.score, **result.metadata}
+    return Verdict(config.label, result.is_correct, details)
+
+
+grader("benchmark", BenchmarkScoreConfig)(score_trial)
+grader("benchmarkJudged", BenchmarkScoreConfig, needs_judge=True)(score_trial)

@@ -1,0 +1,357 @@
+"""Run a suite: each model × benchmark pair through `trialrun.run` (k = 1, one task per
+record), per-record lines appended as trials finish, then the pair's summary.
+
+Layout under `output_dir`: `{benchmark}_{model-slug}.jsonl` and `.summary.json` beside
+`runs/{benchmark}_{model-slug}/<run-id>/`, trialrun's usual run folder (the source of
+truth: the per-record file is derived from it). A rerun resumes the pair's last run
+folder when its records are the same, so finished records are never run again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from trialrun.benchmarks._datasets import BenchmarkDataset, DatasetProvider
+from trialrun.benchmarks._records import read_records, record_line, summarize_records
+from trialrun.benchmarks._suite import (
+    Overrides,
+    PairRun,
+    Suite,
+    expand,
+    load_suite,
+    suite_line,
+)
+from trialrun.benchmarks._tasks import record_tasks
+from trialrun.benchmarks._types import BENCHMARKS, Benchmark, Record
+from trialrun.benchmarks.backends import BACKENDS
+from trialrun.core import model_label
+from trialrun.errors import UserError
+from trialrun.judge import configure, current_settings
+from trialrun.rundir import ResultLine, RunDir, write_json_atomic, write_text_atomic
+from trialrun.runner import RunConfig, RunHooks, run
+
+Echo = Callable[[str], None]
+
+
+@dataclass(slots=True)
+class PairOutcome:
+    pair: PairRun
+    summary: dict[str, Any]
+    run_dir: Path
+    interrupted: bool = False
+    resumed: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+def _last_run(root: Path) -> Path | None:
+    if not root.is_dir():
+        return None
+    runs = sorted(p for p in root.iterdir() if p.is_dir() and (p / "run.json").is_file())
+    return runs[-1] if runs else None
+
+
+SETTINGS = ("backend", "temperature", "max_tokens", "seed", "judge", "dataset", "split")
+
+
+def _same_settings(pair: PairRun) -> bool:
+    """The pair's last summary (if any) was made with the same settings."""
+    try:
+        old = json.loads(pair.summary_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True  # killed before its summary: the run folder decides
+    new = {**_settings(pair, None), "backend": pair.backend}
+    return isinstance(old, dict) and all(old.get(k) == new.get(k) for k in SETTINGS)
+
+
+def _resumable(pair: PairRun, root: Path, task_ids: list[str]) -> Path | None:
+    """The pair's last run folder when it ran these records for this model with these
+    settings, else None (a new run folder)."""
+    model, folder = pair.model_spec, pair.task_folder
+    last = _last_run(root)
+    if last is None or not _same_settings(pair):
+        return None
+    try:
+        manifest = RunDir.open(last).manifest()
+    except UserError:
+        return None
+    if manifest.models != [model_label(model)]:
+        return None
+    if folder is not None:
+        return last if manifest.paths == [str(folder.resolve())] else None
+    old = sorted(str(t.get("task_id")) for t in manifest.tasks)
+    return last if old == sorted(task_ids) else None
+
+
+def _scoring(records: list[Record]) -> dict[str, dict[str, Any]]:
+    return {r.task_id or r.record_id: r.scoring_data() for r in records}
+
+
+class _RecordWriter:
+    """Appends one record line per finished trial to the per-record file, flushed."""
+
+    def __init__(self, pair: PairRun, records: dict[str, dict[str, Any]]) -> None:
+        self.pair = pair
+        self.records = records
+        self.handle: Any = None
+
+    def line(self, result: ResultLine) -> dict[str, Any]:
+        record = self.records.get(result.task_id, {"record_id": result.task_id})
+        return record_line(
+            result,
+            benchmark=self.pair.benchmark,
+            model=self.pair.model_name,
+            backend=self.pair.backend,
+            record=record,
+        )
+
+    def start(self, existing: list[ResultLine]) -> None:
+        path = self.pair.records_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = "".join(json.dumps(self.line(r), ensure_ascii=False) + "\n" for r in existing)
+        write_text_atomic(path, text)
+        self.handle = path.open("a", encoding="utf-8")
+
+    def trial(self, result: ResultLine) -> None:
+        if self.handle is not None:
+            self.handle.write(json.dumps(self.line(result), ensure_ascii=False) + "\n")
+            self.handle.flush()
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+            self.handle = None
+
+
+def run_benchmark(
+    pair: PairRun,
+    dataset: DatasetProvider | None = None,
+    backend: str | None = None,
+    scorer: Benchmark | None = None,
+    *,
+    hooks: RunHooks | None = None,
+    argv: list[str] | None = None,
+    handle_sigint: bool = True,
+) -> PairOutcome:
+    """Run one model × benchmark pair: (config, dataset, backend, scorer) → its summary.
+
+    `dataset` defaults to the pair's source, `backend` to the pair's (`direct`/`agent`),
+    `scorer` to the registered benchmark of that name."""
+    backend = backend or pair.backend
+    if backend not in BACKENDS:
+        raise UserError(f"backend '{backend}': unknown; known: {', '.join(BACKENDS)}")
+    pair.backend = backend
+    records: list[Record] = []
+    tasks: list[Any]
+    if pair.task_folder is not None:
+        tasks = [pair.task_folder]
+        agent = pair.agent
+    else:
+        if scorer is None:
+            factory = BENCHMARKS.get(pair.benchmark)
+            if factory is None:
+                raise UserError(
+                    f"unknown benchmark '{pair.benchmark}'; known: {', '.join(BENCHMARKS.names())}"
+                )
+            scorer = factory()
+        if dataset is None:
+            dataset = BenchmarkDataset(scorer, pair.dataset, base=pair.base)
+            dataset.load(pair.max_samples, pair.split, pair.seed)
+        records = list(dataset.iter_records())
+        if not records:
+            raise UserError(
+                f"benchmark {pair.benchmark}: no records in its dataset (after its filters); "
+                "check dataset and split"
+            )
+        tasks = record_tasks(scorer, records, pair, judged=pair.judge_spec is not None)
+        agent = pair.agent or BACKENDS[backend]
+    root = pair.output_dir / "runs" / pair.stem
+    ids = [t.task_id for t in tasks] if pair.task_folder is None else []
+    resume = _resumable(pair, root, ids)
+    writer = _RecordWriter(pair, _scoring(records))
+    writer.start(RunDir.open(resume).results() if resume is not None else [])
+    given = hooks or RunHooks()
+
+    def on_trial(line: ResultLine) -> None:
+        writer.trial(line)
+        if given.trial:
+            given.trial(line)
+
+    config = RunConfig(
+        tasks=tasks,
+        models=[pair.model_spec],
+        k=1,
+        judge=pair.judge_spec,
+        agent=agent,
+        out=root,
+        resume=resume,
+        concurrency=pair.max_workers,
+        argv=argv,
+        handle_sigint=handle_sigint,
+    )
+    settings = current_settings() if pair.judge_max_tokens is not None else None
+    if settings is not None:  # [judge] max_tokens: for this pair's judge calls only
+        configure(replace(settings, max_tokens=pair.judge_max_tokens))
+    try:
+        outcome = run(config, hooks=RunHooks(given.start, on_trial, given.loaded))
+    finally:
+        writer.close()
+        if settings is not None:
+            configure(settings)
+    rundir = RunDir.open(outcome.path)
+    summary = summarize_records(
+        read_records(pair.records_path),
+        **_settings(pair, rundir.manifest().started_at),
+        run_dir=str(outcome.path),
+    )
+    if summary["benchmark"] is None:  # nothing finished yet: still name the pair
+        summary.update(benchmark=pair.benchmark, model=pair.model_name, backend=backend)
+    write_json_atomic(pair.summary_path, summary)
+    return PairOutcome(
+        pair, summary, outcome.path, outcome.interrupted, resume is not None, outcome.warnings
+    )
+
+
+def _settings(pair: PairRun, started_at: str | None) -> dict[str, Any]:
+    return {
+        "started_at": started_at,
+        "ended_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "model_spec": model_label(pair.model_spec),
+        "dataset": pair.dataset,
+        "split": pair.split,
+        "max_samples": pair.max_samples,
+        "seed": pair.seed,
+        "temperature": pair.temperature,
+        "max_tokens": pair.max_tokens,
+        "judge": model_label(pair.judge_spec) if pair.judge_spec else None,
+    }
+
+
+def pair_line(outcome: PairOutcome) -> str:
+    """One line per finished pair: accuracy with its interval, errors, where it is."""
+    s = outcome.summary
+    if s["accuracy"] is None:
+        figure = "no scored records"
+    else:
+        low, high = s["accuracy_ci95"]
+        figure = (
+            f"accuracy {s['accuracy']:.1%} ({s['correct']}/{s['scored_samples']} scored, "
+            f"95% CI {low:.1%}–{high:.1%})"
+        )
+    resumed = " (resumed)" if outcome.resumed else ""
+    return (
+        f"{outcome.pair.benchmark} × {outcome.pair.model_name}{resumed}: {figure}, "
+        f"errors {s['errors']} → {outcome.pair.records_path}"
+    )
+
+
+def run_pairs(
+    pairs: list[PairRun],
+    echo: Echo,
+    *,
+    argv: list[str] | None = None,
+    keep_going: bool = False,
+    hooks_for: Callable[[PairRun], RunHooks] | None = None,
+    handle_sigint: bool = True,
+) -> list[PairOutcome]:
+    """Run pairs in order; stop at an interrupt. `keep_going`: a pair that fails with a
+    UserError is reported and the rest still run (then one UserError lists the failures)."""
+    outcomes: list[PairOutcome] = []
+    failures: list[str] = []
+    datasets: dict[tuple[Any, ...], BenchmarkDataset] = {}
+    noted: set[str] = set()
+    for pair in pairs:
+        for note in pair.notes:
+            if note not in noted:
+                noted.add(note)
+                echo(f"warning: {note}")
+        try:
+            dataset = None
+            if pair.task_folder is None:
+                key = (pair.benchmark, pair.dataset, pair.split, pair.max_samples, pair.seed)
+                if key not in datasets:
+                    factory = BENCHMARKS.get(pair.benchmark)
+                    assert factory is not None  # expand() checked it
+                    loaded = BenchmarkDataset(factory(), pair.dataset, base=pair.base)
+                    loaded.load(pair.max_samples, pair.split, pair.seed)
+                    datasets[key] = loaded
+                dataset = datasets[key]
+            hooks = hooks_for(pair) if hooks_for else None
+            outcome = run_benchmark(
+                pair, dataset, hooks=hooks, argv=argv, handle_sigint=handle_sigint
+            )
+        except UserError as exc:
+            if not keep_going:
+                raise
+            failures.append(f"{pair.benchmark} × {pair.model_name}: {exc}")
+            echo(f"error: {pair.benchmark} × {pair.model_name}: {exc}")
+            continue
+        outcomes.append(outcome)
+        for warning in outcome.warnings:
+            echo(f"warning: {warning}")
+        echo(pair_line(outcome))
+        if outcome.interrupted:
+            break
+    if failures:
+        raise UserError(f"{len(failures)} run(s) failed: " + "; ".join(failures))
+    return outcomes
+
+
+def run_suite(
+    path: Path | str,
+    overrides: Overrides | None = None,
+    echo: Echo = print,
+    *,
+    argv: list[str] | None = None,
+    hooks_for: Callable[[PairRun], RunHooks] | None = None,
+) -> list[PairOutcome]:
+    """Load, check and expand a suite file, print the Suite line, run every pair."""
+    suite = load_suite(path)
+    for warning in suite.warnings:
+        echo(f"warning: {warning}")
+    pairs = expand(suite, overrides)
+    echo(suite_line(suite, pairs))
+    return run_pairs(pairs, echo, argv=argv, hooks_for=hooks_for)
+
+
+def all_benchmarks_suite(
+    models: list[str], *, judge: str | None, output_dir: Path, base: Path | None = None
+) -> Suite:
+    """An in-memory suite: every built-in benchmark on its default dataset."""
+    if not models:
+        raise UserError("run-all: give at least one model with -m SPEC")
+    base = base or Path.cwd()
+    return Suite(
+        path=base / "run-all",
+        meta={"name": "run-all"},
+        defaults={},
+        judge={"model": judge} if judge else {},
+        run={"output_dir": str(output_dir)},
+        models=[{"name": m} for m in models],
+        benchmarks=[{"name": name} for name in BENCHMARKS.names()],
+    )
+
+
+def run_all(
+    models: list[str],
+    *,
+    max_samples: int | None = None,
+    judge: str | None = None,
+    output_dir: Path = Path("results"),
+    overrides: Overrides | None = None,
+    echo: Echo = print,
+    argv: list[str] | None = None,
+) -> list[PairOutcome]:
+    """Every built-in benchmark × `models`; a benchmark that cannot load is reported and
+    the others still run."""
+    suite = all_benchmarks_suite(models, judge=judge, output_dir=output_dir)
+    over = overrides or Overrides()
+    if max_samples is not None:
+        over.max_samples = max_samples
+    pairs = expand(suite, over)
+    echo(suite_line(suite, pairs))
+    return run_pairs(pairs, echo, argv=argv, keep_going=True)

@@ -1,0 +1,428 @@
+"""The TOML suite config: `[meta]`, `[defaults]`, `[judge]`, `[run]`, `[[models]]`,
+`[[benchmarks]]`, parsed and checked at the edge, then expanded to one run per model ×
+benchmark (precedence: benchmark > model > defaults > built-in).
+
+Every error names the file, the section, the entry and the field. Keys trialrun has no
+use for (`num_gpus` on a model, `engine` under `[judge]`) are accepted with one warning
+per section and key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from trialrun.benchmarks._specs import model_slug, model_spec
+from trialrun.benchmarks._types import BENCHMARKS
+from trialrun.benchmarks.backends import BACKENDS, canonical_backend
+from trialrun.errors import UserError
+
+BUILTIN_TEMPERATURE = 0.0
+BUILTIN_MAX_TOKENS = 2048
+DEFAULT_OUTPUT_DIR = "results/"
+DEFAULT_SEED = 42
+
+_NUMBER = (int, float)
+# section → {key: (types, description)}
+SECTIONS: dict[str, dict[str, tuple[tuple[type, ...], str]]] = {
+    "meta": {"name": ((str,), "a string"), "description": ((str,), "a string")},
+    "defaults": {
+        "temperature": (_NUMBER, "a number"),
+        "max_tokens": ((int,), "an integer"),
+    },
+    "judge": {
+        "model": ((str,), "a string"),
+        "provider": ((str,), "a string"),
+        "base_url": ((str,), "a string"),
+        "temperature": (_NUMBER, "a number"),
+        "max_tokens": ((int,), "an integer"),
+    },
+    "run": {
+        "max_workers": ((int,), "an integer"),
+        "output_dir": ((str,), "a string"),
+        "seed": ((int,), "an integer"),
+    },
+    "models": {
+        "name": ((str,), "a string"),
+        "engine": ((str,), "a string"),
+        "provider": ((str,), "a string"),
+        "temperature": (_NUMBER, "a number"),
+        "max_tokens": ((int,), "an integer"),
+        "base_url": ((str,), "a string"),
+    },
+    "benchmarks": {
+        "name": ((str,), "a string"),
+        "backend": ((str,), "a string"),
+        "max_samples": ((int,), "an integer"),
+        "split": ((str,), "a string"),
+        "agent": ((str,), "a string"),
+        "tools": ((list,), "a list of tool names"),
+        "judge_model": ((str,), "a string"),
+        "temperature": (_NUMBER, "a number"),
+        "max_tokens": ((int,), "an integer"),
+        "dataset": ((str,), "a string"),
+    },
+}
+TABLES = ("meta", "defaults", "judge", "run")
+ARRAYS = ("models", "benchmarks")
+
+
+@dataclass(slots=True)
+class Suite:
+    """A parsed suite file; the sections keep their (checked) raw values."""
+
+    path: Path
+    meta: dict[str, Any]
+    defaults: dict[str, Any]
+    judge: dict[str, Any]
+    run: dict[str, Any]
+    models: list[dict[str, Any]]
+    benchmarks: list[dict[str, Any]]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("name") or self.path.stem)
+
+    @property
+    def base(self) -> Path:
+        return self.path.parent
+
+    def output_dir(self) -> Path:
+        out = Path(str(self.run.get("output_dir") or DEFAULT_OUTPUT_DIR)).expanduser()
+        return out if out.is_absolute() else self.base / out
+
+
+@dataclass(slots=True)
+class Overrides:
+    """Command-line values that win over the file (`run --temperature …`, `run-all -m`)."""
+
+    models: list[str] = field(default_factory=list)
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    max_samples: int | None = None
+    split: str | None = None
+    output_dir: Path | None = None
+    max_workers: int | None = None
+
+
+@dataclass(slots=True)
+class PairRun:
+    """One model × benchmark run of a suite, every setting resolved."""
+
+    benchmark: str  # the benchmark's name (a registered one, or a task folder)
+    model_name: str
+    model_spec: str
+    backend: str  # direct | agent
+    tools: list[str]
+    agent: str | None  # a package.module:function agent instead of the backend
+    dataset: str | None
+    task_folder: Path | None
+    max_samples: int | None
+    split: str | None
+    seed: int
+    temperature: float
+    max_tokens: int
+    judge_spec: str | None
+    max_workers: int | None
+    output_dir: Path
+    base: Path
+    notes: list[str] = field(default_factory=list)
+    judge_max_tokens: int | None = None  # [judge] max_tokens (judges always run at 0)
+
+    @property
+    def stem(self) -> str:
+        """`{benchmark}_{model-slug}`: the per-pair output files' name."""
+        return f"{model_slug(self.benchmark)}_{model_slug(self.model_name)}"
+
+    @property
+    def records_path(self) -> Path:
+        return self.output_dir / f"{self.stem}.jsonl"
+
+    @property
+    def summary_path(self) -> Path:
+        return self.output_dir / f"{self.stem}.summary.json"
+
+
+def is_suite_file(path: Path) -> bool:
+    """A `.toml` file shaped like a suite config (`[meta]`, `[[models]]`, `[[benchmarks]]`)."""
+    if path.suffix.lower() != ".toml" or not path.is_file():
+        return False
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return "task_id" not in data and bool(set(data) & {"meta", "models", "benchmarks"})
+
+
+def _entry_label(section: str, index: int, entry: dict[str, Any]) -> str:
+    name = entry.get("name")
+    shown = f" ({name})" if isinstance(name, str) and name else ""
+    return f"[[{section}]] #{index + 1}{shown}"
+
+
+def _check_fields(
+    path: Path, section: str, where: str, table: dict[str, Any], unknown: dict[str, int]
+) -> None:
+    spec = SECTIONS[section]
+    for key, value in table.items():
+        if key not in spec:
+            unknown[key] = unknown.get(key, 0) + 1
+            continue
+        types, what = spec[key]
+        if isinstance(value, bool) or not isinstance(value, types):
+            raise UserError(f"{path}: {where}: {key}: must be {what}, got {value!r}")
+        if key == "tools" and not all(isinstance(t, str) for t in value):
+            raise UserError(f"{path}: {where}: tools: must be a list of tool names, got {value!r}")
+        if key in ("max_tokens", "max_workers", "max_samples") and value < 1:
+            raise UserError(f"{path}: {where}: {key}: must be at least 1, got {value}")
+        if key == "temperature" and not 0 <= value <= 2:
+            raise UserError(f"{path}: {where}: temperature: must be between 0 and 2, got {value}")
+        if key in ("name",) and not value.strip():
+            raise UserError(f"{path}: {where}: name: must not be empty")
+
+
+def _warn_unknown(path: Path, section: str, unknown: dict[str, int], warnings: list[str]) -> None:
+    shown = f"[[{section}]]" if section in ARRAYS else f"[{section}]"
+    for key, count in unknown.items():
+        times = f" (in {count} entries)" if count > 1 else ""
+        warnings.append(f"{path}: {shown}: '{key}' is not used by trialrun, ignored{times}")
+
+
+def load_suite(path: Path | str) -> Suite:
+    """Parse and check a suite file; UserError names file, section, entry and field."""
+    path = Path(path)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such suite file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read it ({exc})") from None
+    try:
+        data = tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{path}: not valid TOML ({exc}); fix the syntax") from None
+    warnings: list[str] = []
+    tables: dict[str, dict[str, Any]] = {}
+    for section in TABLES:
+        table = data.get(section, {})
+        if not isinstance(table, dict):
+            raise UserError(f"{path}: [{section}]: must be a table ([{section}] with keys)")
+        unknown: dict[str, int] = {}
+        _check_fields(path, section, f"[{section}]", table, unknown)
+        _warn_unknown(path, section, unknown, warnings)
+        tables[section] = table
+    arrays: dict[str, list[dict[str, Any]]] = {}
+    for section in ARRAYS:
+        entries = data.get(section, [])
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise UserError(f"{path}: [[{section}]]: must be an array of tables ([[{section}]])")
+        if not entries:
+            what = "model" if section == "models" else "benchmark"
+            raise UserError(
+                f"{path}: [[{section}]]: no {section} listed; add at least one "
+                f'[[{section}]] entry with name = "…" (the {what} to run)'
+            )
+        unknown = {}
+        for index, entry in enumerate(entries):
+            where = _entry_label(section, index, entry)
+            if "name" not in entry:
+                raise UserError(f'{path}: {where}: name: required; add name = "…"')
+            _check_fields(path, section, where, entry, unknown)
+        _warn_unknown(path, section, unknown, warnings)
+        arrays[section] = entries
+    for key in data:
+        if key not in (*TABLES, *ARRAYS):
+            warnings.append(f"{path}: [{key}]: not a suite section trialrun uses, ignored")
+    return Suite(
+        path=path,
+        meta=tables["meta"],
+        defaults=tables["defaults"],
+        judge=tables["judge"],
+        run=tables["run"],
+        models=arrays["models"],
+        benchmarks=arrays["benchmarks"],
+        warnings=warnings,
+    )
+
+
+def _pick(*values: Any) -> Any:
+    return next((v for v in values if v is not None), None)
+
+
+def _judge_spec(suite: Suite, entry: dict[str, Any], where: str) -> str | None:
+    judge = suite.judge
+    name = entry.get("judge_model")
+    if name:
+        return model_spec(
+            name,
+            where=f"{suite.path}: {where}: judge_model",
+            base=suite.base,
+            provider=None if ":" in name else judge.get("provider"),
+            base_url=judge.get("base_url"),
+        )
+    if judge.get("model"):
+        return model_spec(
+            judge["model"],
+            where=f"{suite.path}: [judge]",
+            base=suite.base,
+            provider=judge.get("provider"),
+            base_url=judge.get("base_url"),
+        )
+    return None
+
+
+def _benchmark_kind(suite: Suite, where: str, name: str) -> Path | None:
+    """None for a registered benchmark; the folder for a folder of task files."""
+    if BENCHMARKS.get(name) is not None:
+        return None
+    folder = Path(name).expanduser()
+    folder = folder if folder.is_absolute() else suite.base / folder
+    if folder.is_dir():
+        return folder
+    hint = BENCHMARKS.suggest(name)
+    did = f"did you mean '{hint}'? " if hint else ""
+    raise UserError(
+        f"{suite.path}: {where}: name: unknown benchmark '{name}'; {did}known: "
+        f"{', '.join(BENCHMARKS.names())} (or a folder of task files)"
+    )
+
+
+def _check_tools(suite: Suite, where: str, tools: list[str]) -> None:
+    from trialrun.tools import TOOL_PACKS
+
+    for name in tools:
+        if name not in TOOL_PACKS:
+            raise UserError(
+                f"{suite.path}: {where}: tools: unknown tool '{name}'; known: "
+                f"{', '.join(TOOL_PACKS.names())}"
+            )
+
+
+def check_overrides(over: Overrides) -> None:
+    """Command-line values: the same limits as the file's."""
+    if over.temperature is not None and not 0 <= over.temperature <= 2:
+        raise UserError(f"--temperature {over.temperature:g}: must be between 0 and 2")
+    for flag, value in (
+        ("--max-tokens", over.max_tokens),
+        ("--max-samples", over.max_samples),
+        ("--concurrency", over.max_workers),
+    ):
+        if value is not None and value < 1:
+            raise UserError(f"{flag} {value}: must be at least 1")
+    if over.split is not None and not over.split.strip():
+        raise UserError("--split: empty; name a split, e.g. --split test")
+
+
+def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
+    """One PairRun per model × benchmark, in file order (models outer)."""
+    over = overrides or Overrides()
+    check_overrides(over)
+    defaults = suite.defaults
+    models = suite.models
+    if over.models:
+        models = [{"name": m} for m in over.models]
+    out_dir = over.output_dir or suite.output_dir()
+    seed = _pick(over.seed, suite.run.get("seed"), DEFAULT_SEED)
+    pairs: list[PairRun] = []
+    bench_info = []
+    for index, bench in enumerate(suite.benchmarks):
+        where = _entry_label("benchmarks", index, bench)
+        folder = _benchmark_kind(suite, where, bench["name"])
+        given = bench.get("backend")
+        backend = canonical_backend(given) if given else None
+        if given and backend is None:
+            raise UserError(
+                f"{suite.path}: {where}: backend: unknown backend '{given}'; known: "
+                f"{', '.join([*BACKENDS, 'jarvis-direct', 'jarvis-agent'])}"
+            )
+        if backend is None:
+            factory = BENCHMARKS.get(bench["name"])
+            backend = factory().default_backend if factory is not None else "agent"
+        tools = list(bench.get("tools") or [])
+        _check_tools(suite, where, tools)
+        agent = bench.get("agent")
+        notes = []
+        if agent and ":" not in agent:
+            notes.append(
+                f"{suite.path}: {where}: agent '{agent}' is not a Python agent "
+                "(package.module:function); the built-in "
+                f"{backend} backend runs instead"
+            )
+            agent = None
+        judge = _judge_spec(suite, bench, where)
+        bench_info.append((bench, where, folder, backend, tools, agent, notes, judge))
+    for m_index, model in enumerate(models):
+        m_where = _entry_label("models", m_index, model)
+        spec = model_spec(
+            model["name"],
+            where=f"{suite.path}: {m_where}",
+            base=suite.base,
+            engine=model.get("engine"),
+            provider=model.get("provider"),
+            base_url=model.get("base_url"),
+        )
+        for bench, _where, folder, backend, tools, agent, notes, judge in bench_info:
+            pairs.append(
+                PairRun(
+                    benchmark=bench["name"],
+                    model_name=model["name"],
+                    model_spec=spec,
+                    backend=backend,
+                    tools=tools,
+                    agent=agent,
+                    dataset=bench.get("dataset"),
+                    task_folder=folder,
+                    max_samples=_pick(over.max_samples, bench.get("max_samples")),
+                    split=_pick(over.split, bench.get("split")),
+                    seed=seed,
+                    temperature=float(
+                        _pick(
+                            over.temperature,
+                            bench.get("temperature"),
+                            model.get("temperature"),
+                            defaults.get("temperature"),
+                            BUILTIN_TEMPERATURE,
+                        )
+                    ),
+                    max_tokens=int(
+                        _pick(
+                            over.max_tokens,
+                            bench.get("max_tokens"),
+                            model.get("max_tokens"),
+                            defaults.get("max_tokens"),
+                            BUILTIN_MAX_TOKENS,
+                        )
+                    ),
+                    judge_spec=judge,
+                    judge_max_tokens=suite.judge.get("max_tokens"),
+                    max_workers=_pick(over.max_workers, suite.run.get("max_workers")),
+                    output_dir=out_dir,
+                    base=suite.base,
+                    notes=list(notes),
+                )
+            )
+    _check_unique(suite, pairs)
+    return pairs
+
+
+def _check_unique(suite: Suite, pairs: list[PairRun]) -> None:
+    """Two pairs writing the same `{benchmark}_{model-slug}` files would mix their records."""
+    seen: dict[str, PairRun] = {}
+    for pair in pairs:
+        other = seen.setdefault(pair.stem, pair)
+        if other is not pair:
+            raise UserError(
+                f"{suite.path}: {pair.benchmark} × {pair.model_name}: writes the same files "
+                f"({pair.stem}.jsonl) as {other.benchmark} × {other.model_name}; list each "
+                "model and benchmark once, with distinct names"
+            )
+
+
+def suite_line(suite: Suite, pairs: list[PairRun]) -> str:
+    models = len({p.model_name for p in pairs})
+    benches = len({p.benchmark for p in pairs})
+    return f"Suite: {suite.name} — {models} model(s) x {benches} benchmark(s) = {len(pairs)} run(s)"

@@ -1,0 +1,37 @@
+"""An isolated judge verdict cache per test, and scripted-model files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from trialrun.judge import JudgeSettings, configure
+
+
+@pytest.fixture(autouse=True)
+def judge_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A fresh verdict cache per test (subprocesses inherit the variable)."""
+    cache = tmp_path / "judge-cache"
+    monkeypatch.setenv("TRIALRUN_JUDGE_CACHE_DIR", str(cache))
+    configure(JudgeSettings(cache_dir=cache, timeout_s=10))
+    yield cache
+    configure(None)
+
+
+@pytest.fixture
+def script(tmp_path: Path):
+    """script({task_id: reply | [turns]}, name) → a scripted-model file."""
+
+    def write(replies: dict[str, Any], name: str = "model.yaml") -> Path:
+        tasks = {
+            task: turns if isinstance(turns, list) else [{"content": turns}]
+            for task, turns in replies.items()
+        }
+        path = tmp_path / name
+        path.write_text(json.dumps({"tasks": tasks}), encoding="utf-8")
+        return path
+
+    return write
