@@ -7,9 +7,20 @@ from pathlib import Path
 
 import pytest
 
+# Imported here, before any in-process pytester run: pytester drops the modules a run
+# imported when it ends, and a second import of ruamel.yaml or SQLAlchemy next to the
+# first one's objects breaks them (a real session imports each once).
+import trialrun.history  # noqa: F401
+import trialrun.runner  # noqa: F401
+import trialrun.tasks
+import trialrun.testing._rig  # noqa: F401
+import trialrun.testing._tasks  # noqa: F401
+
 pytest_plugins = ["pytester"]
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "pytest"
+# ruamel.yaml loads parts of itself on first parse: parse once before any pytester run
+trialrun.tasks.load_tasks([EXAMPLE.parent / "tasks" / "golden"])
 
 
 @pytest.fixture

@@ -116,5 +116,5 @@ class TaskItem(pytest.Item):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
 
-    def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"task {self.task.task_id} on {self.model}"
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"task {self.task.task_id} on {self.model}"
