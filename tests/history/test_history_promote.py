@@ -153,3 +153,26 @@ def test_a_failed_local_rerun_blocks_the_promotion(project: Path, store_url: str
     assert "not promoted read-lantern: USUALLY_PASSES → ALWAYS_PASSES: the local re-run did " \
         "not confirm it (scripted:agent.yaml 0/3)" in done.stdout
     assert (project / "tasks" / "lantern.yaml").read_text() == TASK
+
+
+def test_demote_an_always_passes_task_that_failed_in_ci(project: Path, store_url: str) -> None:
+    task = project / "tasks" / "lantern.yaml"
+    task.write_text(TASK.replace("USUALLY_PASSES", "ALWAYS_PASSES"))
+    with HistoryStore.open(store_url) as store:
+        for i, solved in enumerate([3, 3, 2]):
+            store.record(RunRecord(
+                f"ci-{i}", f"2026-11-0{i + 1}T03:00:00Z", "ci", models=[MODEL],
+                outcomes=[Outcome("read-lantern", MODEL, source=str(task),
+                                  policy="ALWAYS_PASSES", k=3,
+                                  trials=[TrialRecord(t, "solved" if t < solved else "failed")
+                                          for t in range(3)])]))
+    dry = _cli("demote", "--store", store_url, "--dry-run", cwd=project)
+    assert "would demote read-lantern: ALWAYS_PASSES → USUALLY_PASSES" in dry.stdout, dry.stderr
+    done = _cli("demote", "--store", store_url, cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "demoted read-lantern: ALWAYS_PASSES → USUALLY_PASSES" in done.stdout
+    assert task.read_text() == TASK
+    with HistoryStore.open(store_url) as store:
+        (change,) = store.policy_changes()
+    assert (change["action"], change["from_policy"], change["models"]) == (
+        "demote", "ALWAYS_PASSES", [MODEL])
