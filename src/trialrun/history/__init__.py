@@ -8,8 +8,10 @@ promotion/demotion by the record.
         print(render(build_report(store, last=7), "markdown"))
 """
 
+from trialrun.history._checkin import Measured, measure
 from trialrun.history._git import detect_trigger, git_info
 from trialrun.history._import import run_record, trial_outcome
+from trialrun.history._lint import Finding, lint
 from trialrun.history._promotion import (
     Candidate,
     demotion_candidates,
@@ -40,6 +42,8 @@ __all__ = [
     "TRIGGERS",
     "Candidate",
     "Cell",
+    "Finding",
+    "Measured",
     "HistoryStore",
     "Outcome",
     "Report",
@@ -53,6 +57,8 @@ __all__ = [
     "demotion_candidates",
     "detect_trigger",
     "git_info",
+    "lint",
+    "measure",
     "percent",
     "promotion_candidates",
     "read_policy",

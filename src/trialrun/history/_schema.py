@@ -70,7 +70,9 @@ trials = Table(
     Column("trial", Integer, nullable=False),
     Column("outcome", String(16), nullable=False),  # solved|failed|undetermined|infra|skipped
     Column("error", Text),
-    Column("transcript", Text),  # an absolute path to the transcript, when kept
+    # where the trial's record is kept: its transcript file (runs), or the eval's run
+    # folder (pytest sessions); absolute, None when not kept
+    Column("transcript", Text),
     Index("ix_trials_outcome_pk", "outcome_pk"),
 )
 

@@ -188,6 +188,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     rig = item.stash.get(RIG, None)
     if rig is not None and report.when == "call" and report.failed:
         report.sections.append(("trialrun eval: tool calls and final answer", rig.describe()))
+    if rig is not None and rig.run_dirs and report.when == "call":
+        item.config.stash[SESSION].folders[item.nodeid] = str(rig.run_dirs[-1])
     trials = getattr(item, "trials", None) if hasattr(item, "trialrun_policy") else None
     if trials and report.when == "call":
         record = item.config.stash[SESSION]

@@ -31,6 +31,7 @@ class SessionRecord:
     outcomes: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # id → outcome
     # task items run k trials in one item: node id → [(trial, outcome, error)]
     task_trials: dict[str, list[tuple[int, str, str | None]]] = field(default_factory=dict)
+    folders: dict[str, str] = field(default_factory=dict)  # node id → the eval's run folder
 
     def note(self, nodeid: str, outcome: str, error: str | None = None) -> None:
         if nodeid in self.cases:
@@ -57,7 +58,8 @@ class SessionRecord:
             if nodeid in self.task_trials:
                 item.trials.extend(TrialRecord(t, o, e) for t, o, e in self.task_trials[nodeid])
             else:
-                item.trials.append(TrialRecord(case.trial, outcome, error))
+                item.trials.append(TrialRecord(case.trial, outcome, error,
+                                               self.folders.get(nodeid)))
         sha, branch = git_info()
         models = sorted({o.model for o in grouped.values()})
         run = RunRecord(
