@@ -117,36 +117,40 @@ class HistoryStore:
                         recorded_at=utc_now(),
                     )
                 ).inserted_primary_key[0]
-                for item in run.outcomes:
-                    outcome_pk = conn.execute(
-                        insert(outcomes).values(
-                            run_pk=pk,
-                            test_id=item.test_id,
-                            kind=item.kind,
-                            source=item.source,
-                            policy=item.policy,
-                            model=item.model,
-                            k=item.k,
-                            trials=item.counted,
-                            solved=item.count("solved"),
-                            undetermined=item.count("undetermined"),
-                            infra=item.count("infra") + item.count("skipped"),
-                        )
-                    ).inserted_primary_key[0]
-                    if item.trials:
-                        conn.execute(
-                            insert(trials),
-                            [
-                                {
-                                    "outcome_pk": outcome_pk,
-                                    "trial": t.trial,
-                                    "outcome": t.outcome,
-                                    "error": t.error,
-                                    "transcript": t.transcript,
-                                }
-                                for t in item.trials
-                            ],
-                        )
+                if run.outcomes:
+                    # two statements per run whatever its size (insertmanyvalues batches)
+                    ids = conn.execute(
+                        insert(outcomes).returning(outcomes.c.id, sort_by_parameter_order=True),
+                        [
+                            {
+                                "run_pk": pk,
+                                "test_id": item.test_id,
+                                "kind": item.kind,
+                                "source": item.source,
+                                "policy": item.policy,
+                                "model": item.model,
+                                "k": item.k,
+                                "trials": item.counted,
+                                "solved": item.count("solved"),
+                                "undetermined": item.count("undetermined"),
+                                "infra": item.count("infra") + item.count("skipped"),
+                            }
+                            for item in run.outcomes
+                        ],
+                    ).scalars().all()
+                    rows = [
+                        {
+                            "outcome_pk": outcome_pk,
+                            "trial": t.trial,
+                            "outcome": t.outcome,
+                            "error": t.error,
+                            "transcript": t.transcript,
+                        }
+                        for outcome_pk, item in zip(ids, run.outcomes, strict=True)
+                        for t in item.trials
+                    ]
+                    if rows:
+                        conn.execute(insert(trials), rows)
         except IntegrityError:  # the same run id recorded by a racing writer
             return False
         return True
