@@ -137,3 +137,12 @@ def test_user_errors_are_one_line(suite: Path, tmp_path: Path) -> None:
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         assert expected in done.stderr and len(done.stderr.strip().splitlines()) == 1, args
         assert "Traceback" not in done.stderr
+
+
+def test_a_store_that_cannot_be_written_never_fails_the_run(suite: Path) -> None:
+    done = _cli("run", "tasks", "-m", "scripted:agent.yaml", "--store",
+                "postgresql://nobody@127.0.0.1:1/x", cwd=suite)
+    assert done.returncode == 0, done.stderr
+    assert "history: run not recorded: history store postgresql+psycopg://nobody@127.0.0.1:1/x:" \
+        " cannot open it" in " ".join(done.stderr.split())
+    assert list((suite / "results").glob("*/summary.json"))  # the run itself is whole
