@@ -310,6 +310,6 @@ def test_examples_load_cleanly(examples: Path) -> None:
     assert {t.suite for t in report.tasks} == {"golden", "adversarial", "open_ended"}
     assert sum(t.source_format == "scribe" for t in report.tasks) >= 2
     assert sum(t.k * 1 for t in report.tasks) <= 40
-    assert {p.name for p, _ in report.skipped} == {"good.yaml", "bad.yaml"}
+    assert {p.name for p, _ in report.skipped} == {"good.yaml", "bad.yaml", "agent.yaml"}
     judge_tasks = [t for t in report.tasks if any(g.type == "judge" for g in t.graders)]
     assert all(t.source.parent.name == "open_ended" for t in judge_tasks)
