@@ -7,8 +7,8 @@ import json
 import stat
 
 import pytest
-from conftest import embedded_gguf, needs_llama
 
+from conftest import embedded_gguf, needs_llama
 from trialrun.errors import ModelTimeout, UserError
 from trialrun.models import CompletionParams, create_model
 from trialrun.models import local as local_mod

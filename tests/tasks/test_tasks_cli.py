@@ -77,9 +77,11 @@ def test_validate_json_is_one_document_with_empty_stderr(examples: Path) -> None
     doc = json.loads(result.stdout)
     assert doc["ok"] is True and doc["problems"] == [] and doc["warnings"] == []
     assert {t["task_id"] for t in doc["tasks"]} >= {"read-capital", "update-trip-budget"}
-    # scripted-model files and the benchmark suite config are named as skipped, not tasks
+    # scripted-model files, the benchmark suite config and the pytest example agent are
+    # named as skipped, not tasks
     assert {Path(s["path"]).name for s in doc["skipped"]} == {
-        "good.yaml", "bad.yaml", "full-suite.toml", "judge.yaml", "model-a.yaml", "model-b.yaml"
+        "good.yaml", "bad.yaml", "full-suite.toml", "judge.yaml", "model-a.yaml", "model-b.yaml",
+        "agent.yaml",
     }
 
 

@@ -311,7 +311,8 @@ def test_examples_load_cleanly(examples: Path) -> None:
     assert sum(t.source_format == "scribe" for t in report.tasks) >= 2
     assert sum(t.k * 1 for t in report.tasks) <= 40
     assert {p.name for p, _ in report.skipped} == {
-        "good.yaml", "bad.yaml", "full-suite.toml", "judge.yaml", "model-a.yaml", "model-b.yaml"
+        "good.yaml", "bad.yaml", "full-suite.toml", "judge.yaml", "model-a.yaml", "model-b.yaml",
+        "agent.yaml",
     }
     judge_tasks = [t for t in report.tasks if any(g.type == "judge" for g in t.graders)]
     assert all(t.source.parent.name == "open_ended" for t in judge_tasks)

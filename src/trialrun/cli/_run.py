@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from trialrun.cli._history import STORE_HELP, record_cli_run
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -261,6 +263,11 @@ def register(app: typer.Typer) -> None:
             None, "--max-samples", help="Suites: records per benchmark."
         ),
         split: str = typer.Option(None, "--split", help="Suites: the dataset split."),
+        trigger: str = typer.Option(
+            None, "--trigger", help="Recorded in the history: ci, nightly or local "
+            "(default: ci when $CI is set, else local)."
+        ),
+        store: str = typer.Option(None, "--store", help=STORE_HELP),
     ) -> None:
         """Run tasks × models × k trials; write results/<run-id>/ and print the end table.
 
@@ -315,6 +322,10 @@ def register(app: typer.Typer) -> None:
             check_judge_spec(judge)
         if not paths and resume is None:
             _fail("no task paths given; pass task files or folders (or --resume RUN_DIR)")
+        if trigger is not None:
+            from trialrun.history import detect_trigger
+
+            detect_trigger(trigger)  # a bad value is refused before the run, not after
         _check_output_paths(junit=junit, markdown=markdown)
         progress = None if as_json else _Progress()
         hooks = (
@@ -354,6 +365,8 @@ def register(app: typer.Typer) -> None:
             if progress:
                 progress.stop()
         outcome.warnings.extend(_write_ci_outputs(outcome.path, junit, markdown, baselines))
+        if not outcome.interrupted and (note := record_cli_run(outcome.path, trigger, store)):
+            outcome.warnings.append(note)
         if as_json:
             extra: dict[str, Any] = {}
             if not outcome.interrupted:

@@ -1,0 +1,75 @@
+"""The run history: every run recorded in SQLite or PostgreSQL, the nightly report, and
+promotion/demotion by the record.
+
+    from trialrun.history import HistoryStore, run_record, build_report
+
+    with HistoryStore.open() as store:          # --store / [history] url / .trialrun/history.db
+        store.record(run_record("results/<run-id>", trigger="nightly"))
+        print(render(build_report(store, last=7), "markdown"))
+"""
+
+from trialrun.history._checkin import Measured, measure
+from trialrun.history._git import detect_trigger, git_info
+from trialrun.history._import import run_record, trial_outcome
+from trialrun.history._lint import Finding, lint
+from trialrun.history._promotion import (
+    Candidate,
+    demotion_candidates,
+    promotion_candidates,
+)
+from trialrun.history._records import (
+    OUTCOMES,
+    POLICIES,
+    TRIGGERS,
+    Outcome,
+    RunRecord,
+    StoredOutcome,
+    StoredRun,
+    TrialRecord,
+    utc_now,
+)
+from trialrun.history._render import FORMATS, percent, render
+from trialrun.history._report import Cell, Report, Row, build_report
+from trialrun.history._rewrite import read_policy, set_policy
+from trialrun.history._store import HistoryStore
+from trialrun.history._url import recording_enabled, shown_url, store_url
+from trialrun.history._verify import Verification, verify_pytest, verify_task
+
+__all__ = [
+    "FORMATS",
+    "OUTCOMES",
+    "POLICIES",
+    "TRIGGERS",
+    "Candidate",
+    "Cell",
+    "Finding",
+    "Measured",
+    "HistoryStore",
+    "Outcome",
+    "Report",
+    "Row",
+    "RunRecord",
+    "StoredOutcome",
+    "StoredRun",
+    "TrialRecord",
+    "Verification",
+    "build_report",
+    "demotion_candidates",
+    "detect_trigger",
+    "git_info",
+    "lint",
+    "measure",
+    "percent",
+    "promotion_candidates",
+    "read_policy",
+    "recording_enabled",
+    "render",
+    "run_record",
+    "set_policy",
+    "shown_url",
+    "store_url",
+    "trial_outcome",
+    "utc_now",
+    "verify_pytest",
+    "verify_task",
+]

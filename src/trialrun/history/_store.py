@@ -1,0 +1,272 @@
+"""`HistoryStore`: record runs and read them back, on SQLite or PostgreSQL.
+
+One transaction per recorded run, so a run is in the store whole or not at all, and two
+writers at once (two CI jobs) lose nothing: SQLite writers take the write lock up front
+(`BEGIN IMMEDIATE`, WAL journal, a 60 s busy timeout), PostgreSQL serialises on its own.
+A run id already stored is not stored twice (`record` returns False).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, event, insert, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+from trialrun.errors import UserError
+from trialrun.history._migrate import upgrade
+from trialrun.history._records import (
+    RunRecord,
+    StoredOutcome,
+    StoredRun,
+    TrialRecord,
+    utc_now,
+)
+from trialrun.history._schema import outcomes, policy_changes, runs, trials
+from trialrun.history._url import shown_url, store_url
+
+BUSY_TIMEOUT_S = 60
+
+
+def _sqlite_engine(url: str) -> Engine:
+    path = Path(url.removeprefix("sqlite:///"))
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(
+                f"history store {path}: cannot create its folder ({exc.strerror}); pass "
+                "--store with a writable path"
+            ) from None
+    engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_S})
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # we say BEGIN ourselves
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+class HistoryStore:
+    """A history database, migrated to the newest schema on open."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        try:
+            if url.startswith("sqlite:"):
+                self.engine = _sqlite_engine(url)
+            else:
+                self.engine = create_engine(url, pool_pre_ping=True)
+            upgrade(self.engine)
+        except OperationalError as exc:
+            raise UserError(
+                f"history store {shown_url(url)}: cannot open it "
+                f"({_first_line(exc.orig or exc)}); check --store / [history] url"
+            ) from None
+        except ModuleNotFoundError as exc:
+            raise UserError(
+                f"history store {shown_url(url)}: needs {exc.name}; pip install "
+                "'trialrun[history]'"
+            ) from None
+
+    @classmethod
+    def open(cls, url: str | None = None) -> HistoryStore:
+        """The store at `url`, or the configured one (see `store_url`)."""
+        return cls(store_url(url))
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> HistoryStore:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # --- writing ---
+    def record(self, run: RunRecord) -> bool:
+        """Store `run` in one transaction; False when its run id is already stored."""
+        try:
+            with self.engine.begin() as conn:
+                if conn.execute(select(runs.c.id).where(runs.c.run_id == run.run_id)).first():
+                    return False
+                pk = conn.execute(
+                    insert(runs).values(
+                        run_id=run.run_id,
+                        source=run.source,
+                        started_at=run.started_at,
+                        ended_at=run.ended_at,
+                        git_sha=run.git_sha,
+                        git_branch=run.git_branch,
+                        trigger=run.trigger,
+                        models=json.dumps(list(run.models)),
+                        run_dir=run.run_dir,
+                        argv=json.dumps(list(run.argv)),
+                        recorded_at=utc_now(),
+                    )
+                ).inserted_primary_key[0]
+                if run.outcomes:
+                    # two statements per run whatever its size (insertmanyvalues batches)
+                    ids = conn.execute(
+                        insert(outcomes).returning(outcomes.c.id, sort_by_parameter_order=True),
+                        [
+                            {
+                                "run_pk": pk,
+                                "test_id": item.test_id,
+                                "kind": item.kind,
+                                "source": item.source,
+                                "policy": item.policy,
+                                "model": item.model,
+                                "k": item.k,
+                                "trials": item.counted,
+                                "solved": item.count("solved"),
+                                "undetermined": item.count("undetermined"),
+                                "infra": item.count("infra") + item.count("skipped"),
+                            }
+                            for item in run.outcomes
+                        ],
+                    ).scalars().all()
+                    rows = [
+                        {
+                            "outcome_pk": outcome_pk,
+                            "trial": t.trial,
+                            "outcome": t.outcome,
+                            "error": t.error,
+                            "transcript": t.transcript,
+                        }
+                        for outcome_pk, item in zip(ids, run.outcomes, strict=True)
+                        for t in item.trials
+                    ]
+                    if rows:
+                        conn.execute(insert(trials), rows)
+        except IntegrityError:  # the same run id recorded by a racing writer
+            return False
+        return True
+
+    def record_policy_change(
+        self,
+        *,
+        action: str,
+        test_id: str,
+        kind: str,
+        source: str | None,
+        from_policy: str,
+        to_policy: str,
+        models: Sequence[str],
+        reason: str,
+    ) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(
+                insert(policy_changes).values(
+                    at=utc_now(),
+                    action=action,
+                    test_id=test_id,
+                    kind=kind,
+                    source=source,
+                    from_policy=from_policy,
+                    to_policy=to_policy,
+                    models=json.dumps(list(models)),
+                    reason=reason,
+                )
+            )
+
+    # --- reading ---
+    def runs(
+        self,
+        *,
+        last: int | None = None,
+        trigger: str | None = None,
+        model: str | None = None,
+        test_id: str | None = None,
+    ) -> list[StoredRun]:
+        """Runs oldest first (the newest `last` of them), with their outcomes; `model`
+        and `test_id` keep only runs (and outcomes) of that model / test."""
+        query = select(runs).order_by(runs.c.started_at.desc(), runs.c.id.desc())
+        if trigger:
+            query = query.where(runs.c.trigger == trigger)
+        if model or test_id:
+            sub = select(outcomes.c.run_pk)
+            if model:
+                sub = sub.where(outcomes.c.model == model)
+            if test_id:
+                sub = sub.where(outcomes.c.test_id == test_id)
+            query = query.where(runs.c.id.in_(sub))
+        if last is not None:
+            query = query.limit(last)
+        with self.engine.connect() as conn:
+            rows = list(conn.execute(query))
+            found = [
+                StoredRun(
+                    pk=r.id,
+                    run_id=r.run_id,
+                    started_at=r.started_at,
+                    trigger=r.trigger,
+                    source=r.source,
+                    git_sha=r.git_sha,
+                    git_branch=r.git_branch,
+                    models=json.loads(r.models or "[]"),
+                    run_dir=r.run_dir,
+                )
+                for r in reversed(rows)
+            ]
+            by_pk = {run.pk: run for run in found}
+            if by_pk:
+                oq = select(outcomes).where(outcomes.c.run_pk.in_(list(by_pk)))
+                if model:
+                    oq = oq.where(outcomes.c.model == model)
+                if test_id:
+                    oq = oq.where(outcomes.c.test_id == test_id)
+                for o in conn.execute(oq.order_by(outcomes.c.id)):
+                    by_pk[o.run_pk].outcomes.append(
+                        StoredOutcome(
+                            pk=o.id,
+                            test_id=o.test_id,
+                            model=o.model,
+                            kind=o.kind,
+                            source=o.source,
+                            policy=o.policy,
+                            trials=o.trials,
+                            solved=o.solved,
+                            undetermined=o.undetermined,
+                            infra=o.infra,
+                        )
+                    )
+        return found
+
+    def trials_of(self, outcome_pks: Iterable[int]) -> dict[int, list[TrialRecord]]:
+        """outcome pk → its trials, in trial order."""
+        keys = list(outcome_pks)
+        out: dict[int, list[TrialRecord]] = {pk: [] for pk in keys}
+        if not keys:
+            return out
+        query = select(trials).where(trials.c.outcome_pk.in_(keys)).order_by(trials.c.trial)
+        with self.engine.connect() as conn:
+            for t in conn.execute(query):
+                out[t.outcome_pk].append(TrialRecord(t.trial, t.outcome, t.error, t.transcript))
+        return out
+
+    def policy_changes(self, test_id: str | None = None) -> list[dict[str, Any]]:
+        query = select(policy_changes).order_by(policy_changes.c.id)
+        if test_id:
+            query = query.where(policy_changes.c.test_id == test_id)
+        with self.engine.connect() as conn:
+            return [
+                {**row._asdict(), "models": json.loads(row.models)}
+                for row in conn.execute(query)
+            ]
+
+
+def _first_line(exc: object) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

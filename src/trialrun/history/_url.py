@@ -1,0 +1,60 @@
+"""Which store: `--store URL`, else `TRIALRUN_HISTORY_URL`, else `[history] url` in
+trialrun.toml, else SQLite at `.trialrun/history.db` beside trialrun.toml (or in the
+working directory). A plain path means a SQLite file; `postgresql://` uses psycopg 3."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from trialrun.config import load_config
+from trialrun.errors import UserError
+
+DEFAULT_DB = Path(".trialrun") / "history.db"
+ENV_URL = "TRIALRUN_HISTORY_URL"
+ENV_OFF = "TRIALRUN_HISTORY"  # "off": record nothing (the test suite's own runs)
+
+
+def recording_enabled() -> bool:
+    """False when `TRIALRUN_HISTORY=off` or `[history] record = false`."""
+    if os.environ.get(ENV_OFF, "").strip().lower() in ("off", "0", "false", "no"):
+        return False
+    return load_config().section("history").get("record", True) is not False
+
+
+def store_url(explicit: str | None = None) -> str:
+    """The SQLAlchemy URL of the history store (see the module docstring)."""
+    config = load_config()
+    value = explicit or os.environ.get(ENV_URL) or config.section("history").get("url")
+    if value is None:
+        return _sqlite(config.root / DEFAULT_DB)
+    if not isinstance(value, str) or not value.strip():
+        where = f"{config.path}: [history] url" if not explicit else "--store"
+        raise UserError(f"{where}: must be a non-empty URL or path; e.g. postgresql://host/db")
+    value = value.strip()
+    if value.startswith(("postgresql://", "postgres://")):
+        return "postgresql+psycopg://" + value.split("://", 1)[1]
+    if value.startswith("sqlite:") or "://" in value:
+        if not value.startswith(("sqlite:", "postgresql+psycopg://")):
+            raise UserError(
+                f"--store {value.split('://')[0]}://…: unsupported database; use a SQLite "
+                "path or a postgresql:// URL"
+            )
+        return value
+    path = Path(value)
+    if not path.is_absolute():
+        path = (config.root if not explicit else Path.cwd()) / path
+    return _sqlite(path)
+
+
+def _sqlite(path: Path) -> str:
+    return f"sqlite:///{path.resolve()}"
+
+
+def shown_url(url: str) -> str:
+    """The URL without its password, for messages."""
+    scheme, sep, rest = url.partition("://")
+    if "@" in rest and ":" in rest.split("@", 1)[0]:
+        user = rest.split("@", 1)[0].split(":", 1)[0]
+        rest = f"{user}:***@{rest.split('@', 1)[1]}"
+    return f"{scheme}{sep}{rest}"
