@@ -16,6 +16,7 @@ from trialrun.metrics._summary import (
     summarize_run,
     task_row,
     tracked_values,
+    trajectory_row,
 )
 from trialrun.metrics._tracked import METRIC_ALIASES, TRACKED_METRICS, canonical_metric
 
@@ -36,4 +37,5 @@ __all__ = [
     "summarize_run",
     "task_row",
     "tracked_values",
+    "trajectory_row",
 ]
