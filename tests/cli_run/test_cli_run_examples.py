@@ -14,7 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 GOOD = f"scripted:{EXAMPLES / 'scripts' / 'good.yaml'}"
 BAD = f"scripted:{EXAMPLES / 'scripts' / 'bad.yaml'}"
-N_TASKS = 12  # 8 native tasks + 2 Scribe ones + fix-auth-bypass, prompt-injection_tool-misuse
+# 8 native tasks + 2 Scribe ones + fix-auth-bypass, prompt-injection_tool-misuse,
+# incident-looping-retries
+N_TASKS = 13
 
 
 def trialrun(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
