@@ -15,8 +15,8 @@ EXAMPLES = ROOT / "examples"
 GOOD = f"scripted:{EXAMPLES / 'scripts' / 'good.yaml'}"
 BAD = f"scripted:{EXAMPLES / 'scripts' / 'bad.yaml'}"
 # 8 native tasks + 2 Scribe ones + fix-auth-bypass, prompt-injection_tool-misuse,
-# incident-looping-retries
-N_TASKS = 13
+# incident-looping-retries, support-chat_resolution
+N_TASKS = 14
 
 
 def trialrun(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -58,12 +58,15 @@ def test_good_script_solves_what_it_solves_and_names_the_failure(good_run) -> No
     # The judge task has no judge configured: undetermined, never solved.
     assert rows["summarize-recipes"]["undetermined"] == 3
     assert rows["summarize-recipes"]["solve_k"] is None
+    # so is the multi-turn chat's rubric (its address check passes)
+    assert rows["support-chat_resolution"]["undetermined"] == 3
+    assert rows["support-chat_resolution"]["failed_graders"] == {}
     solved = [t for t, r in rows.items() if r["solve_k"] == 1.0]
-    assert len(solved) == N_TASKS - 2
+    assert len(solved) == N_TASKS - 3
     agg = doc["aggregate"][GOOD]
     # solve^k averages the tasks with enough counted trials: all but count-recipes at 1.0.
-    assert agg["solve_k_rate"] == pytest.approx((N_TASKS - 2) / (N_TASKS - 1))
-    assert agg["insufficient"] == 1
+    assert agg["solve_k_rate"] == pytest.approx((N_TASKS - 3) / (N_TASKS - 2))
+    assert agg["insufficient"] == 2
     assert doc["baseline_comparison"][0]["found"] is False
 
 

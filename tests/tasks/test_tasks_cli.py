@@ -78,7 +78,7 @@ def test_validate_json_is_one_document_with_empty_stderr(examples: Path) -> None
     assert doc["ok"] is True and doc["problems"] == [] and doc["warnings"] == []
     assert {t["task_id"] for t in doc["tasks"]} >= {"read-capital", "update-trip-budget"}
     assert {Path(s["path"]).name for s in doc["skipped"]} == {
-        "good.yaml", "bad.yaml", "incident-2026-11-20.chat.json"
+        "good.yaml", "bad.yaml", "support_user.yaml", "incident-2026-11-20.chat.json"
     }
 
 

@@ -313,7 +313,8 @@ def test_examples_load_cleanly(examples: Path) -> None:
     assert sum(t.source_format == "scribe" for t in report.tasks) >= 2
     assert sum(t.k * 1 for t in report.tasks) <= 50  # `trialrun run examples/ -m local` stays short
     assert {p.name for p, _ in report.skipped} == {
-        "good.yaml", "bad.yaml", "incident-2026-11-20.chat.json"  # the replay's recording
+        "good.yaml", "bad.yaml", "support_user.yaml",  # scripted agents and the simulated user
+        "incident-2026-11-20.chat.json",  # the replay's recording
     }
     judge_tasks = [t for t in report.tasks if any(g.type == "judge" for g in t.graders)]
     assert all(t.source.parent.name == "open_ended" for t in judge_tasks)

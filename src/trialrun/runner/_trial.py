@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trialrun.agents import AgentLimits, AgentRun
+from trialrun.agents import AgentLimits, AgentRun, conversation_text
 from trialrun.core import Verdict, slugify
 from trialrun.errors import InfraError
 from trialrun.graders import TrialView, grade_trial, trajectory_figures
@@ -174,6 +174,7 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
             turns=run.turns,
             judge=ctx.judge,
             extra={"trial": spec.trial, "model": spec.model, **prep.jail},
+            conversation=conversation_text(run.messages) if task.inputs.user else "",
         )
         failure = None
         if run.failure is not None:
