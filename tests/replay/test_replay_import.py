@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from trialrun.errors import UserError
 from trialrun.replay import build_replay, import_replay, looks_failed, read_recording
@@ -164,3 +166,34 @@ def test_replay_pack_serves_in_order_then_repeats_then_refuses() -> None:
 def test_replay_pack_options_are_checked(options: dict, message: str) -> None:
     with pytest.raises(UserError, match=message):
         load_pack("replay", options)
+
+
+_scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=8)
+_json = st.recursive(
+    _scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner,
+                                                               max_size=3),
+    max_leaves=12,
+)
+_message = st.fixed_dictionaries(
+    {"role": st.sampled_from(["system", "user", "assistant", "tool", "x"])},
+    optional={"content": _json, "tool_calls": _json, "tool_call_id": _json, "name": _json},
+)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_message, max_size=6) | _json)
+def test_any_json_is_a_recording_or_one_line_error(tmp_path: Path, data: object) -> None:
+    path = write(tmp_path, {"messages": data} if isinstance(data, list) else data)
+    try:
+        rec = read_recording(path)
+    except UserError as exc:
+        assert "\n" not in str(exc)
+        return
+    try:
+        replay = build_replay(rec, task_id="fuzz", expect=["x"])
+    except UserError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert replay.task["graders"] and replay.task["inputs"]["prompt"].strip()

@@ -67,7 +67,8 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # OpenAI content parts
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        parts = [p.get("text") for p in content if isinstance(p, dict)]
+        return "".join(t for t in parts if isinstance(t, str))
     return ""
 
 
@@ -94,8 +95,11 @@ def from_messages(messages: list[dict[str, Any]], source: str, kind: str) -> Rec
             fn = call.get("function") if isinstance(call, dict) else None
             if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
                 continue
-            cid = call.get("id")
-            result = results.pop(cid) if cid in results else (unnamed.pop(0) if unnamed else "")
+            cid = call.get("id") if isinstance(call.get("id"), str) else None
+            if cid is not None and cid in results:
+                result = results.pop(cid)
+            else:
+                result = unnamed.pop(0) if unnamed else ""
             name, args = fn["name"], _arguments(fn.get("arguments"))
             ok = not looks_failed(name, result)
             rec.calls.append(RecordedCall(name, args, result, ok, turn))
