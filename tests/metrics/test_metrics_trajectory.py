@@ -50,3 +50,12 @@ def test_lines_without_figures_add_nothing() -> None:
 def test_no_failed_call_means_no_recovery_rate() -> None:
     row = trajectory_row([line(0, 0, 0, None, 0.2)])
     assert row["recovered_rate"] is None and row["tool_errors"] == 0.0
+
+
+def test_trajectory_figures_are_trackable() -> None:
+    lines = [line(0, 2, 1, True, 0.4), line(1, 0, 0, None, 0.2)]
+    meta = [{"task_id": "loop", "k": 2, "tracked_metrics": [
+        "repeated_calls", "tool_errors", "recovered_rate", "time_to_first_tool_s"]}]
+    [row] = summarize(lines, meta, k=2).tasks
+    assert row["tracked"] == {"repeated_calls": 1.0, "tool_errors": 0.5, "recovered_rate": 1.0,
+                              "time_to_first_tool": pytest.approx(0.3)}

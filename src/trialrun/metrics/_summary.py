@@ -184,6 +184,10 @@ def tracked_values(
         "turns": turns,
         "steps": turns,
         "tool_calls": _mean([float(len(t.tool_calls)) for t in counted]),
+        "repeated_calls": row.get("repeated_calls"),
+        "tool_errors": row.get("tool_errors"),
+        "recovered_rate": row.get("recovered_rate"),
+        "time_to_first_tool": row.get("time_to_first_tool_s"),
     }
     out: dict[str, float | None] = {}
     for name in names:

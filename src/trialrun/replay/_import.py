@@ -169,6 +169,6 @@ def build_replay(
         "inputs": {"prompt": rec.prompt},
         "environment": environment,
         "graders": graders,
-        "tracked_metrics": ["pass^k", "solve^k", "tool_calls"],
+        "tracked_metrics": ["pass^k", "solve^k", "tool_calls", "repeated_calls", "tool_errors"],
     }
     return ReplayTask(task, files, inferred)
