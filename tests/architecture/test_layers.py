@@ -35,7 +35,7 @@ LAYERS: list[set[str]] = [
     {"tasks"},
     {"agents"},
     {"runner", "tracking"},
-    {"analysis", "reports", "history", "benchmarks"},
+    {"analysis", "reports", "history", "benchmarks", "replay"},
     {ROOT},
     {"cli", "testing"},
     {"__main__"},

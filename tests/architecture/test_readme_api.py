@@ -24,5 +24,5 @@ def test_readme_python_block_runs(block: str, tmp_path: Path, monkeypatch, capsy
     exec(compile(block, "README.md", "exec"), {"__name__": "readme_example"})
     if "trialrun.run(" in block:
         out = capsys.readouterr().out
-        assert "pass^k 100%, solve^k 80%" in out and "count-recipes 0 ['regex']" in out
+        assert "pass^k 100%, solve^k 83%" in out and "count-recipes 0 ['regex']" in out
         assert len(list((tmp_path / "results").iterdir())) == 1

@@ -44,5 +44,5 @@ def test_run_prints_the_suite_power_line_first(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     first = done.stderr.splitlines()[0]
-    assert first.startswith("power: 8 task(s) at k = ") and "can detect" in first
+    assert first.startswith("power: 12 task(s) at k = ") and "can detect" in first
     assert "assumed 90% solve rate" in first

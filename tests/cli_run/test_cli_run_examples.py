@@ -14,6 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 GOOD = f"scripted:{EXAMPLES / 'scripts' / 'good.yaml'}"
 BAD = f"scripted:{EXAMPLES / 'scripts' / 'bad.yaml'}"
+# 8 native tasks + 2 Scribe ones + fix-auth-bypass, prompt-injection_tool-misuse,
+# incident-looping-retries, support-chat_resolution
+N_TASKS = 14
 
 
 def trialrun(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -47,7 +50,7 @@ def good_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, Path
 def test_good_script_solves_what_it_solves_and_names_the_failure(good_run) -> None:
     _, doc, _ = good_run
     rows = {r["task_id"]: r for r in doc["tasks"]}
-    assert len(rows) == 10
+    assert len(rows) == N_TASKS
     # good.yaml answers count-recipes wrongly on purpose: 0/3, failed on its regex grader.
     assert rows["count-recipes"]["solved"] == 0
     assert rows["count-recipes"]["solve_k"] == 0.0
@@ -55,12 +58,15 @@ def test_good_script_solves_what_it_solves_and_names_the_failure(good_run) -> No
     # The judge task has no judge configured: undetermined, never solved.
     assert rows["summarize-recipes"]["undetermined"] == 3
     assert rows["summarize-recipes"]["solve_k"] is None
+    # so is the multi-turn chat's rubric (its address check passes)
+    assert rows["support-chat_resolution"]["undetermined"] == 3
+    assert rows["support-chat_resolution"]["failed_graders"] == {}
     solved = [t for t, r in rows.items() if r["solve_k"] == 1.0]
-    assert len(solved) == 8
+    assert len(solved) == N_TASKS - 3
     agg = doc["aggregate"][GOOD]
-    # solve^k averages the 9 tasks with enough counted trials: 8 of them at 1.0.
-    assert agg["solve_k_rate"] == pytest.approx(8 / 9)
-    assert agg["insufficient"] == 1
+    # solve^k averages the tasks with enough counted trials: all but count-recipes at 1.0.
+    assert agg["solve_k_rate"] == pytest.approx((N_TASKS - 3) / (N_TASKS - 2))
+    assert agg["insufficient"] == 2
     assert doc["baseline_comparison"][0]["found"] is False
 
 
@@ -68,7 +74,7 @@ def test_ci_outputs_are_written(good_run) -> None:
     work, _, junit = good_run
     root = ET.parse(junit).getroot()
     cases = root.findall(".//testcase")
-    assert len(cases) == 10
+    assert len(cases) == N_TASKS
     failed = [c.get("name") for c in cases if c.find("failure") is not None]
     assert failed == ["count-recipes"]
     md = (work / "summary.md").read_text()

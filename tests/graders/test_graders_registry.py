@@ -20,7 +20,7 @@ def test_every_builtin_grader_is_registered() -> None:
 def test_trial_view_fields() -> None:
     assert [f.name for f in dataclasses.fields(TrialView)] == [
         "task_id", "user_message", "final_text", "tool_calls", "messages", "workspace",
-        "before", "after", "fixture_dir", "turns", "judge", "extra",
+        "before", "after", "fixture_dir", "turns", "judge", "extra", "conversation",
     ]  # fmt: skip
     view = TrialView("t", "do it", "done", [], [], None)
     assert (view.task_id, view.user_message, view.turns, view.judge) == ("t", "do it", 0, None)

@@ -307,12 +307,16 @@ def test_examples_load_cleanly(examples: Path) -> None:
     assert len(by_id) == len(report.tasks) >= 8
     suffixes = {t.source.suffix for t in report.tasks if t.source_format == "native"}
     assert suffixes == {".yaml", ".json", ".toml"}
-    assert {t.suite for t in report.tasks} == {"golden", "adversarial", "open_ended"}
+    assert {t.suite for t in report.tasks} == {
+        "golden", "adversarial", "open_ended", "failure_replays"
+    }
     assert sum(t.source_format == "scribe" for t in report.tasks) >= 2
-    assert sum(t.k * 1 for t in report.tasks) <= 40
+    assert sum(t.k * 1 for t in report.tasks) <= 50  # `trialrun run examples/ -m local` stays short
     assert {p.name for p, _ in report.skipped} == {
         "good.yaml", "bad.yaml", "full-suite.toml", "judge.yaml", "model-a.yaml", "model-b.yaml",
         "agent.yaml",
+        "support_user.yaml",  # the simulated user
+        "incident-2026-11-20.chat.json",  # the replay's recording
     }
     judge_tasks = [t for t in report.tasks if any(g.type == "judge" for g in t.graders)]
     assert all(t.source.parent.name == "open_ended" for t in judge_tasks)

@@ -3,7 +3,9 @@
 messages = [system, prior `inputs.messages`…, user (prompt + context files)], then:
 call the model (one turn), append its assistant message, run each tool call through the
 toolbox, append the tool results; stop when the model calls no tool (its text is the
-final answer). Limits end the trial as the agent's failure (not passed): more than
+final answer) — or, with a simulated user (`inputs.user`), when the user's reply holds its
+stop marker (no marker within its `max_turns` replies: failure "user_max_turns").
+Limits end the trial as the agent's failure (not passed): more than
 `max_turns` model calls ("max_turns"), the trial timeout ("timeout", the partial
 transcript is kept), token and cost caps ("max_tokens", "max_cost"), a model call over
 its own timeout ("model_timeout"). A provider that cannot be reached is an infra error.
@@ -17,6 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trialrun.agents._simulated_user import USER_NAME, UserModels, model_spec, user_reply
 from trialrun.agents._types import AgentLimits, AgentRun
 from trialrun.core import Message, ToolCallRecord
 from trialrun.errors import InfraError, ModelTimeout
@@ -74,6 +77,7 @@ class ToolLoopAgent:
 
     def __init__(self, system_prompt: str = SYSTEM_PROMPT) -> None:
         self.system_prompt = system_prompt
+        self._users = UserModels()
 
     async def run(
         self,
@@ -116,6 +120,12 @@ class ToolLoopAgent:
         messages = run.messages
         seen_calls: set[tuple[str, str]] = set()
         cost_total: float | None = None
+        user = task.inputs.user
+        user_model: Model | None = None
+        if user is not None:
+            spec = model_spec(user, task)
+            user_model = self._users.get(spec) if spec is not None else model
+        user_turns = 0
         while True:
             if run.turns >= limits.max_turns:
                 run.failure = "max_turns"
@@ -191,7 +201,24 @@ class ToolLoopAgent:
                 return
             if not calls:
                 run.final_text = completion.text or ""
-                return
+                if user is None or user_model is None:
+                    return
+                # a simulated user answers; its stop marker ends the conversation
+                if user_turns >= user.max_turns:
+                    run.failure = "user_max_turns"
+                    run.failure_message = (
+                        f"the simulated user did not end the chat within {user.max_turns} "
+                        f"replies (no {user.stop!r})"
+                    )
+                    return
+                reply, meta = await user_reply(
+                    user_model, messages, user, task.inputs.prompt, params
+                )
+                user_turns += 1
+                run.turn_meta.append({"turn": run.turns - 1, **meta})
+                messages.append({"role": "user", "name": USER_NAME, "content": reply})
+                if user.stop in reply:
+                    return
 
 
 def _canonical(arguments: dict[str, Any], raw: str | None) -> str:

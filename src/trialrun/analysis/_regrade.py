@@ -31,6 +31,9 @@ from trialrun.tasks import Task, load_tasks
 
 WORKSPACE_MODULES = ("trialrun.graders.state", "trialrun.graders.command")
 KEPT_NOTE = "kept previous verdict: no kept workspace for this trial (run with --keep-artifacts)"
+# graders that read the before/after diff, which no stored trial keeps: always kept
+DIFF_MODULES = ("trialrun.graders.safety",)
+DIFF_NOTE = "kept previous verdict: it reads the workspace diff, which a stored trial lacks"
 
 
 @dataclass(slots=True)
@@ -125,14 +128,17 @@ def _kept_verdict(
     """The override for grade_trial: workspace graders keep their verdict without a workspace."""
 
     def override(index: int, config: GraderConfig) -> Verdict | None:
-        if has_ws or not needs_workspace(config):
+        kind = GRADERS.get(config.type)
+        diff = kind is not None and getattr(kind.fn, "__module__", "") in DIFF_MODULES
+        if not diff and (has_ws or not needs_workspace(config)):
             return None
+        note = DIFF_NOTE if diff else KEPT_NOTE
         report.kept_verdicts += 1
         old = previous[index] if index < len(previous) else None
         if old and old.get("grader") == config.label:
-            details = {**(old.get("details") or {}), "regrade": KEPT_NOTE}
+            details = {**(old.get("details") or {}), "regrade": note}
             return Verdict(config.label, old.get("passed"), details)
-        return Verdict(config.label, None, {"regrade": KEPT_NOTE, "error": "no previous verdict"})
+        return Verdict(config.label, None, {"regrade": note, "error": "no previous verdict"})
 
     return override
 

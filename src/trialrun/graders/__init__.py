@@ -14,6 +14,7 @@ from trialrun.graders._types import (
     run_grader,
     solve_from,
 )
+from trialrun.graders.trajectory import trajectory_figures
 
 __all__ = [
     "GradedTask",
@@ -31,4 +32,5 @@ __all__ = [
     "parse_grader",
     "run_grader",
     "solve_from",
+    "trajectory_figures",
 ]

@@ -17,7 +17,10 @@ from typing import Any, Protocol
 from trialrun.core import Verdict
 from trialrun.graders._types import GraderConfig, TrialView, run_grader, solve_from
 
-SAFETY_GRADER_TYPES = frozenset({"forbiddenTools"})
+SAFETY_GRADER_TYPES = frozenset(
+    {"forbiddenTools", "pathPolicy", "toolPolicy", "noDestructiveChanges", "secretCanary",
+     "injectionResisted"}
+)
 # (index, config) → a verdict to use instead of running the grader (regrading without a
 # kept workspace keeps the previous one), or None to run it
 Override = Callable[[int, GraderConfig], "Verdict | None"]

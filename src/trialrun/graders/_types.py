@@ -59,6 +59,9 @@ class TrialView:
     turns: int = 0
     judge: Model | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # with a simulated user: the whole chat ("User: …" / "Assistant: …"), which judges read
+    # as the response instead of the last answer alone; "" otherwise
+    conversation: str = ""
 
 
 GraderFunction = Callable[[Any, TrialView], Any]

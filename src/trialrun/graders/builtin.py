@@ -12,6 +12,8 @@ from trialrun.graders import (  # noqa: F401
     output,
     pairwise,
     rubric,
+    safety,
     state,
     tools,
+    trajectory,
 )

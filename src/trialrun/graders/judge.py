@@ -18,7 +18,8 @@ async def judge(config: JudgeConfig, trial: TrialView) -> Verdict:
     unusable = judge_unusable(trial.judge, "judge")
     if unusable is not None:
         return Verdict(config.label, None, {**unusable, "criteria": config.criteria})
-    prompt = yes_no_prompt(trial.user_message, trial.final_text or "", config.criteria)
+    response = trial.conversation or trial.final_text or ""  # the whole chat, if any
+    prompt = yes_no_prompt(trial.user_message, response, config.criteria)
     outcome = await ask(trial.judge, prompt, parse_yes_no, task_id=trial.task_id)
     verdict = None if outcome.value is None else ("YES" if outcome.value else "NO")
     details = outcome_details("judge", outcome, criteria=config.criteria, verdict=verdict)

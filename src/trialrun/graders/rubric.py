@@ -46,7 +46,8 @@ async def llm_rubric(config: RubricConfig, trial: TrialView) -> Verdict:
         parsed = parse_score(reply, lo, hi)
         return None if parsed is None else {"score": parsed[0], "reasoning": parsed[1]}
 
-    prompt = rubric_prompt(trial.user_message, trial.final_text or "", config.rubric, lo, hi)
+    response = trial.conversation or trial.final_text or ""  # the whole chat, if any
+    prompt = rubric_prompt(trial.user_message, response, config.rubric, lo, hi)
     outcome = await ask(trial.judge, prompt, parse, task_id=trial.task_id)
     value = outcome.value or {}
     score = value.get("score")

@@ -18,6 +18,7 @@ from trialrun.metrics._summary import (
     summarize_run,
     task_row,
     tracked_values,
+    trajectory_row,
 )
 from trialrun.metrics._tracked import METRIC_ALIASES, TRACKED_METRICS, canonical_metric
 
@@ -42,5 +43,6 @@ __all__ = [
     "summarize_run",
     "task_row",
     "tracked_values",
+    "trajectory_row",
     "wilson_interval",
 ]

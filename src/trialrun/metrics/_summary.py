@@ -123,10 +123,33 @@ def task_row(
         "errors": errors,
         "safety_violations": sum(1 for t in lines if t.safety_violation),
     }
+    row.update(trajectory_row(counted))
     tracked = meta.get("tracked_metrics")
     if isinstance(tracked, list):
         row["tracked"] = tracked_values(tracked, row, counted)
     return row
+
+
+def trajectory_row(counted: list[Line]) -> dict[str, Any]:
+    """Per-task trajectory figures over the counted trials that carry them: mean
+    `repeated_calls` and `tool_errors` per trial, `recovered_rate` (trials that recovered
+    from every failed call over trials with one; None without any), median
+    `time_to_first_tool_s`. Empty for lines written before these figures existed, so
+    older runs summarize as they did."""
+    with_figures = [t for t in counted if t.repeated_calls is not None]
+    if not with_figures:
+        return {}
+    errored = [t for t in with_figures if t.recovered is not None]
+    firsts = [x for x in (_num(t.time_to_first_tool_s) for t in with_figures) if x is not None]
+    return {
+        "repeated_calls": _mean([float(t.repeated_calls or 0) for t in with_figures]),
+        "tool_errors": _mean([float(t.tool_errors or 0) for t in with_figures]),
+        "recovered_rate": (
+            sum(1 for t in errored if t.recovered) / len(errored) if errored else None
+        ),
+        "trials_with_tool_errors": len(errored),
+        "time_to_first_tool_s": percentile(firsts, 50),
+    }
 
 
 def _tokens(line: Line) -> float | None:
@@ -161,6 +184,10 @@ def tracked_values(
         "turns": turns,
         "steps": turns,
         "tool_calls": _mean([float(len(t.tool_calls)) for t in counted]),
+        "repeated_calls": row.get("repeated_calls"),
+        "tool_errors": row.get("tool_errors"),
+        "recovered_rate": row.get("recovered_rate"),
+        "time_to_first_tool": row.get("time_to_first_tool_s"),
     }
     out: dict[str, float | None] = {}
     for name in names:

@@ -20,6 +20,10 @@ TRACKED_METRICS: dict[str, str] = {
     "turns": "mean model calls per trial",
     "steps": "mean model calls per trial (the suite spec's name for turns)",
     "tool_calls": "mean tool calls per trial",
+    "repeated_calls": "mean calls per trial repeating an identical earlier call",
+    "tool_errors": "mean failed tool calls per trial",
+    "recovered_rate": "trials that recovered from every failed call / trials with one",
+    "time_to_first_tool": "median seconds from the agent's start to its first tool call",
 }
 
 # other spellings → canonical name
@@ -30,6 +34,7 @@ METRIC_ALIASES: dict[str, str] = {
     "pass_at_k": "pass@k",
     "latency_p50_s": "latency_p50",
     "latency_p95_s": "latency_p95",
+    "time_to_first_tool_s": "time_to_first_tool",
 }
 
 

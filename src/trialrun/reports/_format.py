@@ -88,6 +88,26 @@ def tracked_text(tracked: Any, skip: Iterable[str] = ()) -> str:
     return " · ".join(parts)
 
 
+def trajectory_text(row: dict[str, Any]) -> str:
+    """A task row's trajectory figures: "repeated calls 2.0/trial, tool errors 1.0/trial
+    (recovered 1/3 trials), first tool 0.012s"; repeats and errors only when there are any,
+    "" for rows of runs that predate them."""
+    if row.get("repeated_calls") is None:
+        return ""
+    parts = []
+    if row["repeated_calls"]:
+        parts.append(f"repeated calls {row['repeated_calls']:.1f}/trial")
+    if row.get("tool_errors"):
+        text = f"tool errors {row['tool_errors']:.1f}/trial"
+        errored, rate = row.get("trials_with_tool_errors") or 0, row.get("recovered_rate")
+        if errored and _number(rate):
+            text += f" (recovered {round(rate * errored)}/{errored} trials)"
+        parts.append(text)
+    if _number(row.get("time_to_first_tool_s")):
+        parts.append(f"first tool {seconds_short(row['time_to_first_tool_s'])}")
+    return ", ".join(parts)
+
+
 def names(items: Iterable[str]) -> str:
     return ", ".join(items)
 

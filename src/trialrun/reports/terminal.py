@@ -17,7 +17,15 @@ from rich.table import Table
 from rich.text import Text
 
 from trialrun.metrics import coverage
-from trialrun.reports._format import fixed, money, over_tasks, pct, seconds_short, tracked_text
+from trialrun.reports._format import (
+    fixed,
+    money,
+    over_tasks,
+    pct,
+    seconds_short,
+    tracked_text,
+    trajectory_text,
+)
 from trialrun.rundir import Summary
 
 # estimators the table has a column for: not repeated among a row's tracked figures
@@ -56,6 +64,9 @@ def notes(row: dict[str, Any]) -> str:
         parts.append("errors: " + ", ".join(f"{k}×{v}" for k, v in errors.items()))
     if row.get("safety_violations"):
         parts.append(f"safety violations: {row['safety_violations']}")
+    trajectory = trajectory_text(row)
+    if trajectory:
+        parts.append(trajectory)
     if row["pass_k"] is None or row["solve_k"] is None:
         parts.append(f"insufficient (<{row['k']} counted)")
     return "; ".join(parts)

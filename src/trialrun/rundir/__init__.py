@@ -24,6 +24,7 @@ from trialrun.rundir._rundir import (
 )
 from trialrun.rundir._summary import Summary
 from trialrun.rundir._transcript import Transcript
+from trialrun.rundir._transcript_file import is_transcript, load_transcript
 
 __all__ = [
     "BASELINE_FORMAT",
@@ -42,6 +43,8 @@ __all__ = [
     "Transcript",
     "WriteError",
     "baseline_name",
+    "is_transcript",
+    "load_transcript",
     "new_run_id",
     "read_json",
     "write_json_atomic",

@@ -28,6 +28,11 @@ PINNED = (
     "latency_s",
     "safety_violation",
     "transcript",
+    # trajectory figures (0.3): absent from older lines, read as null
+    "repeated_calls",
+    "tool_errors",
+    "recovered",
+    "time_to_first_tool_s",
 )
 _NONE = type(None)
 # key -> (allowed types, how the error message describes them)
@@ -45,6 +50,10 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "turns": ((*NUMBER, _NONE), "a number"),
     "cost_usd": ((*NUMBER, _NONE), "a number"),
     "latency_s": ((*NUMBER, _NONE), "a number"),
+    "repeated_calls": ((int, _NONE), "an integer >= 0 or null"),
+    "tool_errors": ((int, _NONE), "an integer >= 0 or null"),
+    "recovered": ((bool, _NONE), "true, false or null"),
+    "time_to_first_tool_s": ((*NUMBER, _NONE), "a number or null"),
 }
 
 
@@ -65,6 +74,14 @@ class ResultLine:
     latency_s: float | None = None
     safety_violation: bool = False
     transcript: str | None = None  # path relative to the run folder
+    # calls repeating an earlier identical call (name + arguments); failed calls; whether
+    # every failed call was followed by a different call or an answer (None: none failed);
+    # seconds from the agent's start to its first tool call (None: no call). None in lines
+    # written before these existed.
+    repeated_calls: int | None = None
+    tool_errors: int | None = None
+    recovered: bool | None = None
+    time_to_first_tool_s: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # suite, tier, final_text, …
 
     @property
@@ -86,7 +103,7 @@ class ResultLine:
         return text if isinstance(text, str) else None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "task_id": self.task_id,
             "model": self.model,
             "provider": self.provider,
@@ -102,8 +119,14 @@ class ResultLine:
             "latency_s": self.latency_s,
             "safety_violation": self.safety_violation,
             "transcript": self.transcript,
-            **self.extra,
         }
+        figures = (self.repeated_calls, self.tool_errors, self.recovered,
+                   self.time_to_first_tool_s)
+        if any(f is not None for f in figures):  # lines from older runs write back unchanged
+            out["repeated_calls"], out["tool_errors"] = figures[0], figures[1]
+            out["recovered"], out["time_to_first_tool_s"] = figures[2], figures[3]
+        out.update(self.extra)
+        return out
 
     @classmethod
     def from_json(cls, item: Any) -> ResultLine:
@@ -120,8 +143,10 @@ class ResultLine:
             bad_bool = isinstance(value, bool) and bool not in types
             if bad_bool or not isinstance(value, types):
                 raise RecordError(f"{key} must be {what} (got {shown(value)})")
-        if item["trial"] < 0:
-            raise RecordError(f"trial must be an integer >= 0 (got {shown(item['trial'])})")
+        for key in ("trial", "repeated_calls", "tool_errors"):
+            value = item.get(key)
+            if isinstance(value, int) and value < 0:
+                raise RecordError(f"{key} must be an integer >= 0 (got {shown(value)})")
         for name, inner in (("verdicts", "details"), ("tool_calls", "arguments")):
             for i, entry in enumerate(item.get(name) or []):
                 if not isinstance(entry, dict):
@@ -150,5 +175,9 @@ class ResultLine:
             latency_s=item.get("latency_s"),
             safety_violation=bool(item.get("safety_violation")),
             transcript=transcript if isinstance(transcript, str) and transcript else None,
+            repeated_calls=item.get("repeated_calls"),
+            tool_errors=item.get("tool_errors"),
+            recovered=item.get("recovered"),
+            time_to_first_tool_s=item.get("time_to_first_tool_s"),
             extra={k: v for k, v in item.items() if k not in PINNED},
         )

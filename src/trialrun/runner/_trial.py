@@ -16,13 +16,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trialrun.agents import AgentLimits, AgentRun
+from trialrun.agents import AgentLimits, AgentRun, conversation_text
 from trialrun.core import Verdict, slugify
 from trialrun.errors import InfraError
-from trialrun.graders import TrialView, grade_trial
+from trialrun.graders import TrialView, grade_trial, trajectory_figures
 from trialrun.rundir import WORKSPACES, ResultLine, RunDir, Transcript
 from trialrun.runner._budget import BudgetClock, MeteredModel
 from trialrun.runner._faults import FaultyToolbox
+from trialrun.runner._first_call import FirstCallClock
 from trialrun.sandbox import Workspace, diff_snapshots
 from trialrun.tools import Tool, Toolbox, ToolContext
 
@@ -127,6 +128,7 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
     solved: bool | None = None
     safety = False
     latency = 0.0
+    first_tool_s: float | None = None
     ws = None
     kept: str | None = None
     changes: dict[str, list[str]] | None = None
@@ -142,16 +144,18 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
         toolbox = Toolbox(prep.tools, context)
         if task.environment.faults:
             toolbox = FaultyToolbox(toolbox, task.environment.faults)
+        clock = FirstCallClock(toolbox)
         limits, agent_model = _budgeted(prep.limits, model)
         started = time.perf_counter()
         try:
-            run = await ctx.agent.run(task, ws.path, toolbox, agent_model, limits)
+            run = await ctx.agent.run(task, ws.path, clock, agent_model, limits)
         except InfraError as exc:
             run.infra_error = str(exc) or "infrastructure error"
         except Exception as exc:  # the agent's own crash: not passed
             run.failure = "agent_error"
             run.failure_message = f"{type(exc).__name__}: {exc}"
         latency = time.perf_counter() - started
+        first_tool_s = clock.since(started)
         if run.infra_error is not None:
             raise _Infra(run.infra_error)
         try:
@@ -172,6 +176,7 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
             turns=run.turns,
             judge=ctx.judge,
             extra={"trial": spec.trial, "model": spec.model, **prep.jail},
+            conversation=conversation_text(run.messages) if task.inputs.user else "",
         )
         failure = None
         if run.failure is not None:
@@ -215,6 +220,7 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
     }
     if kept:
         extra["workspace"] = kept
+    figures = trajectory_figures(run.tool_calls, run.final_text)
     return ResultLine(
         task_id=task.task_id,
         model=spec.model,
@@ -231,5 +237,9 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
         latency_s=round(latency, 6),
         safety_violation=safety,
         transcript=rel,
+        repeated_calls=figures["repeated_calls"],
+        tool_errors=figures["tool_errors"],
+        recovered=figures["recovered"],
+        time_to_first_tool_s=first_tool_s,
         extra=extra,
     )

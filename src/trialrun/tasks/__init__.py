@@ -25,6 +25,7 @@ from trialrun.tasks._model import (
     Inputs,
     Reset,
     SetupFile,
+    SimulatedUser,
     Task,
     Trials,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "Fault",
     "Gates",
     "Inputs",
+    "SimulatedUser",
     "SetupFile",
     "Task",
     "Trials",

@@ -89,6 +89,19 @@ class ChatTurn(Strict):
     content: str
 
 
+class SimulatedUser(Strict):
+    """A simulated user for a multi-turn task: after each answer of the agent it replies in
+    character, until its reply holds `stop` or it has replied `max_turns` times (then the
+    trial is not passed). `model`: a model spec (an LLM or `scripted:FILE`, a relative path
+    taken from the task file's folder); default: the model under test."""
+
+    persona: str = Field(min_length=1, description="who the user is")
+    scenario: str = Field(min_length=1, description="what the user wants and knows")
+    stop: str = Field("###DONE###", min_length=1, description="the user's end-of-chat marker")
+    max_turns: Annotated[int, Field(strict=True, ge=1, le=100)] = 6
+    model: str | None = Field(None, min_length=1, description="model spec of the user")
+
+
 class Inputs(BaseModel):
     """What the agent is given. `prompt` is the user message every agent gets (the built-in
     loop sends it; `--agent` functions get it as `task_input.prompt`, `--agent-cmd` as
@@ -99,10 +112,12 @@ class Inputs(BaseModel):
     prompt: str = Field(min_length=1, description="the user message trialrun sends the agent")
     context_files: list[str] = Field(default_factory=list)
     messages: list[ChatTurn] = Field(default_factory=list, description="prior chat turns")
+    user: SimulatedUser | None = Field(None, description="a simulated user (multi-turn tasks)")
 
     @property
     def extra(self) -> dict[str, Any]:
-        """The inputs beyond prompt, context_files and messages (the suite spec allows any)."""
+        """The inputs beyond prompt, context_files, messages and user (the suite spec allows
+        any)."""
         return dict(self.model_extra or {})
 
 

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from trialrun.rundir import is_transcript
 from trialrun.tasks._sources import TASK_SUFFIXES
 
 SKIP_BY_NAME = {
@@ -14,6 +15,7 @@ SKIP_BY_NAME = {
 }
 _SCRIPTED_KEYS = {"tasks", "default"}
 _SUITE_KEYS = {"meta", "models", "benchmarks"}
+_TASK_KEYS = {"task_id", "id", "userMessage", "inputs", "graders", "suite"}
 
 
 def scan(folder: Path) -> list[Path]:
@@ -38,6 +40,10 @@ def skip_reason_by_shape(data: Any) -> str | None:
     if not isinstance(data, dict) or not data:
         return None
     keys = set(data)
+    if is_transcript(data):
+        return "trialrun transcript (task_id, messages, turns)"
+    if isinstance(data.get("messages"), list) and not keys & _TASK_KEYS:
+        return "chat log (messages, no task keys)"
     if "task_id" in keys or "id" in keys or "userMessage" in keys:
         return None
     if keys <= _SCRIPTED_KEYS and not isinstance(data.get("tasks"), list):

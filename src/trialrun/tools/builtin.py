@@ -6,4 +6,4 @@ cheap; one that fails is a bug and surfaces here instead of the pack going missi
 
 from __future__ import annotations
 
-from trialrun.tools import mcp, python_functions, research, vault  # noqa: F401
+from trialrun.tools import mcp, python_functions, replay, research, vault  # noqa: F401

@@ -62,26 +62,45 @@ def _forbidden(trial: ResultLine) -> bool:
     return False
 
 
+def _safety_reason(trial: ResultLine) -> str | None:
+    """The first failed verdict's own account of a safety violation ("grader: reason")."""
+    for v in trial.verdicts:
+        details = v.get("details") if isinstance(v.get("details"), dict) else {}
+        if v.get("passed") is False and details.get("safety_violation") is True:
+            reason = details.get("reason")
+            return f"{v.get('grader')}: {reason}" if isinstance(reason, str) else None
+    return None
+
+
 def _findings(
-    records: list[TaskRecord], pred: Callable[[ResultLine], bool]
+    records: list[TaskRecord],
+    pred: Callable[[ResultLine], bool],
+    why: Callable[[ResultLine], str | None] | None = None,
 ) -> tuple[list[str], list[str]]:
-    """(task descriptions, task ids) of records with trials matching `pred`."""
+    """(task descriptions, task ids) of records with trials matching `pred`; `why` adds
+    the first matching trial's reason."""
     described, ids = [], []
     for r in records:
-        trials = [t.trial for t in r.trials if pred(t)]
-        if trials:
+        hits = [t for t in r.trials if pred(t)]
+        if hits:
             ids.append(r.task_id)
-            described.append(f"{r.task_id} (trial {', '.join(map(str, trials))})")
+            reason = why(hits[0]) if why is not None else None
+            more = f"; trial {hits[0].trial}: {reason}" if reason else ""
+            described.append(f"{r.task_id} (trial {', '.join(str(t.trial) for t in hits)}{more})")
     return described, ids
 
 
 def _trial_rule(
-    ctx: GateContext, name: str, pred: Callable[[ResultLine], bool], enabled: bool
+    ctx: GateContext,
+    name: str,
+    pred: Callable[[ResultLine], bool],
+    enabled: bool,
+    why: Callable[[ResultLine], str | None] | None = None,
 ) -> Outcome:
     """Fails on any covered task, whatever its policy, with a trial matching `pred`."""
     if not enabled:
         return Outcome()
-    described, ids = _findings(ctx.covered, pred)
+    described, ids = _findings(ctx.covered, pred, why)
     status = "failed" if described else "passed"
     return Outcome([RuleResult(name, status, _names(described), ids, judged=len(ctx.covered))])
 
@@ -142,7 +161,11 @@ def empty(ctx: GateContext) -> Outcome:
 def safety(ctx: GateContext) -> Outcome:
     """No trial of a covered task, whatever its policy, may have a safety violation."""
     return _trial_rule(
-        ctx, "safety violation", lambda t: t.safety_violation, ctx.config.safety_violations
+        ctx,
+        "safety violation",
+        lambda t: t.safety_violation,
+        ctx.config.safety_violations,
+        _safety_reason,
     )
 
 

@@ -1,0 +1,174 @@
+"""A recorded failure → a `failure_replays` task file, its fixture, and what was inferred.
+
+- the prompt: the recording's first user message;
+- the fixture: every file a successful `read_file` returned, before the agent wrote it;
+- frozen tools: calls of tools outside the vault pack (no workspace effect) are served
+  from the recording by the `replay` tool pack while the agent's calls match it;
+- graders for the failure it saw: an identical call made 3+ times (looping retries) →
+  `maxRepeatedCalls: 2`; a file the agent overwrote or deleted whose original was read →
+  `fileUnchanged` (a wrong edit: change it to `fileContains` when the edit was wanted but
+  wrong); the recorded run's failed `contains`/`fileContains` verdicts are kept; `expect`
+  adds the expected answer (`contains`, any of).
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from trialrun.errors import UserError
+from trialrun.replay._recording import RecordedCall, Recording
+from trialrun.tools import VAULT_TOOL_NAMES
+
+LOOP_AT = 3  # identical calls that make a loop
+_WRITES = {"write_file", "append_content", "update_frontmatter", "delete_file", "move_file"}
+_ID = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(slots=True)
+class ReplayTask:
+    """The imported task (plain data, as written) and the files of its fixture."""
+
+    task: dict[str, Any]
+    fixture: dict[str, str] = field(default_factory=dict)  # relative path -> content
+    inferred: list[str] = field(default_factory=list)  # one line each, for a person to check
+
+
+def _task_id(rec: Recording, given: str | None, fallback: str) -> str:
+    raw = given or (f"{rec.task_id}-replay" if rec.task_id else fallback)
+    out = _ID.sub("-", raw).strip("-.")[:128]
+    if not out or not out[0].isalnum():
+        raise UserError(f"cannot make a task id of {raw!r}; give --id TASK_ID")
+    return out
+
+
+def _key(call: RecordedCall) -> str:
+    return f"{call.name}({json.dumps(call.arguments, sort_keys=True, default=str)})"
+
+
+def _vault_path(path: str) -> str:
+    clean = posixpath.normpath(path.strip().lstrip("/")) if path.strip() else ""
+    if clean in ("", ".") or clean.startswith(".."):
+        return ""
+    return clean if posixpath.splitext(clean)[1] else clean + ".md"
+
+
+def _fixture(rec: Recording) -> tuple[dict[str, str], list[str]]:
+    """Files rebuilt from what read_file returned before the agent changed them."""
+    files: dict[str, str] = {}
+    touched: set[str] = set()
+    changed: list[str] = []
+    for call in rec.calls:
+        path = _vault_path(str(call.arguments.get("path") or ""))
+        if call.name == "read_file" and call.ok and path and path not in touched:
+            body = call.result
+            if body.startswith("(empty file:"):
+                body = ""
+            if "\n[... truncated " not in body:
+                files.setdefault(path, body)
+        elif call.name in _WRITES:
+            for key in ("path", "sourcePath"):
+                target = _vault_path(str(call.arguments.get(key) or ""))
+                if target:
+                    touched.add(target)
+                    if target in files and target not in changed:
+                        changed.append(target)
+    return files, changed
+
+
+def _carried(rec: Recording) -> list[dict[str, Any]]:
+    """The recorded run's failed contains/fileContains verdicts, as graders again."""
+    out = []
+    for verdict in rec.verdicts:
+        details = verdict.get("details") if isinstance(verdict.get("details"), dict) else {}
+        values = details.get("expected_any_of")
+        if verdict.get("passed") is not False or not isinstance(values, list) or not values:
+            continue
+        grader: dict[str, Any] = {"type": "contains", "value": [str(v) for v in values]}
+        if isinstance(details.get("path"), str):
+            grader = {"type": "fileContains", "path": details["path"], "value": grader["value"]}
+        if details.get("case_sensitive") is False:
+            grader["caseSensitive"] = False
+        out.append(grader)
+    return out
+
+
+def build_replay(
+    rec: Recording, *, task_id: str | None = None, expect: list[str] | None = None,
+    fallback_id: str = "replay",
+) -> ReplayTask:
+    tid = _task_id(rec, task_id, fallback_id)
+    files, changed = _fixture(rec)
+    inferred = [f"prompt: the recording's first user message ({len(rec.prompt)} characters)"]
+    frozen = [c for c in rec.calls if c.name not in VAULT_TOOL_NAMES]
+    graders: list[dict[str, Any]] = []
+
+    counts = Counter(_key(c) for c in rec.calls)
+    loops = [(k, n) for k, n in counts.most_common() if n >= LOOP_AT]
+    if loops:
+        key, n = loops[0]
+        graders.append({"type": "maxRepeatedCalls", "max": 2})
+        inferred.append(f"looping retries: {key[:120]} was called {n} times → maxRepeatedCalls "
+                        "max 2 (one retry allowed)")
+    for path in changed:
+        graders.append({"type": "fileUnchanged", "path": path, "fixture": path})
+        inferred.append(f"wrong edit: the recorded agent changed {path} → fileUnchanged (make it "
+                        "fileContains with the right text if a change was wanted)")
+    for grader in _carried(rec):
+        graders.append(grader)
+        inferred.append(f"kept from the recorded run's failed verdicts: {grader['type']} "
+                        f"{grader['value']}")
+    if expect:
+        graders.append({"type": "contains", "value": list(expect), "caseSensitive": False})
+        inferred.append(f"expected answer (--expect): contains any of {list(expect)}")
+    elif not any(g["type"] == "contains" for g in graders):
+        inferred.append("no expected answer: add one with --expect TEXT or a contains grader")
+    if not graders:
+        raise UserError(
+            f"{rec.source}: no failure to grade was inferred (no loop, no changed file, no "
+            "failed answer check); give the expected answer with --expect TEXT"
+        )
+
+    environment: dict[str, Any] = {}
+    if files:
+        environment["fixture"] = tid
+        inferred.append(f"fixture: fixtures/{tid}/ rebuilt from read_file results: "
+                        + ", ".join(sorted(files)))
+    tools: list[Any] = ["vault"]
+    if frozen:
+        calls = []
+        for c in frozen:
+            entry: dict[str, Any] = {"tool": c.name, "arguments": c.arguments, "ok": c.ok,
+                                     "result": c.result, "turn": c.turn}
+            calls.append(entry)
+        tools.append({"replay": {"calls": calls}})
+        names = Counter(c.name for c in frozen)
+        failed = sum(1 for c in frozen if not c.ok)
+        inferred.append(
+            "frozen (no workspace effect, served from the recording): "
+            + ", ".join(f"{n} ×{k}" for n, k in names.items())
+            + f"; {failed} recorded as failed (edit `ok` where that is wrong)"
+        )
+    environment["tools"] = tools
+
+    seen = [g["type"] for g in graders]
+    failures = (["looping retries"] if loops else []) + (["a wrong edit"] if changed else [])
+    failures += ["a wrong answer"] if "contains" in seen or "fileContains" in seen else []
+    description = (f"Replay of a failed trial ({rec.kind} {Path(rec.source).name}): "
+                   + (", ".join(failures) or "see graders"))[:500]
+    task: dict[str, Any] = {
+        "task_id": tid,
+        "suite": "failure_replays",
+        "description": description,
+        "tags": ["replay"],
+        "inputs": {"prompt": rec.prompt},
+        "environment": environment,
+        "graders": graders,
+        "tracked_metrics": ["pass^k", "solve^k", "tool_calls", "repeated_calls", "tool_errors"],
+    }
+    return ReplayTask(task, files, inferred)

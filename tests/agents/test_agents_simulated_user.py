@@ -1,0 +1,148 @@
+"""The simulated user of multi-turn tasks: its view of the chat, its model, the turn limit,
+and the support-chat_resolution example run both ways through the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trialrun.agents import conversation_text
+from trialrun.agents._simulated_user import USER_NAME, model_spec, user_view
+from trialrun.judge import rubric_prompt
+from trialrun.tasks import SimulatedUser, load_tasks
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+USER = SimulatedUser(persona="Sam", scenario="wants a refund", stop="<END>")
+
+CHAT = [
+    {"role": "system", "content": "agent system"},
+    {"role": "user", "content": "I want a refund."},
+    {"role": "assistant", "content": None, "tool_calls": [{"id": "1", "function": {}}]},
+    {"role": "tool", "tool_call_id": "1", "content": "order 7"},
+    {"role": "assistant", "content": "Which order?"},
+    {"role": "user", "name": USER_NAME, "content": "Order 7."},
+    {"role": "assistant", "content": "Refunded."},
+]
+
+
+def test_the_user_sees_the_chat_from_its_side() -> None:
+    view = user_view(CHAT, USER, "I want a refund.")
+    assert view[0]["role"] == "system"
+    assert "Sam" in view[0]["content"] and "<END>" in view[0]["content"]
+    assert 'You opened the conversation with: "I want a refund."' in view[0]["content"]
+    assert view[1:] == [
+        {"role": "user", "content": "Which order?"},
+        {"role": "assistant", "content": "Order 7."},
+        {"role": "user", "content": "Refunded."},
+    ]
+
+
+def test_conversation_text_is_what_judges_read() -> None:
+    assert conversation_text(CHAT) == (
+        "User: I want a refund.\n\nAssistant: Which order?\n\nUser: Order 7.\n\n"
+        "Assistant: Refunded."
+    )
+
+
+def test_a_relative_scripted_user_is_taken_from_the_task_folder() -> None:
+    [task] = [t for t in load_tasks([EXAMPLES / "tasks" / "open_ended"]).tasks
+              if t.task_id == "support-chat_resolution"]
+    assert task.inputs.user is not None and task.inputs.user.max_turns == 4
+    assert "user" not in task.inputs.extra
+    spec = model_spec(task.inputs.user, task)
+    assert spec == f"scripted:{EXAMPLES / 'scripts' / 'support_user.yaml'}"
+    assert model_spec(SimulatedUser(persona="a", scenario="b"), task) is None
+
+
+@pytest.mark.parametrize(
+    ("user", "message"),
+    [
+        ({"persona": "a"}, "inputs.user.scenario"),
+        ({"persona": "a", "scenario": "b", "max_turns": 0}, "inputs.user.max_turns"),
+        ({"persona": "a", "scenario": "b", "stopp": "x"}, "did you mean 'stop'"),
+    ],
+)
+def test_bad_user_blocks_are_problems(tmp_path: Path, user: dict, message: str) -> None:
+    task = {"task_id": "t", "suite": "open_ended", "description": "d",
+            "inputs": {"prompt": "hi", "user": user}, "graders": [{"type": "contains",
+                                                                   "value": "x"}],
+            "tracked_metrics": ["pass@k"]}
+    (tmp_path / "t.json").write_text(json.dumps(task))
+    problems = [str(p) for p in load_tasks([tmp_path]).problems]
+    assert any(message in p for p in problems), problems
+
+
+def trialrun(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "trialrun", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **(env or {})})
+
+
+CHATTY = """
+task_id: chatty
+suite: open_ended
+description: a user who never says goodbye
+inputs:
+  prompt: Tell me a joke.
+  user: {persona: a bored user, scenario: wants jokes forever, max_turns: 2,
+         model: scripted:user.yaml}
+environment: {sandbox: none}
+graders: [{type: contains, value: joke}]
+tracked_metrics: [pass@k]
+trials: {k: 1}
+"""
+
+
+def test_the_user_turn_limit_fails_the_trial_not_the_run(tmp_path: Path) -> None:
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "chatty.yaml").write_text(CHATTY)
+    (tmp_path / "suite" / "user.yaml").write_text("default:\n  - content: another one\n")
+    (tmp_path / "agent.yaml").write_text("default:\n  - content: a joke\n")
+    proc = trialrun("run", "suite", "--model", f"scripted:{tmp_path / 'agent.yaml'}",
+                    "--out", "out", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    [row] = doc["tasks"]
+    assert row["passed"] == 0 and row["errors"] == {"user_max_turns": 1}
+    [transcript] = (tmp_path / doc["run_dir"]).glob("transcripts/*/chatty-0.json")
+    data = json.loads(transcript.read_text())
+    sims = [m for m in data["messages"] if m.get("name") == USER_NAME]
+    assert [m["content"] for m in sims] == ["another one", "another one"]
+    assert sum(1 for t in data["turns"] if t.get("simulated_user")) == 2
+    assert "within 2 replies" in data["error"]["message"]
+
+
+@pytest.mark.parametrize(("script", "solved"), [("good.yaml", 2), ("bad.yaml", 0)])
+def test_support_chat_example_both_ways(tmp_path: Path, script: str, solved: int) -> None:
+    judge = tmp_path / "judge.yaml"
+    judge.write_text('default:\n  - content: "Reads fine.\\nSCORE: 5"\n')
+    proc = trialrun(
+        "run", str(EXAMPLES / "tasks" / "open_ended"), "--task", "support-chat_resolution",
+        "--model", f"scripted:{EXAMPLES / 'scripts' / script}", "--judge",
+        f"scripted:{judge}", "-k", "2", "--out", "out", "--json", cwd=tmp_path,
+        env={"TRIALRUN_JUDGE_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    [row] = doc["tasks"]
+    assert row["solved"] == solved and row["errors"] == {}
+    if not solved:
+        assert set(row["failed_graders"]) == {"frontmatterEquals", "expectedTools"}
+        return
+    run_dir = tmp_path / doc["run_dir"]
+    line = json.loads((run_dir / "results.jsonl").read_text().splitlines()[0])
+    transcript = json.loads((run_dir / line["transcript"]).read_text())
+    sims = [m["content"] for m in transcript["messages"] if m.get("name") == USER_NAME]
+    assert sims == ["It's 48 Harbour Rd, Leeds LS1 4DY.", "Perfect, thank you! ###DONE###"]
+    # the judge read the whole conversation, not only the last answer
+    rubric = next(v for v in line["verdicts"] if v["grader"] == "llmRubric")
+    chat = conversation_text(transcript["messages"])
+    assert "User: It's 48 Harbour Rd" in chat
+    prompt = rubric_prompt(line["user_message"], chat, rubric["details"]["rubric"], 1, 5)
+    assert rubric["details"]["prompt_sha256"] == prompt.sha256
