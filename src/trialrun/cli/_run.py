@@ -249,6 +249,9 @@ def register(app: typer.Typer) -> None:
             None, "--markdown", help="Also write a Markdown summary here (GitHub step summary)."
         ),
         as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
+        show_all: bool = typer.Option(
+            False, "--all", help="Every task in the end table (default: the 50 worst)."
+        ),
     ) -> None:
         """Run tasks × models × k trials; write results/<run-id>/ and print the end table."""
         from rich.console import Console
@@ -256,7 +259,7 @@ def register(app: typer.Typer) -> None:
 
         from trialrun import Filters, RunConfig, RunHooks, UserError
         from trialrun import run as run_eval
-        from trialrun.reports import render_summary
+        from trialrun.reports import ROW_CAP, render_summary
 
         # an empty value is a mistake (an unset variable), not "use the built-in loop"
         if agent_cmd is not None and not agent_cmd.strip():
@@ -337,7 +340,7 @@ def register(app: typer.Typer) -> None:
             )
         else:
             console = Console()
-            render_summary(outcome.summary, console)
+            render_summary(outcome.summary, console, limit=None if show_all else ROW_CAP)
             err = Console(stderr=True)
             for warning in outcome.warnings:
                 err.print(
@@ -363,6 +366,9 @@ def register(app: typer.Typer) -> None:
             ..., help="A run folder written by `trialrun run`, or a results .jsonl file."
         ),
         as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
+        show_all: bool = typer.Option(
+            False, "--all", help="Every task in the table (default: the 50 worst)."
+        ),
     ) -> None:
         """Recompute summary.json from results.jsonl (and run.json) and print the table.
 
@@ -373,20 +379,18 @@ def register(app: typer.Typer) -> None:
         from rich.markup import escape
 
         from trialrun import RunDir, UserError
-        from trialrun.metrics import summarize_run
-        from trialrun.reports import render_summary
+        from trialrun.metrics import summarize_rundir
+        from trialrun.reports import ROW_CAP, render_summary
 
         lone = _results_file(run_dir)
         try:
             rundir = (
                 _open_results_file(lone) if lone is not None else RunDir.open(_run_dir_of(run_dir))
             )
-            contents = rundir.read()
+            summary = summarize_rundir(rundir)
         except UserError as exc:
             _fail(str(exc), exc.exit_code)
             return
-        summary = summarize_run(contents.results, contents.manifest)
-        summary.warnings[:0] = contents.warnings
         if lone is None:
             try:
                 rundir.write_summary(summary)
@@ -401,7 +405,7 @@ def register(app: typer.Typer) -> None:
                 _json_out(summary, rundir.path, summary.warnings)
         else:
             console = Console()
-            render_summary(summary, console)
+            render_summary(summary, console, limit=None if show_all else ROW_CAP)
             err = Console(stderr=True)
             for warning in summary.warnings:
                 err.print(
@@ -425,15 +429,19 @@ def register(app: typer.Typer) -> None:
         from trialrun import RunDir, UserError
         from trialrun.reports import render_transcript
 
-        try:
+        known_ids: set[str] = set()
+        matches = []
+        try:  # streamed: only this task's lines are kept
             rundir = RunDir.open(run_dir)
-            lines = rundir.results()
+            for x in rundir.iter_results():
+                known_ids.add(x.task_id)
+                if x.task_id == task_id:
+                    matches.append(x)
         except UserError as exc:
             _fail(str(exc), exc.exit_code)
             return
-        matches = [x for x in lines if x.task_id == task_id]
         if not matches:
-            known = sorted({x.task_id for x in lines})
+            known = sorted(known_ids)
             hint = get_close_matches(task_id, known, n=1)
             if hint:
                 fix = f"did you mean '{hint[0]}'?"

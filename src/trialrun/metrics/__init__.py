@@ -7,19 +7,24 @@ from trialrun.metrics._estimators import (
     pass_hat_k_fraction,
 )
 from trialrun.metrics._summary import (
+    Summarizer,
     aggregate,
     coverage,
     current_summary,
     is_infra,
     percentile,
+    stored_if_covering,
     summarize,
     summarize_run,
+    summarize_rundir,
+    summarizer_for,
     task_row,
     tracked_values,
 )
 from trialrun.metrics._tracked import METRIC_ALIASES, TRACKED_METRICS, canonical_metric
 
 __all__ = [
+    "Summarizer",
     "METRIC_ALIASES",
     "TRACKED_METRICS",
     "canonical_metric",
@@ -33,7 +38,10 @@ __all__ = [
     "pass_hat_k_fraction",
     "percentile",
     "summarize",
+    "stored_if_covering",
     "summarize_run",
+    "summarize_rundir",
+    "summarizer_for",
     "task_row",
     "tracked_values",
 ]

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from trialrun.rundir import ResultLine, WriteError
+from trialrun.rundir import ResultLine, RunDir, WriteError
 from trialrun.tracking import RunData, TaskRecord, load_run
 
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -42,8 +42,7 @@ def task_outcome(record: TaskRecord) -> tuple[str, str]:
     failed: dict[str, int] = {}  # grader type → trials where one of its verdicts failed
     errors: dict[str, int] = {}
     for t in record.counted_trials:
-        names = [str(v.get("grader")) for v in t.verdicts if v.get("passed") is False]
-        for name in dict.fromkeys(names):
+        for name in t.failed_graders:
             failed[name] = failed.get(name, 0) + 1
         if t.error_kind:
             errors[t.error_kind] = errors.get(t.error_kind, 0) + 1
@@ -90,9 +89,18 @@ def _trial_line(t: ResultLine) -> str:
     return "\n".join([line, *failed_details])
 
 
+def _trial_texts(path: Path) -> dict[tuple[str, str], list[tuple[int, str]]]:
+    """(task, model) → (trial, its system-out text), from a second pass over the lines."""
+    texts: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    for line in RunDir.open(path).iter_results():
+        texts.setdefault((line.task_id, line.model), []).append((line.trial, _trial_line(line)))
+    return texts
+
+
 def junit_tree(run: RunData) -> ET.ElementTree:
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S")
     root = ET.Element("testsuites", name=f"trialrun {run.run_id}")
+    texts = _trial_texts(run.path)
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
     for index, model in enumerate(run.models):
         records = sorted(run.for_model(model), key=lambda r: r.task_id)
@@ -125,7 +133,8 @@ def junit_tree(run: RunData) -> ET.ElementTree:
                     {"failure": "failures", "error": "errors", "skipped": "skipped"}[outcome]
                 ] += 1
             out = ET.SubElement(case, "system-out")
-            out.text = _clean("\n".join(_trial_line(t) for t in record.trials) or "no trials")
+            mine = sorted(texts.get((record.task_id, record.model), []))
+            out.text = _clean("\n".join(text for _, text in mine) or "no trials")
             counts["tests"] += 1
             counts["time"] += seconds
         ET.SubElement(suite, "system-out").text = ""

@@ -25,7 +25,7 @@ from trialrun.core import is_unpinned, model_label, parse_model_spec, slugify
 from trialrun.errors import UserError
 from trialrun.graders import GRADERS
 from trialrun.judge import check_judge_spec
-from trialrun.metrics import summarize_run
+from trialrun.metrics import summarize_rundir
 from trialrun.models import create_model
 from trialrun.rundir import Manifest, RunDir, new_run_id
 from trialrun.runner._config import Run, RunConfig, RunHooks
@@ -212,7 +212,7 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
         done: list[tuple[str, str, int]] = []
     else:
         rundir.repair_results()
-        done = [line.key for line in rundir.results()] if rundir.results_path.exists() else []
+        done = rundir.result_keys()
     rundir.open_results()
 
     specs = plan(tasks, models, config.k, done)
@@ -253,12 +253,11 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
                 with contextlib.suppress(Exception):  # closing must not hide results
                     await obj.aclose()
         remove_tree(ctx.workspace_parent)  # kept workspaces were moved out already
-        results = rundir.results()
-        summary = summarize_run(
-            results, manifest, warnings=[w for w in warnings if "unpinned" not in w]
+        summary = summarize_rundir(
+            rundir, warnings=[w for w in warnings if "unpinned" not in w]
         )
         rundir.write_summary(summary)
-    return Run(rundir.path, summary, results, interrupted, summary.warnings, finished)
+    return Run(rundir.path, summary, interrupted, summary.warnings, finished)
 
 
 async def _execute(

@@ -22,12 +22,12 @@ from typing import Any
 
 from trialrun.config import ProjectConfig, load_config
 from trialrun.errors import UserError
-from trialrun.rundir import Baseline, ResultLine
+from trialrun.rundir import Baseline
 from trialrun.tracking._baseline import baseline_path, load_baseline
 from trialrun.tracking._gate_config import gate_config
 from trialrun.tracking._gate_context import GateContext, Outcome, gate_context
 from trialrun.tracking._gate_result import GateResult, ModelGate, RuleResult
-from trialrun.tracking._run_data import TaskRecord, load_run
+from trialrun.tracking._run_data import TaskRecord, TrialFacts, load_run
 from trialrun.tracking._settings import (
     configured_alpha,
     configured_method,
@@ -51,19 +51,13 @@ def _names(items: list[str], limit: int = 8) -> str:
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def _forbidden(trial: ResultLine) -> bool:
+def _forbidden(trial: TrialFacts) -> bool:
     """Whether a trial failed a forbiddenTools verdict (a forbidden tool was called)."""
-    for v in trial.verdicts:
-        if v.get("passed") is not False:
-            continue
-        details = v.get("details") if isinstance(v.get("details"), dict) else {}
-        if v.get("grader") == FORBIDDEN_GRADER or details.get("type") == FORBIDDEN_GRADER:
-            return True
-    return False
+    return trial.forbidden
 
 
 def _findings(
-    records: list[TaskRecord], pred: Callable[[ResultLine], bool]
+    records: list[TaskRecord], pred: Callable[[TrialFacts], bool]
 ) -> tuple[list[str], list[str]]:
     """(task descriptions, task ids) of records with trials matching `pred`."""
     described, ids = [], []
@@ -76,7 +70,7 @@ def _findings(
 
 
 def _trial_rule(
-    ctx: GateContext, name: str, pred: Callable[[ResultLine], bool], enabled: bool
+    ctx: GateContext, name: str, pred: Callable[[TrialFacts], bool], enabled: bool
 ) -> Outcome:
     """Fails on any covered task, whatever its policy, with a trial matching `pred`."""
     if not enabled:
@@ -151,7 +145,7 @@ def forbidden(ctx: GateContext) -> Outcome:
     return _trial_rule(ctx, "forbidden tool called", _forbidden, ctx.config.forbidden_tools)
 
 
-def _not_solved(trial: ResultLine) -> bool:
+def _not_solved(trial: TrialFacts) -> bool:
     return trial.solve is False or trial.passed is False
 
 
