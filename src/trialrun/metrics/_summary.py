@@ -225,18 +225,17 @@ class Summarizer:
     models: list[str] | None = None
     k: int | None = None
     tallies: dict[tuple[str, str], Tally] = field(default_factory=dict)
-    seen: set[tuple[str, str, int]] = field(default_factory=set)
     duplicates: int = 0
 
     def add(self, line: Line) -> None:
-        ident = line.key
-        if ident in self.seen:
+        pair = (line.task_id, line.model)
+        tally = self.tallies.get(pair)
+        if tally is None:
+            tally = self.tallies[pair] = Tally()
+        if line.trial in tally.trials:
             self.duplicates += 1
             return
-        self.seen.add(ident)
-        tally = self.tallies.get(ident[:2])
-        if tally is None:
-            tally = self.tallies[ident[:2]] = Tally()
+        tally.trials.add(line.trial)
         tally.add(line)
 
     def keys(self) -> set[tuple[str, str]]:

@@ -39,6 +39,7 @@ class Tally:
     """Counters of one (task, model); `add` each of its lines once, in file order."""
 
     first: dict[str, Any] | None = None  # provider and FIRST_KEYS of the first line
+    trials: set[int] = field(default_factory=set)  # trial numbers added (by `Summarizer`)
     lines: int = 0
     n: int = 0  # counted: not infra
     passed: int = 0

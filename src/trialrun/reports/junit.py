@@ -133,7 +133,7 @@ def junit_tree(run: RunData) -> ET.ElementTree:
                     {"failure": "failures", "error": "errors", "skipped": "skipped"}[outcome]
                 ] += 1
             out = ET.SubElement(case, "system-out")
-            mine = sorted(texts.get((record.task_id, record.model), []))
+            mine = sorted(texts.pop((record.task_id, record.model), []))
             out.text = _clean("\n".join(text for _, text in mine) or "no trials")
             counts["tests"] += 1
             counts["time"] += seconds

@@ -204,7 +204,8 @@ class RunDir:
         manifest = manifest if manifest is not None else self.manifest()
         ks = {tid: meta.get("k") for tid, meta in manifest.task_meta().items()}
         path = self.results_path
-        seen: dict[tuple[str, str, int], int] = {}
+        # trials seen per (task, model): small ints in small sets, not a tuple per line
+        seen: dict[tuple[str, str], set[int]] = {}
         sink = warnings if warnings is not None else []
         for number, item in self._raw_lines(sink):
             try:
@@ -217,13 +218,27 @@ class RunDir:
                     f"{path}:{number}: trial {line.trial} is out of range for "
                     f"{line.task_id} (k = {k}: trials 0 to {k - 1}); {_LINE_FIX}"
                 )
-            first = seen.setdefault(line.key, number)
-            if first != number:
+            trials = seen.get((line.task_id, line.model))
+            if trials is None:
+                trials = seen[(line.task_id, line.model)] = set()
+            if line.trial in trials:
+                first = self._first_line_of(line.key)
                 raise UserError(
                     f"{path}:{number}: duplicate of line {first} ({line.task_id}, "
                     f"{line.model}, trial {line.trial}); delete the line you do not trust"
                 )
+            trials.add(line.trial)
             yield line
+
+    def _first_line_of(self, key: tuple[str, str, int]) -> int:
+        """The number of the first line with this (task, model, trial) (a duplicate's
+        message names it; found again rather than remembered for every line)."""
+        for number, item in self._raw_lines([]):
+            if isinstance(item, dict) and (
+                item.get("task_id"), item.get("model"), item.get("trial")
+            ) == key:
+                return number
+        return 0
 
     def result_keys(self) -> list[tuple[str, str, int]]:
         """(task, model, trial) of every checked results line, streamed (for resume)."""

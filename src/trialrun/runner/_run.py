@@ -237,6 +237,10 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
     ctx.model_slugs = unique_slugs(models)
 
     workers_n = config.concurrency or default_concurrency(models)
+    for obj in [*model_objs.values(), judge_obj]:
+        size_pool = getattr(obj, "size_pool", None)  # HTTP providers: a connection per trial
+        if callable(size_pool):
+            size_pool(workers_n)
     interrupted = False
     finished = 0
     # trials in flight work in `<run>/.workspaces/`, where a killed run's are found again
