@@ -71,3 +71,27 @@ def test_repair_reads_only_the_tail_and_cuts_a_torn_line(tmp_path: Path) -> None
     run.results_path.write_bytes(b"\n \n")
     assert run.repair_results() == 0
     assert run.result_keys() == []
+
+
+def test_transcripts_append_to_one_file_and_are_read_by_offset(tmp_path: Path) -> None:
+    from trialrun.rundir import Transcript
+
+    run = make(tmp_path)
+    refs = [run.append_transcript("m", Transcript(task_id="t", trial=i, final_text="é" * i))
+            for i in range(3)]
+    run.close()
+    assert {rel for rel, _ in refs} == {"transcripts/m.jsonl"}
+    with open(run.path / "transcripts/m.jsonl", "ab") as fh:  # a killed run's torn tail
+        fh.write(b'{"task_id": "t", "tri')
+    again = RunDir.open(run.path)
+    refs.append(again.append_transcript("m", Transcript(task_id="t", trial=3)))
+    again.close()
+    for i, (rel, offset) in enumerate(refs):
+        line = ResultLine("t", "m", i, True, True, transcript=rel)
+        line.extra["transcript_offset"] = offset
+        got = again.transcript(line)
+        assert (got.trial, got.final_text) == (i, "é" * i if i < 3 else "")
+    bad = ResultLine("t", "m", 0, True, True, transcript="transcripts/m.jsonl")
+    bad.extra["transcript_offset"] = refs[1][1] + 3  # not the start of a line
+    with pytest.raises(UserError, match="cannot read the transcript"):
+        again.transcript(bad)

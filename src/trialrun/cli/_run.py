@@ -252,6 +252,12 @@ def register(app: typer.Typer) -> None:
         show_all: bool = typer.Option(
             False, "--all", help="Every task in the end table (default: the 50 worst)."
         ),
+        early_stop: bool = typer.Option(
+            False,
+            "--early-stop",
+            help="Skip a task's remaining trials once its verdict is settled (pass^k/solve^k:"
+            " the first unsolved trial; pass@k: the first solved one).",
+        ),
     ) -> None:
         """Run tasks × models × k trials; write results/<run-id>/ and print the end table."""
         from rich.console import Console
@@ -306,6 +312,7 @@ def register(app: typer.Typer) -> None:
                 concurrency=concurrency,
                 skip_invalid=skip_invalid,
                 argv=["trialrun", *sys.argv[1:]],
+                early_stop=early_stop,
             )
             outcome = run_eval(config, hooks=hooks)
         except UserError as exc:

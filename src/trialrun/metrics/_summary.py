@@ -9,6 +9,10 @@ Counting rules (README, "Verdicts and metrics"):
   aggregate and counted in `insufficient`.
 A task "meets" pass^k (solve^k) for `by_tier` when its figure is 1.0, i.e. every counted
 trial succeeded and at least k were counted.
+A task stopped early (`--early-stop`: a line says `settled_after`) with fewer than k
+counted trials has `settled_after` and its verdict in its row (`settled`: "met" or "not
+met" under its metric) and no estimate (none was measured); aggregates count such tasks
+in `settled`, not in `insufficient`.
 `failed_graders` counts trials, not verdicts: a trial where any verdict of a grader type
 failed counts once for it. A row carries `tracked` (each of the task's `tracked_metrics`
 with its value) only when run.json lists them, so older runs summarize as they did.
@@ -112,6 +116,9 @@ def row_of(
         "errors": dict(tally.errors),
         "safety_violations": tally.safety,
     }
+    if tally.settled_after is not None and (n < k or solve_n < k):
+        row["settled_after"] = tally.settled_after
+        row["settled"] = "met" if row["metric"] == "pass@k" and solved else "not met"
     tracked = meta.get("tracked_metrics")
     if isinstance(tracked, list):
         row["tracked"] = _tracked(tracked, row, tally)
@@ -189,7 +196,12 @@ def _aggregate(rows: list[dict[str, Any]], tallies: list[Tally], *, tiers: bool 
         "mean_pass_rate": sum(r["passed"] for r in rows) / n_total if n_total else None,
         "mean_solve_rate": sum(r["solved"] for r in rows) / solve_total if solve_total else None,
         "flaky_task_count": sum(1 for r in rows if r["flaky"]),
-        "insufficient": sum(1 for r in rows if r["pass_k"] is None or r["solve_k"] is None),
+        "insufficient": sum(
+            1
+            for r in rows
+            if (r["pass_k"] is None or r["solve_k"] is None) and "settled_after" not in r
+        ),
+        "settled": sum(1 for r in rows if "settled_after" in r),
         "undetermined": sum(r["undetermined"] for r in rows),
         "infra_errors": sum(r["infra_errors"] for r in rows),
         "safety_violations": sum(r["safety_violations"] for r in rows),

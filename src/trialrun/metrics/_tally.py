@@ -40,6 +40,7 @@ class Tally:
 
     first: dict[str, Any] | None = None  # provider and FIRST_KEYS of the first line
     trials: set[int] = field(default_factory=set)  # trial numbers added (by `Summarizer`)
+    settled_after: int | None = None  # early stop: the trials that settled the verdict
     lines: int = 0
     n: int = 0  # counted: not infra
     passed: int = 0
@@ -61,6 +62,11 @@ class Tally:
             self.first = {"provider": line.provider}
             self.first.update({key: line.extra.get(key) for key in FIRST_KEYS})
         self.lines += 1
+        after = line.extra.get("settled_after")
+        if isinstance(after, int) and not isinstance(after, bool):
+            self.settled_after = after if self.settled_after is None else min(
+                self.settled_after, after
+            )
         names = [
             str(v.get("grader"))
             for v in line.verdicts

@@ -84,7 +84,12 @@ def notes(row: dict[str, Any]) -> str:
         parts.append("errors: " + ", ".join(f"{k}×{v}" for k, v in errors.items()))
     if row.get("safety_violations"):
         parts.append(f"safety violations: {row['safety_violations']}")
-    if row["pass_k"] is None or row["solve_k"] is None:
+    if "settled_after" in row:
+        parts.append(
+            f"settled after {row['settled_after']} of {row['k']} ({row['metric']} "
+            f"{row.get('settled')}; rest not run)"
+        )
+    elif row["pass_k"] is None or row["solve_k"] is None:
         parts.append(f"insufficient (<{row['k']} counted)")
     return "; ".join(parts)
 
@@ -107,7 +112,8 @@ def summary_lines(agg: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
         f"mean pass {pct(agg['mean_pass_rate'])}   mean solve {pct(agg['mean_solve_rate'])} "
         "(over counted trials)",
         f"flaky tasks {agg['flaky_task_count']}   insufficient {agg['insufficient']}   "
-        f"infra errors {agg.get('infra_errors', 0)}   undetermined {agg.get('undetermined', 0)}",
+        + (f"settled early {agg['settled']}   " if agg.get("settled") else "")
+        + f"infra errors {agg.get('infra_errors', 0)}   undetermined {agg.get('undetermined', 0)}",
     ]
     lat = agg.get("latency_p50_s"), agg.get("latency_p95_s")
     tokens = agg.get("tokens") or {}

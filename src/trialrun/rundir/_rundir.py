@@ -3,13 +3,19 @@
     DIR/<run-id>/run.json            Manifest
     DIR/<run-id>/results.jsonl       ResultLine, one per finished trial, appended
     DIR/<run-id>/summary.json        Summary
-    DIR/<run-id>/transcripts/<model-slug>/<task>-<trial>.json   Transcript
+    DIR/<run-id>/transcripts/<model-slug>.jsonl   Transcript, one line per trial, appended
+                                                  (older runs: <model-slug>/<task>-<trial>.json)
     DIR/<run-id>/workspaces/<model-slug>/<task>-<trial>/       kept with --keep-artifacts
 
 A folder is built under a hidden name and renamed into place, so it never exists without
 its manifest. Each results line is one `os.write` on an O_APPEND descriptor, so a killed
 process leaves at most a torn last line: readers skip it, `repair_results` cuts it off
 before a resume appends.
+
+Transcripts are appended to one file per model; the results line names the file and the
+byte offset its transcript starts at (`transcript_offset`), so `transcript(line)` is one
+seek and one line read, and 100k trials are a handful of files, not 100k. A results line
+without an offset names a transcript file of its own (older runs): read whole.
 """
 
 from __future__ import annotations
@@ -76,6 +82,8 @@ class RunDir:
         self.fsync = fsync
         self._fd: int | None = None
         self._transcript_dirs: set[str] = set()
+        self._transcript_fds: dict[str, int] = {}
+        self._transcript_lock = threading.Lock()
         self._sync_lock = threading.Lock()
         self._dirty = False
         self._sync_pending = False
@@ -337,6 +345,11 @@ class RunDir:
 
     def close(self) -> None:
         """fsync and close (call after the background pool has been shut down)."""
+        with self._transcript_lock:
+            fds, self._transcript_fds = self._transcript_fds, {}
+        for tfd in fds.values():
+            with contextlib.suppress(OSError):
+                os.close(tfd)
         if self._fd is not None:
             fd, self._fd = self._fd, None
             if self.fsync:
@@ -385,6 +398,30 @@ class RunDir:
             os.close(fd)
         return rel
 
+    def append_transcript(self, model_slug: str, transcript: Transcript) -> tuple[str, int]:
+        """Append one line to transcripts/<model-slug>.jsonl; returns (its path relative
+        to the run, the byte offset the line starts at) for the results line."""
+        rel = f"{TRANSCRIPTS}/{model_slug}.jsonl"
+        data = (dumps_line(transcript.to_json()) + "\n").encode("utf-8", _ENCODE_ERRORS)
+        with self._transcript_lock:
+            fd = self._transcript_fds.get(model_slug)
+            if fd is None:
+                fd = self._open_transcripts(rel)
+                self._transcript_fds[model_slug] = fd
+            offset = os.lseek(fd, 0, os.SEEK_END)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        return rel, offset
+
+    def _open_transcripts(self, rel: str) -> int:
+        (self.path / TRANSCRIPTS).mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path / rel, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        end = os.lseek(fd, 0, os.SEEK_END)
+        if end and os.pread(fd, 1, end - 1) != b"\n":  # a torn last line (a killed run)
+            os.write(fd, b"\n")
+        return fd
+
     def transcript(self, line: ResultLine) -> Transcript:
         """The line's transcript; a missing or unreadable one is a UserError."""
         if not line.transcript:
@@ -393,8 +430,15 @@ class RunDir:
                 "transcript file; rerun that trial"
             )
         path = self.path / line.transcript
+        offset = line.extra.get("transcript_offset")
         try:
-            data: Any = json.loads(path.read_text("utf-8"))
+            if isinstance(offset, int) and not isinstance(offset, bool):
+                with open(path, "rb") as handle:
+                    handle.seek(offset)
+                    raw = handle.readline()
+                data: Any = json.loads(raw.decode("utf-8"))
+            else:
+                data = json.loads(path.read_text("utf-8"))
             return Transcript.from_json(data)
         except (OSError, ValueError) as exc:
             raise UserError(

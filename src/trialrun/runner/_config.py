@@ -52,6 +52,8 @@ class RunConfig:
     argv: list[str] | None = None  # recorded in run.json (default: sys.argv)
     fsync: bool = True
     handle_sigint: bool = True  # Ctrl-C stops scheduling and keeps what finished
+    # skip a task's remaining trials once one trial has settled its verdict
+    early_stop: bool = False
 
     def __post_init__(self) -> None:
         check_k_option(self.k)  # a huge k would validate, then exhaust memory

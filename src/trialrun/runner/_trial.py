@@ -203,9 +203,10 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
         verdicts=verdict_dicts,
         error=error,
     )
-    rel = ctx.rundir.write_transcript(model_slug, name, transcript)
+    rel, offset = ctx.rundir.append_transcript(model_slug, transcript)
     extra = {
         **prep.meta,
+        "transcript_offset": offset,
         "final_text": run.final_text,
         "loop_fires": run.loop_fires,
         "user_message": task.inputs.prompt,
