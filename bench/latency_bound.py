@@ -11,6 +11,11 @@ graders, transcripts and results lines) for about --seconds of trials.
 
     python bench/latency_bound.py                 # 16, 64 and 128 in flight
     python bench/latency_bound.py --in-flight 64  # one level
+    python bench/latency_bound.py --client sdk    # the same through the openai SDK
+
+`--client sdk` sends each request through `openai.AsyncOpenAI().chat.completions.create`
+(as trialrun did before its lean path), everything else unchanged: the request path is
+the only difference between the two.
 
 Prints trials/s and the fraction of the limit per level, whether the goals are met
 (≥ 85 % at 64 in flight, ≥ 75 % at 128), and a JSON object last.
@@ -103,7 +108,58 @@ def start_server(delay_s: float, max_seconds: float) -> tuple[subprocess.Popen, 
     return proc, port
 
 
-def one_level(in_flight: int, port: int, delay_s: float, seconds: float, root: Path) -> dict:
+class SdkHttp:
+    """The openai SDK in place of the lean path (for `--client sdk`)."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self._clients: dict[int, object] = {}
+
+    def size(self, in_flight: int) -> None:
+        """The SDK keeps its own pool (up to 1000 connections, 100 kept)."""
+
+    async def post_json(self, url: str, body: bytes, timeout_s: float) -> dict:
+        import asyncio
+
+        import openai
+
+        loop_id = id(asyncio.get_running_loop())
+        client = self._clients.get(loop_id)
+        if client is None:
+            client = openai.AsyncOpenAI(api_key="none", base_url=self.base_url, max_retries=0)
+            self._clients = {loop_id: client}
+        r = await client.chat.completions.create(**json.loads(body), timeout=timeout_s)
+        choice = r.choices[0]
+        calls = [
+            {"id": c.id, "function": {"name": c.function.name, "arguments": c.function.arguments}}
+            for c in choice.message.tool_calls or []
+        ]
+        usage = {"prompt_tokens": r.usage.prompt_tokens, "completion_tokens":
+                 r.usage.completion_tokens} if r.usage else {}
+        return {"choices": [{"message": {"content": choice.message.content, "tool_calls": calls},
+                             "finish_reason": choice.finish_reason}], "usage": usage}
+
+    async def aclose(self) -> None:
+        for client in self._clients.values():
+            await client.close()  # type: ignore[attr-defined]
+
+
+def register_sdk_provider() -> None:
+    from trialrun.models import model_provider
+    from trialrun.models.openai_compat import OpenAICompatModel, split_compat_id
+
+    @model_provider("sdk-bench")
+    def sdk_bench(model_id: str, options: dict) -> OpenAICompatModel:
+        name, base_url = split_compat_id(model_id)
+        model = OpenAICompatModel("openai-compat", model_id, model_name=name,
+                                  base_url=base_url, api_key="none", options=options)
+        model._http = SdkHttp(base_url)  # type: ignore[assignment]
+        return model
+
+
+def one_level(
+    in_flight: int, port: int, delay_s: float, seconds: float, root: Path, client: str = "lean"
+) -> dict:
     import trialrun
     from trialrun.tasks import load_tasks
 
@@ -116,7 +172,8 @@ def one_level(in_flight: int, port: int, delay_s: float, seconds: float, root: P
     tasks = load_tasks([level / "tasks"]).tasks
     config = trialrun.RunConfig(
         tasks=tasks,
-        models=[f"openai-compat:bench@http://127.0.0.1:{port}/v1"],
+        models=[f"{'sdk-bench' if client == 'sdk' else 'openai-compat'}:bench"
+                f"@http://127.0.0.1:{port}/v1"],
         k=k,
         out=level / "results",
         concurrency=in_flight,
@@ -150,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--delay-ms", type=float, default=100.0)
     parser.add_argument("--seconds", type=float, default=10.0, help="about this long per level")
     parser.add_argument("--max-seconds", type=float, default=600.0, help="the server's lifetime")
+    parser.add_argument("--client", choices=("lean", "sdk"), default="lean")
     args = parser.parse_args(argv)
     levels = args.in_flight or [16, 64, 128]
     delay_s = args.delay_ms / 1000
@@ -162,18 +220,24 @@ def main(argv: list[str] | None = None) -> int:
 
     for registry in (GRADERS, MODEL_PROVIDERS, TOOL_PACKS):
         registry.names()
+    if args.client == "sdk":
+        import openai  # noqa: F401 - imported before any timing, as trialrun is
+
+        register_sdk_provider()
     os.environ.pop("TRIALRUN_API_KEY", None)
     proc, port = start_server(delay_s, args.max_seconds)
     results = []
     try:
         with tempfile.TemporaryDirectory(prefix=".trialrun-latency-") as tmp:
             for level in levels:
-                results.append(one_level(level, port, delay_s, args.seconds, Path(tmp)))
+                results.append(
+                    one_level(level, port, delay_s, args.seconds, Path(tmp), args.client)
+                )
     finally:
         proc.kill()
         proc.wait()
     print(f"loopback server, {args.delay_ms:g} ms per answer, 2 turns per trial "
-          f"(trialrun {trialrun.__version__})")
+          f"(trialrun {trialrun.__version__}, request path: {args.client})")
     met = True
     for r in results:
         goal = GOALS.get(r["in_flight"])
@@ -187,7 +251,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['limit_per_s']:g} ({r['fraction']:.0%}), {r['trials']} trials, "
             f"{r['cpu_ms_per_trial']} ms CPU/trial, solved {r['solved_rate']}{verdict}"
         )
-    print(json.dumps({"delay_ms": args.delay_ms, "levels": results, "goals_met": met}))
+    print(json.dumps({"delay_ms": args.delay_ms, "client": args.client, "levels": results,
+                      "goals_met": met}))
     return 0 if met else 1
 
 

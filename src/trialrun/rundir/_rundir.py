@@ -84,6 +84,7 @@ class RunDir:
         self._transcript_dirs: set[str] = set()
         self._transcript_fds: dict[str, int] = {}
         self._transcript_lock = threading.Lock()
+        self._offset = 0  # where the line `_raw_lines` last yielded starts
         self._sync_lock = threading.Lock()
         self._dirty = False
         self._sync_pending = False
@@ -238,6 +239,27 @@ class RunDir:
             trials.add(line.trial)
             yield line
 
+    def iter_results_with_offsets(
+        self, warnings: list[str] | None = None
+    ) -> Iterator[tuple[int, ResultLine]]:
+        """(byte offset, line) of every checked results line, streamed; `result_at`
+        reads one of them again (random access without holding the lines)."""
+        for line in self.iter_results(warnings):
+            yield self._offset, line
+
+    def result_at(self, offset: int) -> ResultLine:
+        """The results line starting at byte `offset` (one from `iter_results_with_offsets`)."""
+        path = self.results_path
+        try:
+            with open(path, "rb") as handle:
+                handle.seek(offset)
+                raw = handle.readline()
+            return ResultLine.from_json(loads_checked(raw.decode("utf-8")))
+        except (OSError, ValueError, RecordError) as exc:
+            raise UserError(
+                f"{path}: no results line at byte {offset} ({exc}); {_LINE_FIX}"
+            ) from None
+
     def _first_line_of(self, key: tuple[str, str, int]) -> int:
         """The number of the first line with this (task, model, trial) (a duplicate's
         message names it; found again rather than remembered for every line)."""
@@ -268,8 +290,10 @@ class RunDir:
             handle = open(path, "rb")  # noqa: SIM115 - closed below, also when abandoned
         except OSError as exc:
             raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        offset = 0
         with handle:
             for number, chunk in enumerate(handle, start=1):
+                self._offset, offset = offset, offset + len(chunk)
                 raw = chunk[:-1] if chunk.endswith(b"\n") else chunk
                 if not raw.strip():
                     continue
