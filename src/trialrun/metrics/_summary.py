@@ -12,7 +12,7 @@ trial succeeded and at least k were counted.
 A task stopped early (`--early-stop`: a line says `settled_after`) with fewer than k
 counted trials has `settled_after` and its verdict in its row (`settled`: "met" or "not
 met" under its metric) and no estimate (none was measured); aggregates count such tasks
-in `settled`, not in `insufficient`.
+in `settled` (present when there are any), not in `insufficient`.
 `failed_graders` counts trials, not verdicts: a trial where any verdict of a grader type
 failed counts once for it. A row carries `tracked` (each of the task's `tracked_metrics`
 with its value) only when run.json lists them, so older runs summarize as they did.
@@ -201,7 +201,6 @@ def _aggregate(rows: list[dict[str, Any]], tallies: list[Tally], *, tiers: bool 
             for r in rows
             if (r["pass_k"] is None or r["solve_k"] is None) and "settled_after" not in r
         ),
-        "settled": sum(1 for r in rows if "settled_after" in r),
         "undetermined": sum(r["undetermined"] for r in rows),
         "infra_errors": sum(r["infra_errors"] for r in rows),
         "safety_violations": sum(r["safety_violations"] for r in rows),
@@ -211,6 +210,9 @@ def _aggregate(rows: list[dict[str, Any]], tallies: list[Tally], *, tiers: bool 
         "tokens": tokens,
         "cost_usd": sum(costs) if costs else None,
     }
+    settled = sum(1 for r in rows if "settled_after" in r)
+    if settled:  # only runs that stopped early carry the key: older summaries read the same
+        out["settled"] = settled
     if tiers:
         by_tier: dict[str, dict[str, int]] = {}
         for r in sorted(rows, key=lambda r: str(r["tier"])):

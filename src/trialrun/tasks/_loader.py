@@ -8,6 +8,7 @@ of `LoadReport.tasks`; `report_problems_and_exit` decides whether a run may go o
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -39,9 +40,20 @@ def _line(lines: LineMap, path: FieldPath) -> int | None:
     return None
 
 
+def _real(file: Path, real_dirs: dict[Path, str]) -> str:
+    """The file's real path; its folder's is found once per folder, not once per file."""
+    if file.is_symlink():
+        return os.path.realpath(file)
+    folder = real_dirs.get(file.parent)
+    if folder is None:
+        folder = real_dirs[file.parent] = os.path.realpath(file.parent)
+    return os.path.join(folder, file.name)
+
+
 def _expand(paths: Sequence[Path | str], report: LoadReport) -> list[Path]:
     files: list[Path] = []
-    seen: set[Path] = set()
+    seen: set[str] = set()
+    real_dirs: dict[Path, str] = {}
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
@@ -61,7 +73,7 @@ def _expand(paths: Sequence[Path | str], report: LoadReport) -> list[Path]:
             report.problems.append(Problem(path, None, "", "no such file or folder"))
             continue
         for file in found:
-            key = file.resolve()
+            key = _real(file, real_dirs)
             if key not in seen:
                 seen.add(key)
                 files.append(file)
