@@ -75,9 +75,20 @@ class JsonCache:
 
     def __init__(self, limit: int = 256) -> None:
         self._items: dict[tuple, tuple[list[Any], str]] = {}
+        self._lists: dict[int, tuple[list[Any], str]] = {}  # a trial's own list, its turns
         self._limit = limit
 
     def dumps(self, tools: list[Any]) -> str:
+        seen = self._lists.get(id(tools))
+        if seen is not None and seen[0] is tools:
+            return seen[1]
+        text = self._dumps(tools)
+        if len(self._lists) >= 4 * self._limit:
+            self._lists.clear()
+        self._lists[id(tools)] = (tools, text)  # the list is held: its id stays its own
+        return text
+
+    def _dumps(self, tools: list[Any]) -> str:
         key = _tools_key(tools)
         hit = self._items.get(key) if key is not None else None
         if hit is not None:

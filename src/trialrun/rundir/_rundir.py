@@ -83,6 +83,7 @@ class RunDir:
         self._fd: int | None = None
         self._transcript_dirs: set[str] = set()
         self._transcript_fds: dict[str, int] = {}
+        self._transcript_ends: dict[str, int] = {}
         self._transcript_lock = threading.Lock()
         self._offset = 0  # where the line `_raw_lines` last yielded starts
         self._sync_lock = threading.Lock()
@@ -427,15 +428,17 @@ class RunDir:
         to the run, the byte offset the line starts at) for the results line."""
         rel = f"{TRANSCRIPTS}/{model_slug}.jsonl"
         data = (dumps_line(transcript.to_json()) + "\n").encode("utf-8", _ENCODE_ERRORS)
-        with self._transcript_lock:
+        with self._transcript_lock:  # one writer per file: its end is tracked, not sought
             fd = self._transcript_fds.get(model_slug)
             if fd is None:
                 fd = self._open_transcripts(rel)
                 self._transcript_fds[model_slug] = fd
-            offset = os.lseek(fd, 0, os.SEEK_END)
+                self._transcript_ends[model_slug] = os.lseek(fd, 0, os.SEEK_END)
+            offset = self._transcript_ends[model_slug]
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
+            self._transcript_ends[model_slug] = offset + len(data)
         return rel, offset
 
     def _open_transcripts(self, rel: str) -> int:
