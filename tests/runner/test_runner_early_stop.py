@@ -117,3 +117,17 @@ def test_the_cli_flag_and_the_table_say_settled(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "settled after 1 of 5 (pass^k not met; rest not run)" in proc.stdout
     assert "settled early 1" in proc.stdout
+
+
+def test_a_settled_task_is_a_verdict_for_junit_and_the_gates_not_missing_data(tmp_path):
+    from trialrun.reports import task_outcome
+    from trialrun.tracking import load_run
+
+    model = script(tmp_path, {"fails": "bye"})
+    outcome = run_eval([task("fails", "pass^k"), task("solves-at", "pass@k")], [model],
+                       out=tmp_path / "o", concurrency=1, early_stop=True, handle_sigint=False)
+    records = {r.task_id: r for r in load_run(outcome.path).records}
+    assert records["fails"].settled_after == 1 and not records["fails"].insufficient
+    status, message = task_outcome(records["fails"])
+    assert status == "failure" and "solved 0/1" in message
+    assert task_outcome(records["solves-at"]) == ("passed", "")

@@ -99,6 +99,7 @@ class TaskRecord:
     pass_at_k: float | None = None
     flaky: bool = False
     trials: list[TrialFacts] = field(default_factory=list)
+    settled_after: int | None = None  # --early-stop: the verdict was settled after j trials
 
     @property
     def solve_n(self) -> int:
@@ -107,7 +108,8 @@ class TaskRecord:
 
     @property
     def insufficient(self) -> bool:
-        return self.solve_k is None or self.pass_k is None
+        """No figure and no settled verdict (a task stopped early has a verdict, no figure)."""
+        return (self.solve_k is None or self.pass_k is None) and self.settled_after is None
 
     @property
     def meets_pass_k(self) -> bool:
@@ -267,6 +269,7 @@ def _record(
         solve_k=row.get("solve_k"),
         pass_at_k=row.get("pass_at_k"),
         flaky=bool(row.get("flaky")),
+        settled_after=after if isinstance(after := row.get("settled_after"), int) else None,
         trials=sorted(lines, key=lambda t: t.trial),
     )
 
