@@ -22,6 +22,7 @@ from trialrun.agents import AgentLimits
 from trialrun.agents.loop import ToolLoopAgent
 from trialrun.errors import UserError
 from trialrun.models import create_model
+from trialrun.rundir import ResultLine, RunDir
 from trialrun.tasks import Task
 from trialrun.tools import Toolbox, ToolContext, load_pack, tool
 
@@ -187,8 +188,8 @@ def write_suite(tmp_path: Path, tools_entry: str, script: dict, graders: str) ->
     return suite, path
 
 
-def tool_results(run_dir: Path, transcript: str) -> list[str]:
-    return json.loads((run_dir / transcript).read_text())["tool_results"]
+def tool_results(run_dir: Path, line: ResultLine) -> list[str]:
+    return RunDir.open(run_dir).transcript(line).tool_results
 
 
 def test_a_run_with_a_slow_python_tool_completes(tmp_path):
@@ -204,7 +205,7 @@ def test_a_run_with_a_slow_python_tool_completes(tmp_path):
     assert [line.solve for line in run.results] == [True, True]
     for line in run.results:
         assert [call["ok"] for call in line.tool_calls] == [False]
-        [result] = tool_results(run.path, line.transcript)
+        [result] = tool_results(run.path, line)
         assert result.startswith("slow_lookup: no result within 0.3s")
 
 
@@ -232,11 +233,11 @@ def test_a_run_with_a_catastrophic_regex_search_completes(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     run_dir = Path(json.loads(proc.stdout)["run_dir"])
-    lines = [json.loads(x) for x in (run_dir / "results.jsonl").read_text().splitlines()]
-    assert [line["solve"] for line in lines] == [True, True]
+    lines = RunDir.open(run_dir).results()
+    assert [line.solve for line in lines] == [True, True]
     for line in lines:
-        assert [call["ok"] for call in line["tool_calls"]] == [True, False]
-        first, second = tool_results(run_dir, line["transcript"])
+        assert [call["ok"] for call in line.tool_calls] == [True, False]
+        first, second = tool_results(run_dir, line)
         assert "aaa.md" not in first
         assert second.startswith("find_files_by_content: pattern too slow: '(a|aa)+$'")
 

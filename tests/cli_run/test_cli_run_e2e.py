@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from trialrun.cli import app
+from trialrun.rundir import RunDir
 
 runner = CliRunner()
 
@@ -41,8 +42,10 @@ def test_run_good_script_solves_everything(suite, tmp_path):
     for line in lines:
         assert line["pass"] is True and line["solve"] is True
         assert (run_dir / line["transcript"]).is_file()
-        transcript = json.loads((run_dir / line["transcript"]).read_text())
+    for line in RunDir.open(run_dir).results():
+        transcript = RunDir.open(run_dir).transcript(line).to_json()
         assert set(transcript) >= {"task_id", "model", "trial", "messages", "turns", "final_text"}
+        assert (transcript["task_id"], transcript["trial"]) == (line.task_id, line.trial)
     manifest = json.loads((run_dir / "run.json").read_text())
     for key in (
         "run_id",

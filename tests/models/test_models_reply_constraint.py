@@ -104,17 +104,19 @@ def test_judge_falls_back_once_when_the_server_refuses_the_constraint(
 def test_llama_cpp_server_receives_the_schema_and_the_reply_parses(
     llama_server, monkeypatch, tmp_path
 ):
-    import openai.resources.chat.completions as chat
+    import json
+
+    from trialrun.models._http import LeanClient
 
     monkeypatch.chdir(tmp_path)
     sent: list[dict[str, Any]] = []
-    original = chat.AsyncCompletions.create
+    original = LeanClient.post_json
 
-    async def spy(self: Any, **kwargs: Any) -> Any:
-        sent.append(kwargs)
-        return await original(self, **kwargs)
+    async def spy(self: Any, url: str, body: bytes, timeout_s: float) -> Any:
+        sent.append(json.loads(body))  # what went over the wire
+        return await original(self, url, body, timeout_s)
 
-    monkeypatch.setattr(chat.AsyncCompletions, "create", spy)
+    monkeypatch.setattr(LeanClient, "post_json", spy)
     model = create_model(f"openai-compat:smollm2@{llama_server}")
     settings = JudgeSettings(cache=False, timeout_s=60, max_tokens=16)
     prompt = yes_no_prompt("What is 2+2?", "5", "The answer is correct.")

@@ -225,9 +225,14 @@ def test_regrade_reads_odd_transcripts_and_refuses_odd_lines(
     monkeypatch.chdir(tmp_path)
     run = tmp_path / "run"
     shutil.copytree(base["run"], run)
-    for path in (run / "transcripts").rglob("*.json"):
-        data = json.loads(path.read_text())
-        path.write_text(json.dumps({**data, "messages": "not a list", "turns": 5}))
+    for path in (run / "transcripts").rglob("*.jsonl"):  # offsets kept: same-length lines
+        odd = []
+        for raw in path.read_bytes().splitlines():
+            data = json.loads(raw)
+            text = json.dumps({**data, "messages": "not a list", "turns": 5}).encode()
+            assert len(text) <= len(raw)  # the messages list was longer than its stand-in
+            odd.append(text.ljust(len(raw)))  # JSON allows trailing blanks
+        path.write_bytes(b"".join(x + b"\n" for x in odd))
     code, _, err = cli(capsys, "regrade", run)
     assert code == 0 and "Traceback" not in err, err  # a transcript is evidence: read leniently
     odd = {"grader": "pairwise", "passed": None, "details": {"type": "pairwise", "outcomes": [1]}}

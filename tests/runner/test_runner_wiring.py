@@ -6,6 +6,7 @@ import pytest
 
 from trialrun import run as run_eval
 from trialrun.graders import GRADERS, GraderConfig, grader
+from trialrun.rundir import RunDir
 from trialrun.runner import default_concurrency
 from trialrun.tasks import Task
 
@@ -108,26 +109,30 @@ def test_colliding_slugs_get_distinct_transcripts_and_workspaces(tmp_path):
     outcome = run_eval(
         tasks, models, k=1, out=tmp_path / "o", keep_artifacts=True, handle_sigint=False
     )
-    lines = [json.loads(x) for x in (outcome.path / "results.jsonl").read_text().splitlines()]
+    run = RunDir.open(outcome.path)
+    lines = run.results()
     assert len(lines) == 4
-    assert len({x["transcript"] for x in lines}) == 4
-    assert len({x["workspace"] for x in lines}) == 4
+    assert len({x.transcript for x in lines}) == 2  # one transcripts file per model
+    assert len({(x.transcript, x.extra["transcript_offset"]) for x in lines}) == 4
+    assert len({x.extra["workspace"] for x in lines}) == 4
     for x in lines:
-        transcript = json.loads((outcome.path / x["transcript"]).read_text())
-        assert (transcript["task_id"], transcript["model"]) == (x["task_id"], x["model"])
-        assert (outcome.path / x["workspace"]).is_dir()
+        transcript = run.transcript(x)
+        assert (transcript.task_id, transcript.model) == (x.task_id, x.model)
+        assert (outcome.path / x.extra["workspace"]).is_dir()
 
 
-def test_transcript_path_is_model_slug_then_task_id_and_trial(tmp_path):
+def test_transcripts_are_one_file_per_model_read_by_offset(tmp_path):
     task = make_task("read-x", [{"type": "contains", "value": "hello"}])
     model = script(tmp_path)
     outcome = run_eval([task], [model], k=2, out=tmp_path / "o", handle_sigint=False)
-    lines = [json.loads(x) for x in (outcome.path / "results.jsonl").read_text().splitlines()]
+    run = RunDir.open(outcome.path)
+    lines = sorted(run.results(), key=lambda x: x.trial)
     slug = model.replace("/", "-").replace(":", "-")
-    assert sorted(x["transcript"] for x in lines) == [
-        f"transcripts/{slug}/read-x-0.json",
-        f"transcripts/{slug}/read-x-1.json",
-    ]
+    assert [x.transcript for x in lines] == [f"transcripts/{slug}.jsonl"] * 2
+    offsets = [x.extra["transcript_offset"] for x in lines]
+    assert sorted(offsets)[0] == 0 and len(set(offsets)) == 2
+    assert [run.transcript(x).trial for x in lines] == [0, 1]
+    assert [p.name for p in (outcome.path / "transcripts").iterdir()] == [f"{slug}.jsonl"]
 
 
 @pytest.mark.local_model

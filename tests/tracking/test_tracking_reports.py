@@ -102,3 +102,23 @@ def test_models_side_by_side(make_run, T) -> None:
     assert any(line.startswith("| **solve^k** |") for line in lines)
     assert any(line.startswith("| **total cost** |") for line in lines)
     assert any(line.startswith("| **mean turns** |") for line in lines)
+
+
+def test_the_streamed_junit_file_is_the_tree_written_whole(make_run, T, tmp_path) -> None:
+    """write_junit streams each testcase's trial lines (read back by offset); the file is
+    the one the whole tree gives, apart from the timestamp."""
+    import re
+
+    from trialrun.reports import junit_tree
+    from trialrun.rundir import RunDir
+    from trialrun.tracking import load_run
+
+    run = load_run(_two_model_run(make_run, T))
+    streamed = write_junit(run, tmp_path / "a.xml").read_text(encoding="utf-8")
+    junit_tree(run).write(tmp_path / "b.xml", encoding="utf-8", xml_declaration=True)
+    whole = (tmp_path / "b.xml").read_text(encoding="utf-8")
+    stamp = re.compile(r'timestamp="[^"]+"')
+    assert stamp.sub("", streamed) == stamp.sub("", whole)
+    rundir = RunDir.open(run.path)
+    for offset, line in rundir.iter_results_with_offsets():
+        assert rundir.result_at(offset).key == line.key

@@ -268,6 +268,15 @@ def register(app: typer.Typer) -> None:
             "(default: ci when $CI is set, else local)."
         ),
         store: str = typer.Option(None, "--store", help=STORE_HELP),
+        show_all: bool = typer.Option(
+            False, "--all", help="Every task in the end table (default: the 50 worst)."
+        ),
+        early_stop: bool = typer.Option(
+            False,
+            "--early-stop",
+            help="Skip a task's remaining trials once its verdict is settled (pass^k/solve^k:"
+            " the first unsolved trial; pass@k: the first solved one).",
+        ),
     ) -> None:
         """Run tasks × models × k trials; write results/<run-id>/ and print the end table.
 
@@ -298,7 +307,7 @@ def register(app: typer.Typer) -> None:
 
         from trialrun import Filters, RunConfig, RunHooks, UserError
         from trialrun import run as run_eval
-        from trialrun.reports import render_summary
+        from trialrun.reports import ROW_CAP, render_summary
 
         # an empty value is a mistake (an unset variable), not "use the built-in loop"
         if agent_cmd is not None and not agent_cmd.strip():
@@ -349,6 +358,7 @@ def register(app: typer.Typer) -> None:
                 concurrency=concurrency,
                 skip_invalid=skip_invalid,
                 argv=["trialrun", *sys.argv[1:]],
+                early_stop=early_stop,
             )
             outcome = run_eval(config, hooks=hooks)
         except UserError as exc:
@@ -385,7 +395,7 @@ def register(app: typer.Typer) -> None:
             )
         else:
             console = Console()
-            render_summary(outcome.summary, console)
+            render_summary(outcome.summary, console, limit=None if show_all else ROW_CAP)
             err = Console(stderr=True)
             for warning in outcome.warnings:
                 err.print(
@@ -411,6 +421,9 @@ def register(app: typer.Typer) -> None:
             ..., help="A run folder written by `trialrun run`, or a results .jsonl file."
         ),
         as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
+        show_all: bool = typer.Option(
+            False, "--all", help="Every task in the table (default: the 50 worst)."
+        ),
     ) -> None:
         """Recompute summary.json from results.jsonl (and run.json) and print the table.
 
@@ -422,8 +435,8 @@ def register(app: typer.Typer) -> None:
 
         from trialrun import RunDir, UserError
         from trialrun.cli._benchmarks import summarize_records_command
-        from trialrun.metrics import summarize_run
-        from trialrun.reports import render_summary
+        from trialrun.metrics import summarize_rundir
+        from trialrun.reports import ROW_CAP, render_summary
 
         summarize_records_command(run_dir, as_json)  # a benchmark's per-record file: exits
         lone = _results_file(run_dir)
@@ -431,12 +444,10 @@ def register(app: typer.Typer) -> None:
             rundir = (
                 _open_results_file(lone) if lone is not None else RunDir.open(_run_dir_of(run_dir))
             )
-            contents = rundir.read()
+            summary = summarize_rundir(rundir)
         except UserError as exc:
             _fail(str(exc), exc.exit_code)
             return
-        summary = summarize_run(contents.results, contents.manifest)
-        summary.warnings[:0] = contents.warnings
         if lone is None:
             try:
                 rundir.write_summary(summary)
@@ -451,7 +462,7 @@ def register(app: typer.Typer) -> None:
                 _json_out(summary, rundir.path, summary.warnings)
         else:
             console = Console()
-            render_summary(summary, console)
+            render_summary(summary, console, limit=None if show_all else ROW_CAP)
             err = Console(stderr=True)
             for warning in summary.warnings:
                 err.print(
@@ -475,15 +486,19 @@ def register(app: typer.Typer) -> None:
         from trialrun import RunDir, UserError
         from trialrun.reports import render_transcript
 
-        try:
+        known_ids: set[str] = set()
+        matches = []
+        try:  # streamed: only this task's lines are kept
             rundir = RunDir.open(run_dir)
-            lines = rundir.results()
+            for x in rundir.iter_results():
+                known_ids.add(x.task_id)
+                if x.task_id == task_id:
+                    matches.append(x)
         except UserError as exc:
             _fail(str(exc), exc.exit_code)
             return
-        matches = [x for x in lines if x.task_id == task_id]
         if not matches:
-            known = sorted({x.task_id for x in lines})
+            known = sorted(known_ids)
             hint = get_close_matches(task_id, known, n=1)
             if hint:
                 fix = f"did you mean '{hint[0]}'?"

@@ -9,13 +9,17 @@ from trialrun.metrics._estimators import (
     wilson_interval,
 )
 from trialrun.metrics._summary import (
+    Summarizer,
     aggregate,
     coverage,
     current_summary,
     is_infra,
     percentile,
+    stored_if_covering,
     summarize,
     summarize_run,
+    summarize_rundir,
+    summarizer_for,
     task_row,
     tracked_values,
     trajectory_row,
@@ -23,6 +27,7 @@ from trialrun.metrics._summary import (
 from trialrun.metrics._tracked import METRIC_ALIASES, TRACKED_METRICS, canonical_metric
 
 __all__ = [
+    "Summarizer",
     "METRIC_ALIASES",
     "TRACKED_METRICS",
     "canonical_metric",
@@ -40,7 +45,10 @@ __all__ = [
     "pass_hat_k_fraction",
     "percentile",
     "summarize",
+    "stored_if_covering",
     "summarize_run",
+    "summarize_rundir",
+    "summarizer_for",
     "task_row",
     "tracked_values",
     "trajectory_row",

@@ -2,21 +2,25 @@
 
 Specs: `openai:MODEL` (key OPENAI_API_KEY, optional OPENAI_BASE_URL) and
 `openai-compat:MODEL@BASE_URL` (key TRIALRUN_API_KEY or OPENAI_API_KEY, else "none").
-Native tool calling; the SDK's own retries are off so `_retry` is the only retry layer.
-Each attempt is bounded by the retry policy's `request_timeout(task timeout)`; an attempt
-without an answer is retried, and `Completion.latency_s` is the answering attempt's time.
+Native tool calling; `_retry` is the only retry layer. Each attempt is bounded by the
+retry policy's `request_timeout(task timeout)`; an attempt without an answer is retried,
+and `Completion.latency_s` is the answering attempt's time.
+
+The request path is lean (`_http`): the body is built as JSON directly, a task's tool
+schemas serialised once, sent over one pooled httpx client sized to the trials in
+flight, and only the fields used are read from the answer. Errors keep the openai SDK's
+wording, so messages and retry decisions are as they were with the SDK.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
 from dataclasses import replace
 from typing import Any
 
 from trialrun.core import redact, split_base_url
 from trialrun.errors import UserError
+from trialrun.models._http import JsonCache, LeanClient, StatusError, request_body
 from trialrun.models._pricing import cost_usd, pricing_table
 from trialrun.models._registry import model_provider
 from trialrun.models._retry import (
@@ -39,18 +43,9 @@ from trialrun.models._types import (
     wrapped_schema,
 )
 
-# the SDK's own timeout stays a backstop behind with_retries' bound on the whole attempt
+# the transport's own timeout stays a backstop behind with_retries' bound on the attempt
 _SDK_TIMEOUT_MARGIN_S = 1.0
-
-
-def _import_openai() -> Any:
-    try:
-        import openai
-    except ImportError:
-        raise UserError(
-            "the openai SDK is not installed; pip install openai (a core dependency of trialrun)"
-        ) from None
-    return openai
+OPENAI_BASE_URL = "https://api.openai.com/v1"
 
 
 def _refuses_format(exc: Any) -> bool:
@@ -88,7 +83,16 @@ class OpenAICompatModel:
             )
         self.stats = RetryStats()
         self._prices = pricing_table()
-        self._clients: dict[int, Any] = {}
+        self._url = (base_url or OPENAI_BASE_URL).rstrip("/") + "/chat/completions"
+        self._http = LeanClient(
+            {
+                "Authorization": f"Bearer {api_key}",
+                "Content-Type": "application/json",
+                "Accept": "application/json",
+                "User-Agent": "trialrun",
+            }
+        )
+        self._schemas = JsonCache()  # a task's tool list, serialised once
         # reply-constraint forms this server has refused (see `_response_format`)
         self._refused_forms: set[str] = set()
         self._refusal: str | None = None
@@ -102,18 +106,9 @@ class OpenAICompatModel:
             f" @ {self.base_url}" if self.base_url else ""
         )
 
-    def _client(self) -> Any:
-        # httpx clients are bound to the event loop that first used them
-        loop_id = id(asyncio.get_running_loop())
-        client = self._clients.get(loop_id)
-        if client is None:
-            openai = _import_openai()
-            kwargs: dict[str, Any] = {"api_key": self._api_key, "max_retries": 0}
-            if self.base_url:
-                kwargs["base_url"] = self.base_url
-            client = openai.AsyncOpenAI(**kwargs)
-            self._clients = {loop_id: client}
-        return client
+    def size_pool(self, in_flight: int) -> None:
+        """Keep up to `in_flight` connections open (the runner's concurrency)."""
+        self._http.size(in_flight)
 
     def _hint(self, status: int | None) -> str:
         if status in (401, 403):
@@ -140,6 +135,14 @@ class OpenAICompatModel:
             request["seed"] = params.seed
         request.update(params.extra.get("openai", {}))
         return request
+
+    def _body(self, request: dict[str, Any]) -> bytes:
+        """The request as JSON bytes; the tool list is spliced in from `_schemas`."""
+        tools = request.get("tools")
+        if not isinstance(tools, list) or not tools:
+            return request_body(request, {})
+        rest = {k: v for k, v in request.items() if k != "tools"}
+        return request_body(rest, {"tools": self._schemas.dumps(tools)})
 
     def _response_format(self, reply: ReplyConstraint) -> tuple[str, dict[str, Any]] | None:
         """The next form of `response_format` to try: OpenAI's `json_schema` (OpenAI, vLLM,
@@ -186,23 +189,22 @@ class OpenAICompatModel:
             request["response_format"] = response_format
         timeout = self.retry_policy.request_timeout(params.timeout_s)
         timing = AttemptTiming()
-        client = self._client()  # made (and the SDK imported) outside the attempts' limit
-
-        status_error = _import_openai().APIStatusError
+        body = self._body(request)
 
         async def attempt() -> Any:
             try:
-                response = await client.chat.completions.create(
-                    **request, timeout=timeout + _SDK_TIMEOUT_MARGIN_S
+                response = await self._http.post_json(
+                    self._url, body, timeout + _SDK_TIMEOUT_MARGIN_S
                 )
-            except status_error as exc:
+            except StatusError as exc:
                 if "response_format" not in request or not _refuses_format(exc):
                     raise
                 message = redact(str(exc), [self._api_key])[:200]
                 raise ConstraintRejected(
                     f"{self.where}: response_format rejected: {message}"
                 ) from None
-            if isinstance(response, (str, bytes)) or not getattr(response, "choices", None):
+            choices = response.get("choices") if isinstance(response, dict) else None
+            if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
                 raise InvalidResponse(f"not a chat completion: {str(response)[:200]!r}")
             return response
 
@@ -224,34 +226,47 @@ class OpenAICompatModel:
         return completion
 
     @staticmethod
-    def _completion(response: Any) -> Completion:
-        choice = response.choices[0]
-        message = choice.message
+    def _completion(response: dict[str, Any]) -> Completion:
+        """Only the fields used: the first choice's text, tool calls and finish reason,
+        and the token counts."""
+        choice = response["choices"][0]
+        message = choice.get("message")
+        message = message if isinstance(message, dict) else {}
         calls = []
-        for index, call in enumerate(getattr(message, "tool_calls", None) or []):
-            function = getattr(call, "function", None)
-            name = getattr(function, "name", "") or ""
-            call_id = getattr(call, "id", None) or f"call_{index}"
-            calls.append(parse_arguments(call_id, name, getattr(function, "arguments", None)))
+        for index, call in enumerate(message.get("tool_calls") or []):
+            if not isinstance(call, dict):
+                continue
+            function = call.get("function")
+            function = function if isinstance(function, dict) else {}
+            name = function.get("name") or ""
+            call_id = call.get("id") or f"call_{index}"
+            calls.append(parse_arguments(call_id, str(name), function.get("arguments")))
         usage = Usage()
-        raw_usage = getattr(response, "usage", None)
-        if raw_usage is not None:
-            usage.prompt = int(getattr(raw_usage, "prompt_tokens", 0) or 0)
-            usage.completion = int(getattr(raw_usage, "completion_tokens", 0) or 0)
-            details = getattr(raw_usage, "prompt_tokens_details", None)
-            usage.cached = int(getattr(details, "cached_tokens", 0) or 0) if details else 0
+        raw_usage = response.get("usage")
+        if isinstance(raw_usage, dict):
+            usage.prompt = _count(raw_usage.get("prompt_tokens"))
+            usage.completion = _count(raw_usage.get("completion_tokens"))
+            details = raw_usage.get("prompt_tokens_details")
+            usage.cached = _count(details.get("cached_tokens")) if isinstance(details, dict) else 0
+        text = message.get("content")
+        reason = choice.get("finish_reason")
         return Completion(
-            text=getattr(message, "content", None),
+            text=text if isinstance(text, str) else None,
             tool_calls=calls,
             usage=usage,
-            finish_reason=getattr(choice, "finish_reason", None),
+            finish_reason=reason if isinstance(reason, str) else None,
         )
 
     async def aclose(self) -> None:
-        clients, self._clients = self._clients, {}
-        for client in clients.values():
-            with contextlib.suppress(Exception):  # a client bound to a finished loop
-                await client.close()
+        await self._http.aclose()
+
+
+def _count(value: Any) -> int:
+    """A token count from the answer (0 when absent or not a number)."""
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
 
 
 def split_compat_id(model_id: str) -> tuple[str, str]:

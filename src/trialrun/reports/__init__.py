@@ -19,10 +19,11 @@ from trialrun.reports.junit import junit_tree, task_outcome, write_junit
 from trialrun.reports.leaderboard import leaderboard_markdown
 from trialrun.reports.markdown import render_run_markdown, write_markdown
 from trialrun.reports.models import render_models_markdown
-from trialrun.reports.terminal import render_summary
+from trialrun.reports.terminal import ROW_CAP, render_summary
 from trialrun.reports.transcript import render_transcript
 
 __all__ = [
+    "ROW_CAP",
     "RunView",
     "ViewerServer",
     "make_server",

@@ -13,11 +13,13 @@ import json
 import re
 import socket
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from xml.sax.saxutils import escape
 
-from trialrun.rundir import ResultLine, WriteError
+from trialrun.rundir import ResultLine, RunDir, WriteError
 from trialrun.tracking import RunData, TaskRecord, load_run
 
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -42,8 +44,7 @@ def task_outcome(record: TaskRecord) -> tuple[str, str]:
     failed: dict[str, int] = {}  # grader type → trials where one of its verdicts failed
     errors: dict[str, int] = {}
     for t in record.counted_trials:
-        names = [str(v.get("grader")) for v in t.verdicts if v.get("passed") is False]
-        for name in dict.fromkeys(names):
+        for name in t.failed_graders:
             failed[name] = failed.get(name, 0) + 1
         if t.error_kind:
             errors[t.error_kind] = errors.get(t.error_kind, 0) + 1
@@ -90,9 +91,33 @@ def _trial_line(t: ResultLine) -> str:
     return "\n".join([line, *failed_details])
 
 
-def junit_tree(run: RunData) -> ET.ElementTree:
+def _trial_texts(path: Path) -> dict[tuple[str, str], list[tuple[int, str]]]:
+    """(task, model) → (trial, its system-out text), from a second pass over the lines."""
+    texts: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    for line in RunDir.open(path).iter_results():
+        texts.setdefault((line.task_id, line.model), []).append((line.trial, _trial_line(line)))
+    return texts
+
+
+def _system_out(lines: list[ResultLine]) -> str:
+    return _clean("\n".join(_trial_line(t) for t in sorted(lines, key=lambda t: t.trial))
+                  or "no trials")
+
+
+def junit_tree(
+    run: RunData, system_out: Callable[[TaskRecord], str] | None = None
+) -> ET.ElementTree:
+    """The whole report as a tree; `system_out(record)` gives a testcase's trial lines
+    (default: rendered from the run's results, all held)."""
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S")
     root = ET.Element("testsuites", name=f"trialrun {run.run_id}")
+    if system_out is None:
+        texts = _trial_texts(run.path)
+
+        def system_out(record: TaskRecord) -> str:
+            mine = sorted(texts.pop((record.task_id, record.model), []))
+            return _clean("\n".join(text for _, text in mine) or "no trials")
+
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
     for index, model in enumerate(run.models):
         records = sorted(run.for_model(model), key=lambda r: r.task_id)
@@ -125,7 +150,7 @@ def junit_tree(run: RunData) -> ET.ElementTree:
                     {"failure": "failures", "error": "errors", "skipped": "skipped"}[outcome]
                 ] += 1
             out = ET.SubElement(case, "system-out")
-            out.text = _clean("\n".join(_trial_line(t) for t in record.trials) or "no trials")
+            out.text = system_out(record)
             counts["tests"] += 1
             counts["time"] += seconds
         ET.SubElement(suite, "system-out").text = ""
@@ -143,10 +168,38 @@ def write_junit(run_dir: RunData | Path | str, path: Path | str) -> Path:
     """Write the run's JUnit XML to `path` (parents created)."""
     run = run_dir if isinstance(run_dir, RunData) else load_run(run_dir)
     target = Path(path)
-    tree = junit_tree(run)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        tree.write(target, encoding="utf-8", xml_declaration=True)
+        with open(target, "w", encoding="utf-8") as out:
+            _write_streamed(run, out)
     except OSError as exc:
         raise WriteError(target, exc) from None
     return target
+
+
+_MARK = re.compile("\ue000(\\d+)\ue001")
+
+
+def _write_streamed(run: RunData, out: Any) -> None:
+    """The tree with a marker for each testcase's trial lines, then the file written with
+    each marker replaced by its lines, read back by offset one testcase at a time: the
+    report of 100k trials never holds 100k trial texts."""
+    rundir = RunDir.open(run.path)
+    offsets: dict[tuple[str, str], list[int]] = {}
+    for offset, line in rundir.iter_results_with_offsets():
+        offsets.setdefault((line.task_id, line.model), []).append(offset)
+    keys: list[tuple[str, str]] = []
+
+    def marker(record: TaskRecord) -> str:
+        keys.append((record.task_id, record.model))
+        return f"\ue000{len(keys) - 1}\ue001"
+
+    text = ET.tostring(junit_tree(run, marker).getroot(), encoding="unicode")
+    out.write("<?xml version='1.0' encoding='utf-8'?>\n")
+    last = 0
+    for found in _MARK.finditer(text):
+        out.write(text[last : found.start()])
+        lines = [rundir.result_at(o) for o in offsets.pop(keys[int(found.group(1))], [])]
+        out.write(escape(_system_out(lines)))
+        last = found.end()
+    out.write(text[last:])

@@ -5,6 +5,10 @@ trials, `!N` for infra errors; failed graders are named, with the trials they fa
 for tasks that are not solved; a task's tracked figures (its `tracked_metrics`) beyond the
 estimator columns are shown beside it. Each headline rate says over how many tasks it
 was taken. Rates are fractions in files and percentages here.
+
+A table is capped at `ROW_CAP` tasks (drawing thousands of rows costs more than the
+figures): past it the worst tasks are shown first and a line says how many are left out
+(`--all` shows every row). The headline figures are always over every task.
 """
 
 from __future__ import annotations
@@ -30,6 +34,30 @@ from trialrun.rundir import Summary
 
 # estimators the table has a column for: not repeated among a row's tracked figures
 COLUMNS = ("pass^k", "solve^k", "pass@k")
+ROW_CAP = 50
+
+
+def _badness(row: dict[str, Any]) -> tuple[float, int, str]:
+    """Sort key, worst first: lowest solved fraction, then infra errors, then the id."""
+    solve_n = row["n"] - row["undetermined"]
+    fraction = row["solved"] / solve_n if solve_n else -1.0
+    return (fraction, -int(row["infra_errors"]), str(row["task_id"]))
+
+
+def worst_first(task_ids: list[str], score: dict[str, tuple], limit: int | None) -> list[str]:
+    """All ids in their order when they fit in `limit`, else the `limit` worst."""
+    if limit is None or len(task_ids) <= limit:
+        return task_ids
+    return sorted(task_ids, key=lambda tid: score[tid])[:limit]
+
+
+def _left_out(console: Console, shown: int, total: int) -> None:
+    if shown < total:
+        console.print(
+            f"… {total - shown} more task(s) not shown (the {shown} worst are); "
+            "--all shows every task",
+            highlight=False,
+        )
 
 
 def cell(row: dict[str, Any]) -> Text:
@@ -67,7 +95,12 @@ def notes(row: dict[str, Any]) -> str:
     trajectory = trajectory_text(row)
     if trajectory:
         parts.append(trajectory)
-    if row["pass_k"] is None or row["solve_k"] is None:
+    if "settled_after" in row:
+        parts.append(
+            f"settled after {row['settled_after']} of {row['k']} ({row['metric']} "
+            f"{row.get('settled')}; rest not run)"
+        )
+    elif row["pass_k"] is None or row["solve_k"] is None:
         parts.append(f"insufficient (<{row['k']} counted)")
     return "; ".join(parts)
 
@@ -90,7 +123,8 @@ def summary_lines(agg: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
         f"mean pass {pct(agg['mean_pass_rate'])}   mean solve {pct(agg['mean_solve_rate'])} "
         "(over counted trials)",
         f"flaky tasks {agg['flaky_task_count']}   insufficient {agg['insufficient']}   "
-        f"infra errors {agg.get('infra_errors', 0)}   undetermined {agg.get('undetermined', 0)}",
+        + (f"settled early {agg['settled']}   " if agg.get("settled") else "")
+        + f"infra errors {agg.get('infra_errors', 0)}   undetermined {agg.get('undetermined', 0)}",
     ]
     lat = agg.get("latency_p50_s"), agg.get("latency_p95_s")
     tokens = agg.get("tokens") or {}
@@ -111,8 +145,13 @@ def _longest(names: Iterable[str]) -> int:
     return max((len(n) for n in names), default=4)
 
 
-def render_single(summary: Summary, console: Console, model: str) -> None:
-    rows = [r for r in summary.tasks if r["model"] == model]
+def render_single(
+    summary: Summary, console: Console, model: str, limit: int | None = ROW_CAP
+) -> None:
+    every = [r for r in summary.tasks if r["model"] == model]
+    by_id = {r["task_id"]: r for r in every}
+    score = {tid: _badness(r) for tid, r in by_id.items()}
+    rows = [by_id[tid] for tid in worst_first(list(by_id), score, limit)]
     longest = _longest(r["task_id"] for r in rows)
     # On a narrow terminal the notes go under the table rather than into a squeezed column.
     inline_notes = console.width >= longest + 70
@@ -153,13 +192,14 @@ def render_single(summary: Summary, console: Console, model: str) -> None:
                 below.append(f"  {r['task_id']}: {note}")
         table.add_row(*cells)
     console.print(table)
+    _left_out(console, len(rows), len(every))
     for line in below:
         console.print(Text(line), soft_wrap=True)
-    for line in summary_lines(summary.aggregate[model], rows):
+    for line in summary_lines(summary.aggregate[model], every):
         console.print(line, highlight=False)
 
 
-def render_side_by_side(summary: Summary, console: Console) -> None:
+def render_side_by_side(summary: Summary, console: Console, limit: int | None = ROW_CAP) -> None:
     models = summary.models
     table = Table(title="solved/n per task and model", title_justify="left")
     table.add_column("task", no_wrap=True, min_width=_longest(r["task_id"] for r in summary.tasks))
@@ -167,7 +207,12 @@ def render_side_by_side(summary: Summary, console: Console) -> None:
     for m in models:
         table.add_column(Text(m), justify="right", overflow="fold")
     by_key = {(r["task_id"], r["model"]): r for r in summary.tasks}
-    task_ids = list(dict.fromkeys(r["task_id"] for r in summary.tasks))
+    every = list(dict.fromkeys(r["task_id"] for r in summary.tasks))
+    score: dict[str, tuple] = {}
+    for r in summary.tasks:  # a task's worst model decides its place
+        mine = _badness(r)
+        score[r["task_id"]] = min(score.get(r["task_id"], mine), mine)
+    task_ids = worst_first(every, score, limit)
     for tid in task_ids:
         first = next(by_key[(tid, m)] for m in models if (tid, m) in by_key)
         table.add_row(
@@ -199,15 +244,20 @@ def render_side_by_side(summary: Summary, console: Console) -> None:
             cells.append(f"{t['solved_k']}/{t['tasks']}" if t else "—")
         table.add_row(Text(f"{tier} solve^k", style="bold"), "", *cells)
     console.print(table)
+    _left_out(console, len(task_ids), len(every))
+    shown = set(task_ids)
     for r in summary.tasks:
+        if r["task_id"] not in shown:
+            continue
         text = tracked_text(r.get("tracked"), skip=COLUMNS)
         if text:
             console.print(Text(f"  {r['task_id']} · {r['model']}: tracked {text}"), soft_wrap=True)
 
 
-def render_summary(summary: Summary, console: Console) -> None:
-    """The end table: one model in detail, or several side by side."""
+def render_summary(summary: Summary, console: Console, *, limit: int | None = ROW_CAP) -> None:
+    """The end table: one model in detail, or several side by side; at most `limit` task
+    rows (None: every row), the worst first when some are left out."""
     if len(summary.models) == 1:
-        render_single(summary, console, summary.models[0])
+        render_single(summary, console, summary.models[0], limit)
     else:
-        render_side_by_side(summary, console)
+        render_side_by_side(summary, console, limit)

@@ -3,13 +3,19 @@
     DIR/<run-id>/run.json            Manifest
     DIR/<run-id>/results.jsonl       ResultLine, one per finished trial, appended
     DIR/<run-id>/summary.json        Summary
-    DIR/<run-id>/transcripts/<model-slug>/<task>-<trial>.json   Transcript
+    DIR/<run-id>/transcripts/<model-slug>.jsonl   Transcript, one line per trial, appended
+                                                  (older runs: <model-slug>/<task>-<trial>.json)
     DIR/<run-id>/workspaces/<model-slug>/<task>-<trial>/       kept with --keep-artifacts
 
 A folder is built under a hidden name and renamed into place, so it never exists without
 its manifest. Each results line is one `os.write` on an O_APPEND descriptor, so a killed
 process leaves at most a torn last line: readers skip it, `repair_results` cuts it off
 before a resume appends.
+
+Transcripts are appended to one file per model; the results line names the file and the
+byte offset its transcript starts at (`transcript_offset`), so `transcript(line)` is one
+seek and one line read, and 100k trials are a handful of files, not 100k. A results line
+without an offset names a transcript file of its own (older runs): read whole.
 """
 
 from __future__ import annotations
@@ -76,6 +82,10 @@ class RunDir:
         self.fsync = fsync
         self._fd: int | None = None
         self._transcript_dirs: set[str] = set()
+        self._transcript_fds: dict[str, int] = {}
+        self._transcript_ends: dict[str, int] = {}
+        self._transcript_lock = threading.Lock()
+        self._offset = 0  # where the line `_raw_lines` last yielded starts
         self._sync_lock = threading.Lock()
         self._dirty = False
         self._sync_pending = False
@@ -176,20 +186,38 @@ class RunDir:
     def read(self) -> RunContents:
         """The one reader of a run folder: the manifest and the checked results lines.
 
-        Every command that reads a run goes through here, so all refuse the same things
-        with the same one-line UserError: a missing or damaged run.json; a line that is
-        not UTF-8, not JSON, not an object or has a wrongly typed key; NaN/±Infinity
-        anywhere in a line; a trial outside [0, k) of its task; the same (task, model,
-        trial) twice. A torn last line (a killed write) is skipped with a warning:
-        results written before a crash survive it. No results.jsonl: no trials yet.
+        Every command that reads a run goes through here (or through `iter_results`, its
+        streaming form), so all refuse the same things with the same one-line UserError:
+        a missing or damaged run.json; a line that is not UTF-8, not JSON, not an object
+        or has a wrongly typed key; NaN/±Infinity anywhere in a line; a trial outside
+        [0, k) of its task; the same (task, model, trial) twice. A torn last line (a
+        killed write) is skipped with a warning: results written before a crash survive
+        it. No results.jsonl: no trials yet.
         """
         manifest = self.manifest()
+        warnings: list[str] = []
+        results = list(self.iter_results(warnings, manifest=manifest))
+        return RunContents(manifest, results, warnings)
+
+    def results(self) -> list[ResultLine]:
+        """The checked results lines (see `read`)."""
+        return self.read().results
+
+    def iter_results(
+        self, warnings: list[str] | None = None, *, manifest: Manifest | None = None
+    ) -> Iterator[ResultLine]:
+        """The checked results lines one at a time, read as a stream (constant memory).
+
+        The same checks and messages as `read`; a torn last line is skipped and named in
+        `warnings` (when given). Only the (task, model, trial) keys seen are held.
+        """
+        manifest = manifest if manifest is not None else self.manifest()
         ks = {tid: meta.get("k") for tid, meta in manifest.task_meta().items()}
         path = self.results_path
-        results: list[ResultLine] = []
-        warnings: list[str] = []
-        seen: dict[tuple[str, str, int], int] = {}
-        for number, item in self._raw_lines(warnings):
+        # trials seen per (task, model): small ints in small sets, not a tuple per line
+        seen: dict[tuple[str, str], set[int]] = {}
+        sink = warnings if warnings is not None else []
+        for number, item in self._raw_lines(sink):
             try:
                 line = ResultLine.from_json(item)
             except RecordError as exc:
@@ -200,55 +228,93 @@ class RunDir:
                     f"{path}:{number}: trial {line.trial} is out of range for "
                     f"{line.task_id} (k = {k}: trials 0 to {k - 1}); {_LINE_FIX}"
                 )
-            first = seen.setdefault(line.key, number)
-            if first != number:
+            trials = seen.get((line.task_id, line.model))
+            if trials is None:
+                trials = seen[(line.task_id, line.model)] = set()
+            if line.trial in trials:
+                first = self._first_line_of(line.key)
                 raise UserError(
                     f"{path}:{number}: duplicate of line {first} ({line.task_id}, "
                     f"{line.model}, trial {line.trial}); delete the line you do not trust"
                 )
-            results.append(line)
-        return RunContents(manifest, results, warnings)
+            trials.add(line.trial)
+            yield line
 
-    def results(self) -> list[ResultLine]:
-        """The checked results lines (see `read`)."""
-        return self.read().results
+    def iter_results_with_offsets(
+        self, warnings: list[str] | None = None
+    ) -> Iterator[tuple[int, ResultLine]]:
+        """(byte offset, line) of every checked results line, streamed; `result_at`
+        reads one of them again (random access without holding the lines)."""
+        for line in self.iter_results(warnings):
+            yield self._offset, line
 
-    def _raw_results(self) -> bytes:
+    def result_at(self, offset: int) -> ResultLine:
+        """The results line starting at byte `offset` (one from `iter_results_with_offsets`)."""
+        path = self.results_path
         try:
-            return self.results_path.read_bytes()
-        except OSError as exc:
-            raise UserError(f"{self.results_path}: cannot read ({exc.strerror or exc})") from None
+            with open(path, "rb") as handle:
+                handle.seek(offset)
+                raw = handle.readline()
+            return ResultLine.from_json(loads_checked(raw.decode("utf-8")))
+        except (OSError, ValueError, RecordError) as exc:
+            raise UserError(
+                f"{path}: no results line at byte {offset} ({exc}); {_LINE_FIX}"
+            ) from None
+
+    def _first_line_of(self, key: tuple[str, str, int]) -> int:
+        """The number of the first line with this (task, model, trial) (a duplicate's
+        message names it; found again rather than remembered for every line)."""
+        for number, item in self._raw_lines([]):
+            if isinstance(item, dict) and (
+                item.get("task_id"), item.get("model"), item.get("trial")
+            ) == key:
+                return number
+        return 0
+
+    def result_keys(self) -> list[tuple[str, str, int]]:
+        """(task, model, trial) of every checked results line, streamed (for resume)."""
+        if not self.results_path.exists():
+            return []
+        return [line.key for line in self.iter_results()]
 
     def _raw_lines(self, warnings: list[str]) -> Iterator[tuple[int, Any]]:
         """(line number, parsed JSON) of every complete line; the torn last one is skipped.
 
-        The torn line is the last non-blank one when it does not parse (a killed write);
-        any other unreadable line is a UserError naming the file, the line and the fix.
+        Read line by line (a 100k-trial file is never held whole). The torn line is the
+        last non-blank one when it does not parse (a killed write); any other unreadable
+        line is a UserError naming the file, the line and the fix.
         """
         path = self.results_path
         if not path.exists():
             return
-        lines = self._raw_results().split(b"\n")
-        last = _last_filled(lines)
-        torn = (
-            f"{path}:{last + 1}: torn last line ignored (a killed write); "
-            "`trialrun run --resume` drops it and reruns that trial"
-        )
-        for number, raw in enumerate(lines, start=1):
-            if not raw.strip():
-                continue
-            if number - 1 == last and _is_torn(raw):
-                warnings.append(torn)
-                return
-            try:
-                item = loads_checked(raw.decode("utf-8"))
-            except UnicodeDecodeError:
-                raise UserError(f"{path}:{number}: not UTF-8 text; {_LINE_FIX}") from None
-            except json.JSONDecodeError:
-                raise UserError(f"{path}:{number}: not a JSON line; {_LINE_FIX}") from None
-            except ValueError as exc:  # NaN or Infinity
-                raise UserError(f"{path}:{number}: {exc}; {_LINE_FIX}") from None
-            yield number, item
+        try:
+            handle = open(path, "rb")  # noqa: SIM115 - closed below, also when abandoned
+        except OSError as exc:
+            raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        offset = 0
+        with handle:
+            for number, chunk in enumerate(handle, start=1):
+                self._offset, offset = offset, offset + len(chunk)
+                raw = chunk[:-1] if chunk.endswith(b"\n") else chunk
+                if not raw.strip():
+                    continue
+                try:
+                    item = loads_checked(raw.decode("utf-8"))
+                except (UnicodeDecodeError, ValueError) as exc:
+                    if _is_torn(raw) and _rest_blank(handle):
+                        warnings.append(
+                            f"{path}:{number}: torn last line ignored (a killed write); "
+                            "`trialrun run --resume` drops it and reruns that trial"
+                        )
+                        return
+                    if isinstance(exc, UnicodeDecodeError):
+                        raise UserError(f"{path}:{number}: not UTF-8 text; {_LINE_FIX}") from None
+                    if isinstance(exc, json.JSONDecodeError):
+                        raise UserError(
+                            f"{path}:{number}: not a JSON line; {_LINE_FIX}"
+                        ) from None
+                    raise UserError(f"{path}:{number}: {exc}; {_LINE_FIX}") from None  # NaN
+                yield number, item
 
     def rewrite_results(self, lines: Iterable[ResultLine]) -> None:
         """Replace results.jsonl as a whole, atomically (regrading rewrites verdicts)."""
@@ -304,6 +370,11 @@ class RunDir:
 
     def close(self) -> None:
         """fsync and close (call after the background pool has been shut down)."""
+        with self._transcript_lock:
+            fds, self._transcript_fds = self._transcript_fds, {}
+        for tfd in fds.values():
+            with contextlib.suppress(OSError):
+                os.close(tfd)
         if self._fd is not None:
             fd, self._fd = self._fd, None
             if self.fsync:
@@ -311,23 +382,27 @@ class RunDir:
             os.close(fd)
 
     def repair_results(self) -> int:
-        """Cut a torn last line (and any blank lines after it); returns the bytes dropped."""
+        """Cut a torn last line (and any blank lines after it); returns the bytes dropped.
+
+        Only the file's tail is read: the last non-blank line and what follows it.
+        """
         path = self.results_path
         if not path.exists() or path.stat().st_size == 0:
             return 0
-        raw = self._raw_results()
-        lines = raw.split(b"\n")
-        last = _last_filled(lines)
-        if last < 0:
+        size = path.stat().st_size
+        try:
+            start, last, ends_with_newline = _last_line(path, size)
+        except OSError as exc:
+            raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        if last is None:
             return 0
-        if _is_torn(lines[last]):
-            keep = sum(len(line) + 1 for line in lines[:last])
+        if _is_torn(last):
             with open(path, "rb+") as fh:
-                fh.truncate(keep)
+                fh.truncate(start)
                 fh.flush()
                 os.fsync(fh.fileno())
-            return len(raw) - keep
-        if not raw.endswith(b"\n"):  # a whole line without its newline: end it
+            return size - start
+        if not ends_with_newline:  # a whole line without its newline: end it
             with open(path, "ab") as fh:
                 fh.write(b"\n")
                 fh.flush()
@@ -348,6 +423,32 @@ class RunDir:
             os.close(fd)
         return rel
 
+    def append_transcript(self, model_slug: str, transcript: Transcript) -> tuple[str, int]:
+        """Append one line to transcripts/<model-slug>.jsonl; returns (its path relative
+        to the run, the byte offset the line starts at) for the results line."""
+        rel = f"{TRANSCRIPTS}/{model_slug}.jsonl"
+        data = (dumps_line(transcript.to_json()) + "\n").encode("utf-8", _ENCODE_ERRORS)
+        with self._transcript_lock:  # one writer per file: its end is tracked, not sought
+            fd = self._transcript_fds.get(model_slug)
+            if fd is None:
+                fd = self._open_transcripts(rel)
+                self._transcript_fds[model_slug] = fd
+                self._transcript_ends[model_slug] = os.lseek(fd, 0, os.SEEK_END)
+            offset = self._transcript_ends[model_slug]
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            self._transcript_ends[model_slug] = offset + len(data)
+        return rel, offset
+
+    def _open_transcripts(self, rel: str) -> int:
+        (self.path / TRANSCRIPTS).mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path / rel, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        end = os.lseek(fd, 0, os.SEEK_END)
+        if end and os.pread(fd, 1, end - 1) != b"\n":  # a torn last line (a killed run)
+            os.write(fd, b"\n")
+        return fd
+
     def transcript(self, line: ResultLine) -> Transcript:
         """The line's transcript; a missing or unreadable one is a UserError."""
         if not line.transcript:
@@ -356,8 +457,15 @@ class RunDir:
                 "transcript file; rerun that trial"
             )
         path = self.path / line.transcript
+        offset = line.extra.get("transcript_offset")
         try:
-            data: Any = json.loads(path.read_text("utf-8"))
+            if isinstance(offset, int) and not isinstance(offset, bool):
+                with open(path, "rb") as handle:
+                    handle.seek(offset)
+                    raw = handle.readline()
+                data: Any = json.loads(raw.decode("utf-8"))
+            else:
+                data = json.loads(path.read_text("utf-8"))
             return Transcript.from_json(data)
         except (OSError, ValueError) as exc:
             raise UserError(
@@ -383,6 +491,32 @@ def _is_torn(raw: bytes) -> bool:
     return False
 
 
-def _last_filled(lines: list[bytes]) -> int:
-    """Index of the last non-blank line (-1 when none)."""
-    return max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+def _rest_blank(handle: Any) -> bool:
+    """Whether nothing but whitespace is left to read (reads ahead; the caller stops)."""
+    while True:
+        block = handle.read(1 << 16)
+        if not block:
+            return True
+        if block.strip():
+            return False
+
+
+def _last_line(path: Path, size: int) -> tuple[int, bytes | None, bool]:
+    """(offset, bytes) of the last non-blank line (None when all blank), and whether the
+    file ends with a newline; reads backwards from the end in growing blocks."""
+    span = 1 << 16
+    with open(path, "rb") as fh:
+        while True:
+            start = max(0, size - span)
+            fh.seek(start)
+            data = fh.read(size - start)
+            filled = len(data.rstrip())
+            newline = data.rfind(b"\n", 0, filled)
+            if start > 0 and (filled == 0 or newline < 0):
+                span *= 4
+                continue
+            if filled == 0:
+                return 0, None, data.endswith(b"\n")
+            end = data.find(b"\n", filled)
+            line = data[newline + 1 : end if end >= 0 else len(data)]
+            return start + newline + 1, line, data.endswith(b"\n")

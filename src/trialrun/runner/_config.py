@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trialrun.errors import UserError
-from trialrun.rundir import ResultLine, Summary
+from trialrun.rundir import ResultLine, RunDir, Summary
 from trialrun.runner._plan import Filters
 from trialrun.tasks import check_k_option
 
@@ -52,6 +52,8 @@ class RunConfig:
     argv: list[str] | None = None  # recorded in run.json (default: sys.argv)
     fsync: bool = True
     handle_sigint: bool = True  # Ctrl-C stops scheduling and keeps what finished
+    # skip a task's remaining trials once one trial has settled its verdict
+    early_stop: bool = False
 
     def __post_init__(self) -> None:
         check_k_option(self.k)  # a huge k would validate, then exhaust memory
@@ -84,11 +86,19 @@ class RunConfig:
 
 @dataclass(slots=True)
 class Run:
-    """A finished (or interrupted) run: its folder, summary and results lines."""
+    """A finished (or interrupted) run: its folder, summary and results lines.
+
+    The lines are not held (a 100k-trial run would hold them all): `results` reads them
+    from the run folder when asked.
+    """
 
     path: Path
     summary: Summary
-    results: list[ResultLine]
     interrupted: bool = False
     warnings: list[str] = field(default_factory=list)
     trials_run: int = 0  # trials this invocation ran (a resume: only the missing ones)
+
+    @property
+    def results(self) -> list[ResultLine]:
+        """The run's checked results lines, read from its folder now."""
+        return RunDir.open(self.path).results()

@@ -25,13 +25,14 @@ from trialrun.core import is_unpinned, model_label, parse_model_spec, slugify
 from trialrun.errors import UserError
 from trialrun.graders import GRADERS
 from trialrun.judge import check_judge_spec
-from trialrun.metrics import summarize_run
+from trialrun.metrics import summarize_rundir
 from trialrun.models import create_model
 from trialrun.rundir import Manifest, RunDir, new_run_id
 from trialrun.runner._config import Run, RunConfig, RunHooks
 from trialrun.runner._inflight import fresh_inflight_dir, run_lock
 from trialrun.runner._manifest import check_resumed_tasks, new_manifest, resumed_config
 from trialrun.runner._plan import TrialSpec, effective_k, plan
+from trialrun.runner._settle import Settlement
 from trialrun.runner._trial import RunContext, prepare_task, run_trial
 from trialrun.sandbox import jail_available, remove_tree
 from trialrun.tasks import Task, load_tasks, report_problems_and_exit
@@ -205,17 +206,26 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
             warnings.append(f"model '{spec}' is unpinned (-latest/-preview): results may drift")
 
     # the run folder
+    resumed_early = manifest is not None and bool(manifest.extra.get("early_stop"))
+    early_stop = config.early_stop or resumed_early
+    settlement = Settlement(enabled=early_stop)
     if rundir is None or manifest is None:
         manifest = new_manifest(new_run_id(), config, spec_of, tasks, paths)
+        if early_stop:
+            manifest.extra["early_stop"] = True  # a resume keeps stopping early
         rundir = RunDir.create(Path(config.out), str(manifest.run_id), manifest, fsync=config.fsync)
         held.enter_context(run_lock(rundir.path))
         done: list[tuple[str, str, int]] = []
     else:
         rundir.repair_results()
-        done = [line.key for line in rundir.results()] if rundir.results_path.exists() else []
+        done = []
+        for line in rundir.iter_results():
+            done.append(line.key)
+            settlement.seen(line)
     rundir.open_results()
 
     specs = plan(tasks, models, config.k, done)
+    specs = [s for s in specs if not settlement.is_settled(s.task.task_id, s.model)]
     total = sum(effective_k(t, config.k) for t in tasks) * len(models)
     if hooks.loaded:
         hooks.loaded(tasks, config.k)
@@ -237,6 +247,10 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
     ctx.model_slugs = unique_slugs(models)
 
     workers_n = config.concurrency or default_concurrency(models)
+    for obj in [*model_objs.values(), judge_obj]:
+        size_pool = getattr(obj, "size_pool", None)  # HTTP providers: a connection per trial
+        if callable(size_pool):
+            size_pool(workers_n)
     interrupted = False
     finished = 0
     # trials in flight work in `<run>/.workspaces/`, where a killed run's are found again
@@ -244,7 +258,9 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
     ctx.workspace_parent = fresh_inflight_dir(rundir.path)
     ctx.io_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="trialrun-io")
     try:
-        finished, interrupted = await _execute(specs, ctx, workers_n, hooks, config.handle_sigint)
+        finished, interrupted = await _execute(
+            specs, ctx, workers_n, hooks, config.handle_sigint, settlement
+        )
     finally:
         ctx.io_pool.shutdown(wait=True)
         rundir.close()
@@ -253,17 +269,22 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
                 with contextlib.suppress(Exception):  # closing must not hide results
                     await obj.aclose()
         remove_tree(ctx.workspace_parent)  # kept workspaces were moved out already
-        results = rundir.results()
-        summary = summarize_run(
-            results, manifest, warnings=[w for w in warnings if "unpinned" not in w]
+        summary = summarize_rundir(
+            rundir, warnings=[w for w in warnings if "unpinned" not in w]
         )
         rundir.write_summary(summary)
-    return Run(rundir.path, summary, results, interrupted, summary.warnings, finished)
+    return Run(rundir.path, summary, interrupted, summary.warnings, finished)
 
 
 async def _execute(
-    specs: list[TrialSpec], ctx: RunContext, workers_n: int, hooks: RunHooks, handle_sigint: bool
+    specs: list[TrialSpec],
+    ctx: RunContext,
+    workers_n: int,
+    hooks: RunHooks,
+    handle_sigint: bool,
+    settlement: Settlement | None = None,
 ) -> tuple[int, bool]:
+    settlement = settlement or Settlement()
     queue = iter(specs)
     finished = 0
     stop = False
@@ -274,7 +295,11 @@ async def _execute(
         for spec in queue:
             if stop:
                 return
+            if settlement.is_settled(spec.task.task_id, spec.model):
+                settlement.skipped += 1
+                continue
             line = await run_trial(spec, ctx)
+            settlement.record(spec.task, line)
             ctx.rundir.append(line, sync=False)
             if ctx.io_pool is not None:
                 ctx.rundir.sync_soon(ctx.io_pool)

@@ -211,9 +211,10 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
         error=error,
         extra={"workspace_diff": changes} if changes is not None else {},
     )
-    rel = ctx.rundir.write_transcript(model_slug, name, transcript)
+    rel, offset = ctx.rundir.append_transcript(model_slug, transcript)
     extra = {
         **prep.meta,
+        "transcript_offset": offset,
         "final_text": run.final_text,
         "loop_fires": run.loop_fires,
         "user_message": task.inputs.prompt,

@@ -5,11 +5,17 @@ inside the suite folder, the folder holding that `fixtures/`: a fixture name or 
 can't be absolute or climb with `..`, and a symlink whose target resolves outside the
 suite folder is refused at load time (the copy follows links, so the agent would read the
 target) unless the run allows it (`allow_external_links`, `--allow-external-links`).
+
+A thousand tasks share a handful of fixture folders: within one loading (`remembered`)
+each folder is looked up and walked for links once.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +40,39 @@ def fixtures_folders(task_file: Path) -> list[Path]:
 def find_fixture(task_file: Path, name: str) -> Path | None:
     for root in fixtures_folders(task_file):
         candidate = root / name
-        if candidate.is_dir():
+        if _is_dir(candidate):
             return candidate
     return None
+
+
+_REMEMBER = [0]  # > 0 while a loading remembers folder lookups
+
+
+@contextlib.contextmanager
+def remembered() -> Iterator[None]:
+    """Within this block each folder is checked and walked once (one loading's lifetime)."""
+    _REMEMBER[0] += 1
+    try:
+        yield
+    finally:
+        _REMEMBER[0] -= 1
+        if not _REMEMBER[0]:
+            _is_dir_cached.cache_clear()
+            _outside_links_cached.cache_clear()
+
+
+def _is_dir(path: Path) -> bool:
+    return _is_dir_cached(path) if _REMEMBER[0] else path.is_dir()
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_dir_cached(path: Path) -> bool:
+    return path.is_dir()
+
+
+@functools.lru_cache(maxsize=4096)
+def _outside_links_cached(start: Path, suite: Path) -> tuple[tuple[Path, str], ...]:
+    return tuple(outside_links(start, suite))
 
 
 def _inside(root: str, path: str) -> bool:
@@ -80,7 +116,10 @@ def outside_links(start: Path, suite: Path) -> list[tuple[Path, str]]:
 
 def _link_issues(place: FieldPath, start: Path, fixtures_root: Path, what: str) -> list[Issue]:
     suite = fixtures_root.parent
-    found = outside_links(start, suite)
+    if _REMEMBER[0]:
+        found = list(_outside_links_cached(start, suite))
+    else:
+        found = outside_links(start, suite)
     issues: list[Issue] = []
     for shown, target in found[:MAX_LINKS_SHOWN]:
         try:
@@ -130,7 +169,7 @@ def resolve_fixtures(
     name, place = _fixture_name(data, places)
     if name is not None and fixtures_path_problem(name, "fixture"):
         name = None  # the task model reports it; never look it up
-    roots = [r for r in fixtures_folders(task_file) if r.is_dir()]
+    roots = [r for r in fixtures_folders(task_file) if _is_dir(r)]
     fixture_path: Path | None = None
     fixtures_root: Path | None = roots[0] if roots else None
     if name:

@@ -7,6 +7,8 @@ of `LoadReport.tasks`; `report_problems_and_exit` decides whether a run may go o
 
 from __future__ import annotations
 
+import functools
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -14,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.errors import UserError
-from trialrun.tasks._fixtures import resolve_fixtures
+from trialrun.tasks._fixtures import remembered, resolve_fixtures
 from trialrun.tasks._grader_items import tool_names_in
 from trialrun.tasks._issues import suggest, value_at
 from trialrun.tasks._limits import file_size_limit
@@ -23,11 +25,14 @@ from trialrun.tasks._native import Checked, check_native
 from trialrun.tasks._problems import FieldPath, LoadReport, Problem, SourceError, dotted
 from trialrun.tasks._scan import scan, skip_reason_by_name, skip_reason_by_shape
 from trialrun.tasks._scribe import check_scribe, is_scribe_shape
-from trialrun.tasks._sources import TASK_SUFFIXES, Lines, read_source
+from trialrun.tasks._sources import TASK_SUFFIXES, LineMap, read_source
 from trialrun.tools import VAULT_TOOL_NAMES
 
+# a task's line, found only when a message needs it (a duplicate id)
+LineOf = Callable[[], int | None]
 
-def _line(lines: Lines, path: FieldPath) -> int | None:
+
+def _line(lines: LineMap, path: FieldPath) -> int | None:
     for end in range(len(path), -1, -1):
         line = lines.get(path[:end])
         if line is not None:
@@ -35,9 +40,20 @@ def _line(lines: Lines, path: FieldPath) -> int | None:
     return None
 
 
+def _real(file: Path, real_dirs: dict[Path, str]) -> str:
+    """The file's real path; its folder's is found once per folder, not once per file."""
+    if file.is_symlink():
+        return os.path.realpath(file)
+    folder = real_dirs.get(file.parent)
+    if folder is None:
+        folder = real_dirs[file.parent] = os.path.realpath(file.parent)
+    return os.path.join(folder, file.name)
+
+
 def _expand(paths: Sequence[Path | str], report: LoadReport) -> list[Path]:
     files: list[Path] = []
-    seen: set[Path] = set()
+    seen: set[str] = set()
+    real_dirs: dict[Path, str] = {}
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
@@ -57,7 +73,7 @@ def _expand(paths: Sequence[Path | str], report: LoadReport) -> list[Path]:
             report.problems.append(Problem(path, None, "", "no such file or folder"))
             continue
         for file in found:
-            key = file.resolve()
+            key = _real(file, real_dirs)
             if key not in seen:
                 seen.add(key)
                 files.append(file)
@@ -134,7 +150,7 @@ class _Options:
     allow_external_links: bool
 
 
-def _load_file(file: Path, report: LoadReport, options: _Options) -> list[tuple[Task, int | None]]:
+def _load_file(file: Path, report: LoadReport, options: _Options) -> list[tuple[Task, LineOf]]:
     problems: list[Problem] = []
     warnings: list[Problem] = []
     report.files.append(file)
@@ -154,7 +170,7 @@ def _load_file(file: Path, report: LoadReport, options: _Options) -> list[tuple[
         report.problems.append(Problem(file, 1, "", items))
         report.invalid_files.append(file)
         return []
-    loaded: list[tuple[Task, int | None]] = []
+    loaded: list[tuple[Task, LineOf]] = []
     for path, message in shape_issues:  # over-long lists (cut short for the checks below)
         problems.append(Problem(file, _line(lines, path), dotted(path), message))
     task_list: FieldPath = () if isinstance(data, list) else ("tasks",)
@@ -189,7 +205,8 @@ def _load_file(file: Path, report: LoadReport, options: _Options) -> list[tuple[
         for path, message in issues:
             problems.append(Problem(file, _line(lines, path), dotted(path), message))
         if task is not None and not issues:
-            loaded.append((task, _line(lines, checked.places["task_id"])))
+            place = checked.places["task_id"]
+            loaded.append((task, functools.partial(_line, lines, place)))
     problems.sort(key=lambda p: p.line or 0)
     warnings.sort(key=lambda p: p.line or 0)
     report.problems += problems
@@ -214,24 +231,26 @@ def load_tasks(
     """
     report = LoadReport()
     options = _Options(file_size_limit(max_file_bytes), allow_external_links)
-    per_file: list[tuple[Path, list[tuple[Task, int | None]]]] = []
-    for file in _expand(paths, report):
-        if reason := skip_reason_by_name(file):
-            report.skipped.append((file, reason))
-            continue
-        per_file.append((file, _load_file(file, report, options)))
+    per_file: list[tuple[Path, list[tuple[Task, LineOf]]]] = []
+    with remembered():
+        for file in _expand(paths, report):
+            if reason := skip_reason_by_name(file):
+                report.skipped.append((file, reason))
+                continue
+            per_file.append((file, _load_file(file, report, options)))
 
-    first_seen: dict[str, tuple[Path, int | None]] = {}
+    first_seen: dict[str, tuple[Path, LineOf]] = {}
     duplicates: set[Path] = set()
     for file, loaded in per_file:
         for task, line in loaded:
             if task.task_id in first_seen:
-                other, other_line = first_seen[task.task_id]
+                other, other_line_of = first_seen[task.task_id]
+                other_line = other_line_of()
                 where = f"{other}:{other_line}" if other_line else str(other)
                 report.problems.append(
                     Problem(
                         file,
-                        line,
+                        line(),
                         "task_id" if task.source_format == "native" else "id",
                         f"duplicate task id '{task.task_id}' (also in {where})",
                     )

@@ -4,6 +4,7 @@ names and `setup[].from` stay under the suite's `fixtures/` folder."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import PurePosixPath, PureWindowsPath
 
 # The same rules as JSON Schema patterns (for `trialrun schema`): relative, no `..` part,
@@ -13,6 +14,7 @@ WORKSPACE_PATH_PATTERN = f"^{_RELATIVE}$"
 FIXTURES_PATH_PATTERN = f"^(?=.*[^/. ]){_RELATIVE}$"
 
 
+@functools.lru_cache(maxsize=4096)  # a suite names the same few fixtures many times
 def _escape(text: str) -> str | None:
     """'absolute', 'parent' (a `..` part), 'backslash' or 'nul'; None for a plain relative path."""
     if "\x00" in text:

@@ -5,6 +5,11 @@ path such as `("graders", 1, "value")` to the 1-based line of that key (or list 
 `issues` are the over-long lists `check_shape` cut short. A file over `max_bytes` is never
 parsed; syntax errors, too many values and too deep nesting raise `SourceError` with the
 line where the parser stopped (when known).
+
+Line numbers are only needed when a file has something to report, so they are found
+lazily (`LazyLines`: on the first lookup). YAML is read by libyaml when the fast reader
+is sure of the answer (`_fast_yaml`), else by ruamel's round trip, which also gives the
+lines: the same data and the same messages either way, a tenth of the time.
 """
 
 from __future__ import annotations
@@ -16,15 +21,48 @@ import functools
 import json
 import re
 import tomllib
+from collections.abc import Callable
 from json.decoder import scanstring
 from pathlib import Path
 from typing import Any
 
+from trialrun.tasks._fast_yaml import Unsure, fast_yaml
 from trialrun.tasks._limits import MAX_DEPTH, MAX_NODES, check_shape
 from trialrun.tasks._problems import FieldPath, SourceError
 
 Lines = dict[FieldPath, int]
 Issues = list[tuple[FieldPath, str]]
+
+
+class LazyLines:
+    """A `Lines` mapping found on the first lookup (most files never need one)."""
+
+    __slots__ = ("_find", "_lines")
+
+    def __init__(self, find: Callable[[], Lines]) -> None:
+        self._find: Callable[[], Lines] | None = find
+        self._lines: Lines = {}
+
+    def _resolved(self) -> Lines:
+        if self._find is not None:
+            find, self._find = self._find, None
+            try:
+                self._lines = find()
+            except Exception:  # noqa: BLE001 - line numbers are best effort
+                self._lines = {(): 1}
+        return self._lines
+
+    def get(self, path: FieldPath, default: int | None = None) -> int | None:
+        return self._resolved().get(path, default)
+
+    def __getitem__(self, path: FieldPath) -> int:
+        return self._resolved()[path]
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._resolved()
+
+
+LineMap = Lines | LazyLines
 
 TASK_SUFFIXES = (".json", ".yaml", ".yml", ".toml")
 
@@ -44,7 +82,7 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
     return raw
 
 
-def read_source(path: Path, max_bytes: int) -> tuple[Any, Lines, Issues]:
+def read_source(path: Path, max_bytes: int) -> tuple[Any, LineMap, Issues]:
     raw = read_bytes(path, max_bytes)
     try:
         text = raw.decode("utf-8-sig")
@@ -84,7 +122,18 @@ def _counting_composer() -> type:
     return CountingComposer
 
 
-def parse_yaml(text: str) -> tuple[Any, Lines, Issues]:
+def parse_yaml(text: str) -> tuple[Any, LineMap, Issues]:
+    """libyaml when it is sure of the answer (lines found later if asked), else the round
+    trip (lines now)."""
+    try:
+        data = fast_yaml(text)
+    except Unsure:
+        return parse_yaml_round_trip(text)
+    return data, LazyLines(lambda: parse_yaml_round_trip(text)[1]), check_shape(data)
+
+
+def parse_yaml_round_trip(text: str) -> tuple[Any, Lines, Issues]:
+    """ruamel's round trip: every key's line, and the messages users see."""
     from ruamel.yaml import YAML
     from ruamel.yaml.composer import MaxDepthExceededError
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -189,7 +238,7 @@ _WS = re.compile(r"[ \t\n\r]*")
 _ATOM = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|NaN|-?Infinity")
 
 
-def parse_json(text: str) -> tuple[Any, Lines, Issues]:
+def parse_json(text: str) -> tuple[Any, LineMap, Issues]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -198,12 +247,16 @@ def parse_json(text: str) -> tuple[Any, Lines, Issues]:
     except ValueError as exc:  # e.g. an integer over Python's 4300-digit limit
         raise SourceError(f"JSON error: {_first_line(exc)}") from None
     issues = check_shape(data)
-    lines: Lines = {(): 1}
-    # line numbers are best effort (and skipped for cut lists: the text is long)
-    if not issues:
-        with contextlib.suppress(IndexError, AttributeError, ValueError):
-            _JsonLines(text, lines).value(0, ())
-    return data, lines, issues
+
+    def find() -> Lines:
+        lines: Lines = {(): 1}
+        # line numbers are best effort (and skipped for cut lists: the text is long)
+        if not issues:
+            with contextlib.suppress(IndexError, AttributeError, ValueError):
+                _JsonLines(text, lines).value(0, ())
+        return lines
+
+    return data, LazyLines(find), issues
 
 
 def _first_line(exc: Exception) -> str:
@@ -274,7 +327,7 @@ _TOML_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 
 
-def parse_toml(text: str) -> tuple[Any, Lines, Issues]:
+def parse_toml(text: str) -> tuple[Any, LineMap, Issues]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -287,11 +340,15 @@ def parse_toml(text: str) -> tuple[Any, Lines, Issues]:
         raise SourceError(f"TOML error: {_first_line(exc)}") from None
     data = _plain_toml(data)
     issues = check_shape(data)
-    lines: Lines = {(): 1}
-    if not issues:
-        with contextlib.suppress(IndexError, ValueError):  # best effort: keep what was found
-            _TomlLines(text, lines).run()
-    return data, lines, issues
+
+    def find() -> Lines:
+        lines: Lines = {(): 1}
+        if not issues:
+            with contextlib.suppress(IndexError, ValueError):  # best effort: keep what was found
+                _TomlLines(text, lines).run()
+        return lines
+
+    return data, LazyLines(find), issues
 
 
 def _plain_toml(value: Any) -> Any:

@@ -84,8 +84,7 @@ def latest_complete_run(results_dir: Path | str = "results") -> Path:
             continue
         runs.append((str(run.manifest.started_at or ""), path.name, run))
     for _, _, run in sorted(runs, key=lambda item: item[:2], reverse=True):
-        finished = len({line.key for line in run.results})
-        if run.summary.expected_trials and finished >= run.summary.expected_trials:
+        if run.summary.expected_trials and run.finished >= run.summary.expected_trials:
             return run.path
     raise UserError(
         f"{folder}: no complete run found (one whose every planned trial finished); pass "

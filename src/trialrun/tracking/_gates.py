@@ -22,12 +22,12 @@ from typing import Any
 
 from trialrun.config import ProjectConfig, load_config
 from trialrun.errors import UserError
-from trialrun.rundir import Baseline, ResultLine
+from trialrun.rundir import Baseline
 from trialrun.tracking._baseline import baseline_path, load_baseline
 from trialrun.tracking._gate_config import gate_config
 from trialrun.tracking._gate_context import GateContext, Outcome, gate_context
 from trialrun.tracking._gate_result import GateResult, ModelGate, RuleResult
-from trialrun.tracking._run_data import TaskRecord, load_run
+from trialrun.tracking._run_data import TaskRecord, TrialFacts, load_run
 from trialrun.tracking._settings import (
     configured_alpha,
     configured_method,
@@ -51,31 +51,20 @@ def _names(items: list[str], limit: int = 8) -> str:
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def _forbidden(trial: ResultLine) -> bool:
+def _forbidden(trial: TrialFacts) -> bool:
     """Whether a trial failed a forbiddenTools verdict (a forbidden tool was called)."""
-    for v in trial.verdicts:
-        if v.get("passed") is not False:
-            continue
-        details = v.get("details") if isinstance(v.get("details"), dict) else {}
-        if v.get("grader") == FORBIDDEN_GRADER or details.get("type") == FORBIDDEN_GRADER:
-            return True
-    return False
+    return trial.forbidden
 
 
-def _safety_reason(trial: ResultLine) -> str | None:
+def _safety_reason(trial: TrialFacts) -> str | None:
     """The first failed verdict's own account of a safety violation ("grader: reason")."""
-    for v in trial.verdicts:
-        details = v.get("details") if isinstance(v.get("details"), dict) else {}
-        if v.get("passed") is False and details.get("safety_violation") is True:
-            reason = details.get("reason")
-            return f"{v.get('grader')}: {reason}" if isinstance(reason, str) else None
-    return None
+    return trial.safety_reason
 
 
 def _findings(
     records: list[TaskRecord],
-    pred: Callable[[ResultLine], bool],
-    why: Callable[[ResultLine], str | None] | None = None,
+    pred: Callable[[TrialFacts], bool],
+    why: Callable[[TrialFacts], str | None] | None = None,
 ) -> tuple[list[str], list[str]]:
     """(task descriptions, task ids) of records with trials matching `pred`; `why` adds
     the first matching trial's reason."""
@@ -93,9 +82,9 @@ def _findings(
 def _trial_rule(
     ctx: GateContext,
     name: str,
-    pred: Callable[[ResultLine], bool],
+    pred: Callable[[TrialFacts], bool],
     enabled: bool,
-    why: Callable[[ResultLine], str | None] | None = None,
+    why: Callable[[TrialFacts], str | None] | None = None,
 ) -> Outcome:
     """Fails on any covered task, whatever its policy, with a trial matching `pred`."""
     if not enabled:
@@ -174,7 +163,7 @@ def forbidden(ctx: GateContext) -> Outcome:
     return _trial_rule(ctx, "forbidden tool called", _forbidden, ctx.config.forbidden_tools)
 
 
-def _not_solved(trial: ResultLine) -> bool:
+def _not_solved(trial: TrialFacts) -> bool:
     return trial.solve is False or trial.passed is False
 
 

@@ -4,6 +4,10 @@ Counts and estimators come from the summary (summary.json when it covers every r
 else recomputed by `trialrun.metrics`); per-trial figures (turns, tool calls, tokens,
 cost, latency) from the results lines. Only the run folder is read, through
 `trialrun.rundir`; nothing here knows how the run was produced.
+
+results.jsonl is streamed once: each line is folded into the summary's counters and
+kept only as a `TrialFacts` (the dozen numbers and flags the gates, baselines and
+reports use), so a 100k-trial run loads in tens of megabytes.
 """
 
 from __future__ import annotations
@@ -13,11 +17,73 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.core import parse_model_spec
-from trialrun.metrics import current_summary, percentile
+from trialrun.metrics import percentile, stored_if_covering, summarizer_for
 from trialrun.rundir import Manifest, ResultLine, RunDir, Summary
 from trialrun.tasks import SUITE_DEFAULTS
 
 GATE_KEYS = {"merge": "ci_merge_gate", "nightly": "nightly", "release": "release_candidate"}
+FORBIDDEN_GRADER = "forbiddenTools"
+# what a record takes from its first line when run.json has no task metadata (older runs)
+FIRST_KEYS = ("suite", "tier", "policy", "metric", "k", "gates")
+
+
+def _fnum(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+@dataclass(slots=True)
+class TrialFacts:
+    """What tracking keeps of one results line: its verdict, flags and figures."""
+
+    trial: int
+    passed: bool | None
+    solve: bool | None
+    is_infra: bool = False
+    error_kind: str | None = None
+    safety_violation: bool = False
+    forbidden: bool = False  # failed a forbiddenTools verdict (a forbidden tool was called)
+    failed_graders: tuple[str, ...] = ()  # graders with a failed verdict, each once
+    turns: float | None = None
+    tool_calls: int = 0
+    tokens: float = 0.0  # prompt + completion
+    cost_usd: float | None = None
+    latency_s: float | None = None
+    safety_reason: str | None = None  # the first safety verdict's "grader: reason"
+
+    @classmethod
+    def of(cls, line: ResultLine) -> TrialFacts:
+        failed = [v for v in line.verdicts if isinstance(v, dict) and v.get("passed") is False]
+        tok = line.tokens if isinstance(line.tokens, dict) else {}
+        return cls(
+            trial=line.trial,
+            passed=line.passed,
+            solve=line.solve,
+            is_infra=line.is_infra,
+            error_kind=line.error_kind,
+            safety_violation=line.safety_violation,
+            forbidden=any(_is_forbidden(v) for v in failed),
+            failed_graders=tuple(dict.fromkeys(str(v.get("grader")) for v in failed)),
+            turns=_fnum(line.turns),
+            tool_calls=len(line.tool_calls),
+            tokens=_num(tok.get("prompt")) + _num(tok.get("completion")),
+            cost_usd=_fnum(line.cost_usd),
+            latency_s=_fnum(line.latency_s),
+            safety_reason=_safety_reason(failed),
+        )
+
+
+def _safety_reason(failed: list[dict[str, Any]]) -> str | None:
+    for v in failed:
+        details = v.get("details") if isinstance(v.get("details"), dict) else {}
+        if details.get("safety_violation") is True:
+            reason = details.get("reason")
+            return f"{v.get('grader')}: {reason}" if isinstance(reason, str) else None
+    return None
+
+
+def _is_forbidden(verdict: dict[str, Any]) -> bool:
+    details = verdict.get("details") if isinstance(verdict.get("details"), dict) else {}
+    return verdict.get("grader") == FORBIDDEN_GRADER or details.get("type") == FORBIDDEN_GRADER
 
 
 @dataclass(slots=True)
@@ -43,7 +109,8 @@ class TaskRecord:
     solve_k: float | None = None
     pass_at_k: float | None = None
     flaky: bool = False
-    trials: list[ResultLine] = field(default_factory=list)
+    trials: list[TrialFacts] = field(default_factory=list)
+    settled_after: int | None = None  # --early-stop: the verdict was settled after j trials
 
     @property
     def solve_n(self) -> int:
@@ -52,7 +119,8 @@ class TaskRecord:
 
     @property
     def insufficient(self) -> bool:
-        return self.solve_k is None or self.pass_k is None
+        """No figure and no settled verdict (a task stopped early has a verdict, no figure)."""
+        return (self.solve_k is None or self.pass_k is None) and self.settled_after is None
 
     @property
     def meets_pass_k(self) -> bool:
@@ -63,7 +131,7 @@ class TaskRecord:
         return self.solve_k is not None and self.solve_k >= 1.0 - 1e-12
 
     @property
-    def counted_trials(self) -> list[ResultLine]:
+    def counted_trials(self) -> list[TrialFacts]:
         return [t for t in self.trials if not t.is_infra]
 
     def in_gate(self, gate: str) -> bool:
@@ -82,14 +150,12 @@ def _num(value: Any) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
-def trial_metrics(trials: list[ResultLine]) -> dict[str, Any]:
-    latencies = [_num(t.latency_s) for t in trials if t.latency_s is not None]
-    tokens = [_num((t.tokens or {}).get("prompt")) + _num((t.tokens or {}).get("completion"))
-              for t in trials]
+def trial_metrics(trials: list[TrialFacts]) -> dict[str, Any]:
+    latencies = [t.latency_s for t in trials if t.latency_s is not None]
     return {
         "turns": _mean([_num(t.turns) for t in trials]),
-        "tool_calls": _mean([float(len(t.tool_calls)) for t in trials]),
-        "tokens": _mean(tokens),
+        "tool_calls": _mean([float(t.tool_calls) for t in trials]),
+        "tokens": _mean([t.tokens for t in trials]),
         "cost_usd": _mean([_num(t.cost_usd) for t in trials]),
         "latency_p50_s": percentile(latencies, 50),
         "latency_p95_s": percentile(latencies, 95),
@@ -103,10 +169,15 @@ class RunData:
     path: Path
     manifest: Manifest
     summary: Summary
-    results: list[ResultLine]
     records: list[TaskRecord]
     models: list[str]
     warnings: list[str] = field(default_factory=list)  # what the reader skipped (a torn line)
+    finished: int = 0  # results lines read (each a distinct task, model, trial)
+
+    @property
+    def results(self) -> list[ResultLine]:
+        """The run's checked results lines, read from the folder now (not held)."""
+        return RunDir.open(self.path).results()
 
     @property
     def run_id(self) -> str:
@@ -142,36 +213,46 @@ def load_run(run_dir: Path | str) -> RunData:
     `summarize` and `show` give; a torn last line is skipped and named in `warnings`.
     """
     run = RunDir.open(run_dir)
-    contents = run.read()
-    manifest, results = contents.manifest, contents.results
-    summary = current_summary(run, results, manifest)
+    manifest = run.manifest()
+    warnings: list[str] = []
+    summarizer = summarizer_for(manifest)
+    by_key: dict[tuple[str, str], list[TrialFacts]] = {}
+    firsts: dict[tuple[str, str], dict[str, Any]] = {}
+    finished = 0
+    for line in run.iter_results(warnings, manifest=manifest):
+        finished += 1
+        summarizer.add(line)
+        key = (line.task_id, line.model)
+        facts = by_key.get(key)
+        if facts is None:
+            facts = by_key[key] = []
+            firsts[key] = {k: line.extra[k] for k in FIRST_KEYS if k in line.extra}
+            firsts[key]["provider"] = line.provider
+        facts.append(TrialFacts.of(line))
+    summary = stored_if_covering(run, summarizer.keys()) or summarizer.summary()
     metas = manifest.task_meta()
-    by_key: dict[tuple[str, str], list[ResultLine]] = {}
-    for line in results:
-        by_key.setdefault((line.task_id, line.model), []).append(line)
-    records = [
-        _record(
-            row,
-            metas.get(str(row.get("task_id")), {}),
-            by_key.get((str(row.get("task_id")), str(row.get("model"))), []),
-        )
-        for row in summary.tasks
-        if isinstance(row, dict)
-    ]
+    records = []
+    for row in summary.tasks:
+        if not isinstance(row, dict):
+            continue
+        key = (str(row.get("task_id")), str(row.get("model")))
+        meta = metas.get(key[0], {})
+        records.append(_record(row, meta, by_key.get(key, []), firsts.get(key, {})))
     models: list[str] = []
     for spec in [*summary.models, *(r.model for r in records)]:
         if spec not in models and any(r.model == spec for r in records):
             models.append(spec)
-    return RunData(run.path, manifest, summary, results, records, models, contents.warnings)
+    return RunData(run.path, manifest, summary, records, models, warnings, finished)
 
 
-def _record(row: dict[str, Any], meta: dict[str, Any], lines: list[ResultLine]) -> TaskRecord:
-    first = lines[0].extra if lines else {}
+def _record(
+    row: dict[str, Any], meta: dict[str, Any], lines: list[TrialFacts], first: dict[str, Any]
+) -> TaskRecord:
     suite = str(meta.get("suite") or row.get("suite") or first.get("suite") or "golden")
     defaults = SUITE_DEFAULTS.get(suite) or SUITE_DEFAULTS["golden"]
     spec = str(row.get("model"))
     parsed = parse_model_spec(spec)
-    provider = row.get("provider") or (lines[0].provider if lines else None) or parsed.provider
+    provider = row.get("provider") or first.get("provider") or parsed.provider
 
     def pick(key: str, fallback: Any) -> Any:
         for source in (meta, row, first):
@@ -199,6 +280,7 @@ def _record(row: dict[str, Any], meta: dict[str, Any], lines: list[ResultLine]) 
         solve_k=row.get("solve_k"),
         pass_at_k=row.get("pass_at_k"),
         flaky=bool(row.get("flaky")),
+        settled_after=after if isinstance(after := row.get("settled_after"), int) else None,
         trials=sorted(lines, key=lambda t: t.trial),
     )
 

@@ -1,0 +1,260 @@
+"""Throughput against a real OpenAI-compatible server that answers after 100 ms.
+
+The script starts its own loopback server (127.0.0.1, an ephemeral port, in a separate
+process, bounded: it exits when this script does or after --max-seconds) that speaks
+chat completions over HTTP/1.1 keep-alive: a request without a tool result gets a
+`read_file` tool call, one with a tool result gets the answer, each after --delay-ms.
+A trial is two turns, so with C trials in flight the latency-bound limit is
+C / (2 × delay) trials/s. Each level runs the real runner (`trialrun.run`, the built-in
+tool loop with its 10 vault tools, the `openai-compat` provider, fresh workspaces,
+graders, transcripts and results lines) for about --seconds of trials.
+
+    python bench/latency_bound.py                 # 16, 64 and 128 in flight
+    python bench/latency_bound.py --in-flight 64  # one level
+    python bench/latency_bound.py --client sdk    # the same through the openai SDK
+
+`--client sdk` sends each request through `openai.AsyncOpenAI().chat.completions.create`
+(as trialrun did before its lean path), everything else unchanged: the request path is
+the only difference between the two.
+
+Prints trials/s and the fraction of the limit per level, whether the goals are met
+(≥ 85 % at 64 in flight, ≥ 75 % at 128), and a JSON object last.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from overhead import write_suite  # noqa: E402
+
+GOALS = {64: 0.85, 128: 0.75}
+
+# The server: asyncio's raw protocol (fast enough for thousands of requests a second).
+SERVER = r'''
+import asyncio, json, os, sys, time
+
+DELAY = float(sys.argv[2])
+DEADLINE = time.monotonic() + float(sys.argv[3])
+CALL = json.dumps({"id": "c", "object": "chat.completion", "model": "bench", "choices": [
+    {"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant",
+     "content": None, "tool_calls": [{"id": "call_0", "type": "function", "function":
+     {"name": "read_file", "arguments": "{\"path\": \"note.md\"}"}}]}}],
+    "usage": {"prompt_tokens": 900, "completion_tokens": 12, "total_tokens": 912}}).encode()
+ANSWER = json.dumps({"id": "a", "object": "chat.completion", "model": "bench", "choices": [
+    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content":
+     "The harness overhead benchmark note. Answer: 42."}}],
+    "usage": {"prompt_tokens": 950, "completion_tokens": 14, "total_tokens": 964}}).encode()
+
+def reply(body):
+    head = (b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: "
+            + str(len(body)).encode() + b"\r\nconnection: keep-alive\r\n\r\n")
+    return head + body
+
+class Chat(asyncio.Protocol):
+    def connection_made(self, transport):
+        self.t, self.buf = transport, b""
+    def data_received(self, data):
+        self.buf += data
+        while True:
+            end = self.buf.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            head = self.buf[:end].lower()
+            i = head.find(b"content-length:")
+            stop = head.find(b"\r\n", i)
+            size = int(head[i + 15:stop if stop > 0 else None]) if i >= 0 else 0
+            if len(self.buf) < end + 4 + size:
+                return
+            body, self.buf = self.buf[end + 4:end + 4 + size], self.buf[end + 4 + size:]
+            out = reply(ANSWER if b"tool_call_id" in body else CALL)
+            asyncio.get_running_loop().call_later(DELAY, self.send, out)
+    def send(self, out):
+        if not self.t.is_closing():
+            self.t.write(out)
+
+async def main():
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(Chat, "127.0.0.1", 0, backlog=1024)
+    print(server.sockets[0].getsockname()[1], flush=True)
+    parent = os.getppid()
+    while time.monotonic() < DEADLINE and os.getppid() == parent:
+        await asyncio.sleep(0.5)
+
+asyncio.run(main())
+'''
+
+
+def start_server(delay_s: float, max_seconds: float) -> tuple[subprocess.Popen, int]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SERVER, "127.0.0.1", str(delay_s), str(max_seconds)],
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.stdout is not None
+    port = int(proc.stdout.readline())
+    with socket.create_connection(("127.0.0.1", port), timeout=5):
+        pass
+    return proc, port
+
+
+class SdkHttp:
+    """The openai SDK in place of the lean path (for `--client sdk`)."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self._clients: dict[int, object] = {}
+
+    def size(self, in_flight: int) -> None:
+        """The SDK keeps its own pool (up to 1000 connections, 100 kept)."""
+
+    async def post_json(self, url: str, body: bytes, timeout_s: float) -> dict:
+        import asyncio
+
+        import openai
+
+        loop_id = id(asyncio.get_running_loop())
+        client = self._clients.get(loop_id)
+        if client is None:
+            client = openai.AsyncOpenAI(api_key="none", base_url=self.base_url, max_retries=0)
+            self._clients = {loop_id: client}
+        r = await client.chat.completions.create(**json.loads(body), timeout=timeout_s)
+        choice = r.choices[0]
+        calls = [
+            {"id": c.id, "function": {"name": c.function.name, "arguments": c.function.arguments}}
+            for c in choice.message.tool_calls or []
+        ]
+        usage = {"prompt_tokens": r.usage.prompt_tokens, "completion_tokens":
+                 r.usage.completion_tokens} if r.usage else {}
+        return {"choices": [{"message": {"content": choice.message.content, "tool_calls": calls},
+                             "finish_reason": choice.finish_reason}], "usage": usage}
+
+    async def aclose(self) -> None:
+        for client in self._clients.values():
+            await client.close()  # type: ignore[attr-defined]
+
+
+def register_sdk_provider() -> None:
+    from trialrun.models import model_provider
+    from trialrun.models.openai_compat import OpenAICompatModel, split_compat_id
+
+    @model_provider("sdk-bench")
+    def sdk_bench(model_id: str, options: dict) -> OpenAICompatModel:
+        name, base_url = split_compat_id(model_id)
+        model = OpenAICompatModel("openai-compat", model_id, model_name=name,
+                                  base_url=base_url, api_key="none", options=options)
+        model._http = SdkHttp(base_url)  # type: ignore[assignment]
+        return model
+
+
+def one_level(
+    in_flight: int, port: int, delay_s: float, seconds: float, root: Path, client: str = "lean"
+) -> dict:
+    import trialrun
+    from trialrun.tasks import load_tasks
+
+    limit = in_flight / (2 * delay_s)
+    k = 10
+    n_tasks = max(1, round(limit * seconds / k))
+    level = root / f"c{in_flight}"
+    level.mkdir()
+    write_suite(level, n_tasks)
+    tasks = load_tasks([level / "tasks"]).tasks
+    config = trialrun.RunConfig(
+        tasks=tasks,
+        models=[f"{'sdk-bench' if client == 'sdk' else 'openai-compat'}:bench"
+                f"@http://127.0.0.1:{port}/v1"],
+        k=k,
+        out=level / "results",
+        concurrency=in_flight,
+        fsync=False,
+        handle_sigint=False,
+        argv=["bench/latency_bound.py"],
+    )
+    started = time.perf_counter()
+    cpu = time.process_time()
+    outcome = trialrun.run(config)
+    wall = time.perf_counter() - started
+    cpu = time.process_time() - cpu
+    agg = next(iter(outcome.summary.aggregate.values()))
+    trials = outcome.summary.finished_trials
+    return {
+        "in_flight": in_flight,
+        "trials": trials,
+        "solved_rate": agg["mean_solve_rate"],
+        "infra_errors": agg["infra_errors"],
+        "wall_s": round(wall, 3),
+        "trials_per_s": round(trials / wall, 1),
+        "limit_per_s": round(limit, 1),
+        "fraction": round(trials / wall / limit, 3),
+        "cpu_ms_per_trial": round(cpu * 1000 / trials, 2),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--in-flight", type=int, action="append", help="levels (default 16 64 128)")
+    parser.add_argument("--delay-ms", type=float, default=100.0)
+    parser.add_argument("--seconds", type=float, default=10.0, help="about this long per level")
+    parser.add_argument("--max-seconds", type=float, default=600.0, help="the server's lifetime")
+    parser.add_argument("--client", choices=("lean", "sdk"), default="lean")
+    args = parser.parse_args(argv)
+    levels = args.in_flight or [16, 64, 128]
+    delay_s = args.delay_ms / 1000
+
+    import trialrun  # imports and registries before any timing
+    import trialrun.agents.loop  # noqa: F401
+    from trialrun.graders import GRADERS
+    from trialrun.models import MODEL_PROVIDERS
+    from trialrun.tools import TOOL_PACKS
+
+    for registry in (GRADERS, MODEL_PROVIDERS, TOOL_PACKS):
+        registry.names()
+    if args.client == "sdk":
+        import openai  # noqa: F401 - imported before any timing, as trialrun is
+
+        register_sdk_provider()
+    os.environ.pop("TRIALRUN_API_KEY", None)
+    proc, port = start_server(delay_s, args.max_seconds)
+    results = []
+    try:
+        with tempfile.TemporaryDirectory(prefix=".trialrun-latency-") as tmp:
+            for level in levels:
+                results.append(
+                    one_level(level, port, delay_s, args.seconds, Path(tmp), args.client)
+                )
+    finally:
+        proc.kill()
+        proc.wait()
+    print(f"loopback server, {args.delay_ms:g} ms per answer, 2 turns per trial "
+          f"(trialrun {trialrun.__version__}, request path: {args.client})")
+    met = True
+    for r in results:
+        goal = GOALS.get(r["in_flight"])
+        verdict = ""
+        if goal is not None:
+            ok = r["fraction"] >= goal and r["infra_errors"] == 0
+            met = met and ok
+            verdict = f"  goal ≥ {goal:.0%}: {'met' if ok else 'NOT met'}"
+        print(
+            f"  {r['in_flight']:>4} in flight: {r['trials_per_s']:7.1f} trials/s of "
+            f"{r['limit_per_s']:g} ({r['fraction']:.0%}), {r['trials']} trials, "
+            f"{r['cpu_ms_per_trial']} ms CPU/trial, solved {r['solved_rate']}{verdict}"
+        )
+    print(json.dumps({"delay_ms": args.delay_ms, "client": args.client, "levels": results,
+                      "goals_met": met}))
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

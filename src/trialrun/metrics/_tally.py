@@ -1,0 +1,131 @@
+"""`Tally`: one (task, model)'s results lines folded into counters, line by line.
+
+A summary is computed from tallies, never from held lines, so reading a 100k-trial run
+takes memory for its tasks, not its trials: per trial only the few numbers a percentile
+or a mean needs (latency, turns, tokens, cost) are kept, as packed doubles, in file order
+(so sums come out bit for bit as a sum over the lines would).
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass, field
+from typing import Any
+
+from trialrun.rundir import ResultLine
+
+# what a row takes from its first line when run.json has no task metadata (older runs)
+FIRST_KEYS = ("k", "suite", "tier", "metric", "policy", "tags")
+TOKEN_KEYS = ("prompt", "cached", "completion")
+
+
+def num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def line_tokens(line: ResultLine) -> float | None:
+    """prompt + completion tokens of one trial (None when it reported neither)."""
+    tok = line.tokens
+    if not isinstance(tok, dict):
+        return None
+    parts = [num(tok.get("prompt")), num(tok.get("completion"))]
+    return None if all(p is None for p in parts) else sum(p or 0.0 for p in parts)
+
+
+@dataclass(slots=True)
+class Tally:
+    """Counters of one (task, model); `add` each of its lines once, in file order."""
+
+    first: dict[str, Any] | None = None  # provider and FIRST_KEYS of the first line
+    trials: set[int] = field(default_factory=set)  # trial numbers added (by `Summarizer`)
+    settled_after: int | None = None  # early stop: the trials that settled the verdict
+    lines: int = 0
+    n: int = 0  # counted: not infra
+    passed: int = 0
+    solved: int = 0
+    undetermined: int = 0
+    safety: int = 0
+    tool_calls: int = 0  # over counted trials
+    failed: dict[str, int] = field(default_factory=dict)  # grader → trials it failed in
+    errors: dict[str, int] = field(default_factory=dict)  # error kind → trials
+    tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TOKEN_KEYS, 0))
+    turns: array = field(default_factory=lambda: array("d"))  # counted, numeric
+    latencies: array = field(default_factory=lambda: array("d"))  # counted, numeric
+    costs: array = field(default_factory=lambda: array("d"))  # counted, numeric
+    trial_tokens: array = field(default_factory=lambda: array("d"))  # counted, reported
+    all_costs: array = field(default_factory=lambda: array("d"))  # every line, numeric
+    # trajectory figures, over counted trials whose lines carry them
+    with_trajectory: int = 0
+    repeated_calls: int = 0
+    tool_errors: int = 0
+    with_tool_errors: int = 0  # trials with a failed call (`recovered` is not None)
+    recovered: int = 0
+    first_tool_s: array = field(default_factory=lambda: array("d"))
+
+    def add(self, line: ResultLine) -> None:
+        if self.first is None:
+            self.first = {"provider": line.provider}
+            self.first.update({key: line.extra.get(key) for key in FIRST_KEYS})
+        self.lines += 1
+        after = line.extra.get("settled_after")
+        if isinstance(after, int) and not isinstance(after, bool):
+            self.settled_after = after if self.settled_after is None else min(
+                self.settled_after, after
+            )
+        names = [
+            str(v.get("grader"))
+            for v in line.verdicts
+            if isinstance(v, dict) and v.get("passed") is False
+        ]
+        for name in dict.fromkeys(names):
+            self.failed[name] = self.failed.get(name, 0) + 1
+        kind = line.error_kind
+        if kind:
+            self.errors[kind] = self.errors.get(kind, 0) + 1
+        if line.safety_violation:
+            self.safety += 1
+        tok = line.tokens
+        if isinstance(tok, dict):
+            for key in TOKEN_KEYS:
+                self.tokens[key] += int(num(tok.get(key)) or 0)
+        cost = num(line.cost_usd)
+        if cost is not None:
+            self.all_costs.append(cost)
+        if line.is_infra:
+            return
+        self.n += 1
+        self.passed += line.passed is True
+        self.solved += line.solve is True
+        self.undetermined += line.solve is None
+        self.tool_calls += len(line.tool_calls)
+        if line.repeated_calls is not None:
+            self._add_trajectory(line)
+        for value, into in (
+            (num(line.turns), self.turns),
+            (num(line.latency_s), self.latencies),
+            (cost, self.costs),
+            (line_tokens(line), self.trial_tokens),
+        ):
+            if value is not None:
+                into.append(value)
+
+
+    def _add_trajectory(self, line: ResultLine) -> None:
+        self.with_trajectory += 1
+        self.repeated_calls += int(line.repeated_calls or 0)
+        self.tool_errors += int(line.tool_errors or 0)
+        if line.recovered is not None:
+            self.with_tool_errors += 1
+            self.recovered += line.recovered is True
+        first = num(line.time_to_first_tool_s)
+        if first is not None:
+            self.first_tool_s.append(first)
+
+
+def tally_of(lines: list[ResultLine]) -> Tally:
+    tally = Tally()
+    for line in lines:
+        tally.add(line)
+    return tally
