@@ -89,8 +89,16 @@ class RunView:
             self.rundir = RunDir.open(self.path)
             self.records = data.records
             self.row_of = {(r.task_id, r.model): i for i, r in enumerate(self.records)}
-            self.lines = [t for r in self.records for t in r.trials]
-            self.line_row = [self.row_of[(t.task_id, t.model)] for t in self.lines]
+            # tracking keeps lean per-trial facts; the pages need the full results lines
+            self.row_lines: list[list[ResultLine]] = [[] for _ in self.records]
+            for line in self.rundir.results():
+                i = self.row_of.get((line.task_id, line.model))
+                if i is not None:
+                    self.row_lines[i].append(line)
+            for lines in self.row_lines:
+                lines.sort(key=lambda ln: ln.trial)
+            self.lines = [t for lines in self.row_lines for t in lines]
+            self.line_row = [i for i, lines in enumerate(self.row_lines) for _ in lines]
             self.line_index = {id(t): i for i, t in enumerate(self.lines)}
             self.task_meta = data.manifest.task_meta()
             self.comparisons: dict[str, Comparison] = {}
@@ -127,19 +135,20 @@ class RunView:
         for i, r in enumerate(self.records):
             status, message = task_outcome(r)
             failed: dict[str, int] = {}
-            for t in r.trials:
+            for t in self.row_lines[i]:
                 for name in _failed_graders(t):
                     failed[name] = failed.get(name, 0) + 1
             rows.append({
                 "i": i, "task_id": r.task_id, "model": r.model, "suite": r.suite,
-                "tier": r.tier, "tags": self._tags(r), "policy": r.policy, "metric": r.metric,
+                "tier": r.tier, "tags": self._tags(r, self.row_lines[i]), "policy": r.policy,
+                "metric": r.metric,
                 "k": r.k, "n": r.n, "trials": len(r.trials), "passed": r.passed,
                 "solved": r.solved, "undetermined": r.undetermined, "infra": r.infra_errors,
                 "pass_k": r.pass_k, "solve_k": r.solve_k, "pass_at_k": r.pass_at_k,
                 "flaky": r.flaky, "status": status, "message": message,
                 "change": labels.get((r.model, r.task_id)),
                 "failed_graders": failed,
-                "first_failed": next((self.line_index[id(t)] for t in r.trials
+                "first_failed": next((self.line_index[id(t)] for t in self.row_lines[i]
                                       if trial_status(t) != "solved"), None),
             })
         headline = []
@@ -190,8 +199,8 @@ class RunView:
         """The run's lock is held by a live process (a run still writing trials)."""
         return lock_holder(self.path) is not None
 
-    def _tags(self, record: TaskRecord) -> list[str]:
-        first = record.trials[0].extra if record.trials else {}
+    def _tags(self, record: TaskRecord, lines: list[ResultLine]) -> list[str]:
+        first = lines[0].extra if lines else {}
         meta = self.task_meta.get(record.task_id, {})
         tags = meta.get("tags", first.get("tags"))
         return [str(t) for t in tags] if isinstance(tags, list) else []
@@ -257,7 +266,7 @@ class RunView:
                 "failed_graders": _failed_graders(t), "latency_s": t.latency_s,
                 "cost_usd": t.cost_usd, "turns": t.turns, "tool_calls": len(t.tool_calls),
                 "error": t.error, "final_text": (t.final_text or "")[:200],
-            } for t in r.trials]
+            } for t in self.row_lines[row]]
         curve = [p.as_dict() for p in k_curve(r.solve_n, r.solved)] if r.solve_n else []
         return {
             "row": row, "task_id": r.task_id, "model": r.model, "suite": r.suite,
