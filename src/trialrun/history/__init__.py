@@ -6,6 +6,7 @@ promotion/demotion by the record.
     with HistoryStore.open() as store:          # --store / [history] url / .trialrun/history.db
         store.record(run_record("results/<run-id>", trigger="nightly"))
         print(render(build_report(store, last=7), "markdown"))
+        cells = store.recent_outcomes(last=10)  # per task × model, its last 10 runs
 """
 
 from trialrun.history._checkin import Measured, measure
@@ -22,6 +23,7 @@ from trialrun.history._records import (
     POLICIES,
     TRIGGERS,
     Outcome,
+    RecentOutcome,
     RunRecord,
     StoredOutcome,
     StoredRun,
@@ -32,7 +34,12 @@ from trialrun.history._render import FORMATS, percent, render
 from trialrun.history._report import Cell, Report, Row, build_report
 from trialrun.history._rewrite import read_policy, set_policy
 from trialrun.history._store import HistoryStore
-from trialrun.history._url import recording_enabled, shown_url, store_url
+from trialrun.history._url import (
+    existing_store_url,
+    recording_enabled,
+    shown_url,
+    store_url,
+)
 from trialrun.history._verify import Verification, verify_pytest, verify_task
 
 __all__ = [
@@ -46,6 +53,7 @@ __all__ = [
     "Measured",
     "HistoryStore",
     "Outcome",
+    "RecentOutcome",
     "Report",
     "Row",
     "RunRecord",
@@ -56,6 +64,7 @@ __all__ = [
     "build_report",
     "demotion_candidates",
     "detect_trigger",
+    "existing_store_url",
     "git_info",
     "lint",
     "measure",

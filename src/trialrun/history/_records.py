@@ -94,3 +94,17 @@ class StoredOutcome:
     solved: int
     undetermined: int
     infra: int
+
+
+@dataclass(slots=True, frozen=True)
+class RecentOutcome:
+    """One test × model in one of the last runs it was in (counts only)."""
+
+    run_id: str
+    started_at: str
+    test_id: str
+    model: str
+    trials: int  # counted trials: infra errors and skips left out
+    solved: int
+    undetermined: int
+    infra: int

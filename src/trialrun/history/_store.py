@@ -9,17 +9,18 @@ A run id already stored is not stored twice (`record` returns False).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, event, insert, select
+from sqlalchemy import create_engine, event, func, insert, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from trialrun.errors import UserError
 from trialrun.history._migrate import upgrade
 from trialrun.history._records import (
+    RecentOutcome,
     RunRecord,
     StoredOutcome,
     StoredRun,
@@ -27,7 +28,7 @@ from trialrun.history._records import (
     utc_now,
 )
 from trialrun.history._schema import outcomes, policy_changes, runs, trials
-from trialrun.history._url import shown_url, store_url
+from trialrun.history._url import existing_store_url, shown_url, store_url
 
 BUSY_TIMEOUT_S = 60
 
@@ -85,6 +86,14 @@ class HistoryStore:
     def open(cls, url: str | None = None) -> HistoryStore:
         """The store at `url`, or the configured one (see `store_url`)."""
         return cls(store_url(url))
+
+    @classmethod
+    def open_existing(cls, url: str | None = None) -> HistoryStore | None:
+        """The store to read from, or None when there is none yet: the configured store as
+        `open` finds it, except that a SQLite file that does not exist is not created
+        (see `existing_store_url`)."""
+        found = existing_store_url(url)
+        return cls(found) if found is not None else None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -244,6 +253,63 @@ class HistoryStore:
                         )
                     )
         return found
+
+    def recent_outcomes(
+        self,
+        *,
+        last: int = 10,
+        kind: str | None = "task",
+        tests: Collection[str] | None = None,
+        models: Collection[str] | None = None,
+    ) -> list[RecentOutcome]:
+        """Per test × model, its outcomes in the last `last` runs it was in, oldest run
+        first: the data of a heat map. `kind` keeps task or pytest outcomes (None: both);
+        `tests` / `models` keep only those. One query (a window function), on either
+        database."""
+        if last < 1:
+            raise ValueError(f"last must be 1 or more, got {last}")
+        rank = func.row_number().over(
+            partition_by=(outcomes.c.test_id, outcomes.c.model),
+            order_by=(runs.c.started_at.desc(), runs.c.id.desc()),
+        )
+        inner = select(
+            runs.c.id.label("run_pk"),
+            runs.c.run_id,
+            runs.c.started_at,
+            outcomes.c.test_id,
+            outcomes.c.model,
+            outcomes.c.trials,
+            outcomes.c.solved,
+            outcomes.c.undetermined,
+            outcomes.c.infra,
+            rank.label("rank"),
+        ).select_from(outcomes.join(runs, outcomes.c.run_pk == runs.c.id))
+        if kind is not None:
+            inner = inner.where(outcomes.c.kind == kind)
+        if tests is not None:
+            inner = inner.where(outcomes.c.test_id.in_(list(tests)))
+        if models is not None:
+            inner = inner.where(outcomes.c.model.in_(list(models)))
+        sub = inner.subquery()
+        query = (
+            select(sub)
+            .where(sub.c.rank <= last)
+            .order_by(sub.c.started_at, sub.c.run_pk, sub.c.test_id, sub.c.model)
+        )
+        with self.engine.connect() as conn:
+            return [
+                RecentOutcome(
+                    run_id=r.run_id,
+                    started_at=r.started_at,
+                    test_id=r.test_id,
+                    model=r.model,
+                    trials=r.trials,
+                    solved=r.solved,
+                    undetermined=r.undetermined,
+                    infra=r.infra,
+                )
+                for r in conn.execute(query)
+            ]
 
     def trials_of(self, outcome_pks: Iterable[int]) -> dict[int, list[TrialRecord]]:
         """outcome pk → its trials, in trial order."""

@@ -47,6 +47,25 @@ def store_url(explicit: str | None = None) -> str:
     return _sqlite(path)
 
 
+def existing_store_url(explicit: str | None = None) -> str | None:
+    """`store_url`, for reading: None when it names a SQLite file that does not exist yet
+    (the default `.trialrun/history.db` before any run was recorded), so a reader falls
+    back to something else instead of creating an empty store. An explicit `--store`
+    naming a missing file is an error (a typo must not read as "no history")."""
+    url = store_url(explicit)
+    if not url.startswith("sqlite:///") or url.startswith("sqlite:///:memory:"):
+        return url
+    path = Path(url.removeprefix("sqlite:///").split("?", 1)[0])
+    if path.is_file():
+        return url
+    if explicit:
+        raise UserError(
+            f"--store {explicit}: no such history store ({path}); fix the path, or record "
+            f"runs into it first (`trialrun history import RUN_DIR… --store {explicit}`)"
+        )
+    return None
+
+
 def _sqlite(path: Path) -> str:
     return f"sqlite:///{path.resolve()}"
 
