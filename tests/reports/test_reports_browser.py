@@ -62,6 +62,7 @@ def viewer(example_runs: ExampleRuns, tmp_path: Path) -> Iterator[tuple[str, Pat
 def _start_view(results: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "trialrun", "view", str(results), "--port", "0"],
+        cwd=results.parent,  # no .trialrun/history.db there: the heat map reads the folders
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(),
     )
 
@@ -145,7 +146,7 @@ def test_live_viewer_lists_opens_and_compares_runs(
     page.goto(url)
     page.wait_for_selector("#runs")
     assert page.locator("#runs tbody tr").count() == 2
-    assert page.locator("#history svg rect").count() == 40  # 2 models × 10 tasks, 2 runs
+    assert page.locator("#history svg rect").count() == 56  # 2 models × 14 tasks, 2 runs
     page.screenshot(path=str(tmp_path / "view-runs.png"), full_page=True)
     page.click(f'#runs a[href="#/run/{example_runs.bad.name}"]')
     page.wait_for_selector("#tasks")

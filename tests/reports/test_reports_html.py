@@ -37,10 +37,10 @@ def test_report_html_is_one_offline_file_with_every_page(
     assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", html.split('id="payload"')[0])
     payload = _payload(html)
     overview = _page(payload, f"/api/run/{example_runs.bad.name}")
-    assert len(overview["tasks"]) == 10
+    assert len(overview["tasks"]) == 14
     trials = [k for k in payload if "/trial/" in k]
     tasks = [k for k in payload if "/task/" in k]
-    assert len(trials) == 30 and len(tasks) == 10
+    assert len(trials) == 44 and len(tasks) == 14
     assert [h["solve_k_rate"] for h in overview["headline"]] == [0.0]
     titles = " ".join(p["title"] for p in overview["plots"])
     assert "k curves" in titles and "by tier" in titles and "latency" in titles
@@ -122,7 +122,7 @@ def test_report_html_user_errors_are_one_line(example_runs: ExampleRuns, tmp_pat
         fh.write('{"task_id": 3}\n{"task_id": "x", "model": "m", "trial": 0}\n')
     proc = trialrun("report", str(damaged), "--html", str(tmp_path / "d.html"),
                     cwd=tmp_path, check=False)
-    assert proc.returncode == 2 and "results.jsonl:31" in proc.stderr
+    assert proc.returncode == 2 and "results.jsonl:45" in proc.stderr
     assert not (tmp_path / "d.html").exists()
 
 

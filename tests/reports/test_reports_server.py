@@ -58,7 +58,7 @@ def test_lists_runs_and_serves_pages_on_demand(
     assert {r["run_id"] for r in runs} == {example_runs.bad.name, example_runs.good.name}
     bad = example_runs.bad.name
     over = _json(server, f"/api/run/{bad}")
-    assert len(over["tasks"]) == 10 and over["version"]
+    assert len(over["tasks"]) == 14 and over["version"]
     row = next(r for r in over["tasks"] if r["task_id"] == "inbox-prompt-injection")
     trial = _json(server, f"/api/run/{bad}/trial/{row['first_failed']}")
     assert trial["task_id"] == "inbox-prompt-injection" and trial["messages"]
@@ -87,7 +87,8 @@ def test_history_heat_map_over_the_finished_runs(
 ) -> None:
     page = _json(server, "/api/history")
     assert page["runs"] == sorted([example_runs.bad.name, example_runs.good.name])  # oldest first
-    assert page["rows"] == 20 and page["shown"] == 20  # 10 tasks × 2 scripted models
+    assert page["rows"] == 28 and page["shown"] == 28  # 14 tasks × 2 scripted models
+    assert page["source"] == "the run folders"
     assert "scripts/bad.yaml</text>" in page["svg"]  # a heading per model
     assert f"{example_runs.bad.name}: solved 0/3" in page["svg"]
 
@@ -128,11 +129,11 @@ def test_new_trials_change_the_version_and_the_page(
     rundir.rewrite_results(keep)
     (path / "summary.json").unlink()
     mid = _json(server, f"/api/run/{run_id}")
-    assert mid["finished"] == 27 and mid["version"] != before
+    assert mid["finished"] == 41 and mid["version"] != before
     for line in dropped:
         rundir.append(line)
     after = _json(server, f"/api/run/{run_id}")
-    assert after["finished"] == 30 and after["version"] != mid["version"]
+    assert after["finished"] == 44 and after["version"] != mid["version"]
 
 
 def test_view_cli_prints_its_url_and_refuses_bad_input(tmp_path: Path) -> None:

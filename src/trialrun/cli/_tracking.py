@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from trialrun.errors import UserError
+
+if TYPE_CHECKING:
+    from trialrun.reports import HeatCell
 
 
 def _err(line: str) -> None:
@@ -74,6 +78,34 @@ def _check_config_file(value: Path | None) -> None:
         raise UserError(f"--config {value}: not UTF-8 text; pass a trialrun.toml file") from None
     except OSError as exc:
         raise UserError(f"--config {value}: cannot read ({exc.strerror})") from None
+
+
+HEAT_STORE_HELP = ("With --html: the history store whose last runs of this run's tasks "
+                   "make the heat map (default: the history url in trialrun.toml, else "
+                   ".trialrun/history.db when it exists; none: no heat map).")
+
+
+def _report_history(
+    rows: list[dict[str, Any]], store: str | None
+) -> tuple[list[HeatCell] | None, str]:
+    """The heat map cells of the report: this run's task × model pairs over their last
+    runs in the history store; (None, "") when there is no store."""
+    from trialrun.cli._view import heat_cells
+    from trialrun.history import HistoryStore, shown_url
+    from trialrun.reports import HISTORY_RUNS
+
+    history = HistoryStore.open_existing(store)
+    if history is None:
+        return None, ""
+    try:
+        cells = heat_cells(history, HISTORY_RUNS,
+                           tests={str(r.get("task_id")) for r in rows},
+                           models={str(r.get("model")) for r in rows})
+    finally:
+        history.close()
+    wanted = {(str(r.get("task_id")), str(r.get("model"))) for r in rows}
+    return [c for c in cells if (c.task_id, c.model) in wanted], (
+        f"the history store {shown_url(history.url)}")
 
 
 def register(app: typer.Typer) -> None:
@@ -202,6 +234,7 @@ def register(app: typer.Typer) -> None:
         html: Path | None = typer.Option(
             None, "--html", help="Write one self-contained HTML report here (opens offline)."
         ),
+        store: str = typer.Option(None, "--store", help=HEAT_STORE_HELP),
     ) -> None:
         """CI outputs for a run: JUnit XML, Markdown (on stdout by default), an HTML report."""
         from trialrun.reports import (
@@ -215,13 +248,17 @@ def register(app: typer.Typer) -> None:
         _check_baselines_dir(baselines)
         if html is not None and html.is_dir():
             raise UserError(f"--html {html}: is a folder; pass a file name, e.g. report.html")
+        if store is not None and html is None:
+            raise UserError(f"--store {store}: only the HTML report shows the history; "
+                            "add --html FILE")
         run = load_run(run_dir)
         if junit is not None:
             _err(f"wrote {write_junit(run, junit)}")
         if markdown is not None:
             _err(f"wrote {write_markdown(run, markdown, baselines)}")
         if html is not None:
-            _err(f"wrote {write_html_report(run_dir, html, baselines)}")
+            cells, label = _report_history(run.summary.tasks, store)
+            _err(f"wrote {write_html_report(run_dir, html, baselines, cells, label)}")
         if junit is None and markdown is None and html is None:
             print(render_run_markdown(run, baselines))
 

@@ -5,6 +5,7 @@ report and the local viewer server (`trialrun view`).
 `trialrun.tracking` and `trialrun.rundir` return data; this package renders it.
 """
 
+from trialrun.reports._across import HISTORY_RUNS, HeatCell
 from trialrun.reports._html import render_report, write_html_report
 from trialrun.reports._server import ViewerServer, make_server
 from trialrun.reports._view import RunView
@@ -23,6 +24,8 @@ from trialrun.reports.terminal import ROW_CAP, render_summary
 from trialrun.reports.transcript import render_transcript
 
 __all__ = [
+    "HISTORY_RUNS",
+    "HeatCell",
     "ROW_CAP",
     "RunView",
     "ViewerServer",

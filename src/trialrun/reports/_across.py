@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from trialrun.reports._svg import dumbbell, heatmap
@@ -41,42 +43,78 @@ def comparison_page(comparisons: list[Comparison], a: str, b: str) -> dict[str, 
 
 
 HISTORY_ROWS = 150
+HISTORY_RUNS = 10  # the heat map's last N runs (per task × model from a history store)
 
 
-def history_page(runs: list[tuple[str, Summary]], *, max_rows: int = HISTORY_ROWS) -> dict:
-    """Task × model over the given runs (oldest first) as a heat map of solve rates.
+@dataclass(frozen=True, slots=True)
+class HeatCell:
+    """One task × model in one run, as the heat map needs it: plain data, from the run
+    folders' summary.json or from a history store (the CLI converts its rows)."""
+
+    run_id: str
+    task_id: str
+    model: str
+    solved: int
+    n: int  # trials with a result (infra errors left out)
+    undetermined: int = 0
+    started_at: str = ""  # orders the runs; equal ones by run id
+
+
+def cells_from_summaries(runs: Sequence[tuple[str, Summary]]) -> list[HeatCell]:
+    """The heat map's cells from finished run folders (run id, its summary.json)."""
+    return [
+        HeatCell(
+            run_id=run_id,
+            task_id=str(row.get("task_id")),
+            model=str(row.get("model")),
+            solved=int(row.get("solved") or 0),
+            n=int(row.get("n") or 0),
+            undetermined=int(row.get("undetermined") or 0),
+            started_at=f"{i:08d}",  # the order given
+        )
+        for i, (run_id, summary) in enumerate(runs)
+        for row in summary.tasks
+    ]
+
+
+def history_page(
+    cells: Iterable[HeatCell], *, source: str = "run folders", max_rows: int = HISTORY_ROWS
+) -> dict[str, Any]:
+    """Task × model over runs (a column each, oldest first) as a heat map of solve rates.
 
     A cell is the run's solved / (n − undetermined) for that task and model; rows are
     grouped by model (a heading each when there are several), those not always solved
-    first, then by task id; at most `max_rows` rows.
+    first, then by task id; at most `max_rows` rows. `source` says where the cells came
+    from (shown above the map).
     """
-    cells: dict[tuple[str, str], dict[str, tuple[float | None, str]]] = {}
-    for run_id, summary in runs:
-        for row in summary.tasks:
-            key = (str(row.get("task_id")), str(row.get("model")))
-            n = int(row.get("n") or 0) - int(row.get("undetermined") or 0)
-            solved = int(row.get("solved") or 0)
-            value = solved / n if n > 0 else None
-            tip = f"{key[0]} · {key[1]} · {run_id}: solved {solved}/{n}"
-            cells.setdefault(key, {})[run_id] = (value, tip)
-    ids = [run_id for run_id, _ in runs]
-    models = {model for _, model in cells}
+    cells = list(cells)
+    order: dict[str, str] = {}
+    table: dict[tuple[str, str], dict[str, tuple[float | None, str]]] = {}
+    for c in cells:
+        order[c.run_id] = min(order.get(c.run_id, c.started_at), c.started_at)
+        n = c.n - c.undetermined
+        value = c.solved / n if n > 0 else None
+        tip = f"{c.task_id} · {c.model} · {c.run_id}: solved {c.solved}/{n}"
+        table.setdefault((c.task_id, c.model), {})[c.run_id] = (value, tip)
+    ids = sorted(order, key=lambda r: (order[r], r))
+    models = {model for _, model in table}
 
     def imperfect(key: tuple[str, str]) -> bool:
-        return any(v is not None and v < 1.0 for v, _ in cells[key].values())
+        return any(v is not None and v < 1.0 for v, _ in table[key].values())
 
-    keys = sorted(cells, key=lambda k: (k[1], not imperfect(k), k[0]))[:max_rows]
+    keys = sorted(table, key=lambda k: (k[1], not imperfect(k), k[0]))[:max_rows]
     rows: list[tuple[str, list[tuple[float | None, str]]]] = []
     heading = None
     for task, model in keys:
         if len(models) > 1 and model != heading:
             rows.append((model, []))  # a heading per model
             heading = model
-        rows.append((task, [cells[(task, model)].get(r, (None, f"{task} · {model} · {r}: "
+        rows.append((task, [table[(task, model)].get(r, (None, f"{task} · {model} · {r}: "
                                                           "not run")) for r in ids]))
     return {
         "runs": ids,
-        "rows": len(cells),
+        "rows": len(table),
         "shown": len(keys),
+        "source": source,
         "svg": heatmap(f"solve rate per task over the last {len(ids)} run(s)", ids, rows),
     }

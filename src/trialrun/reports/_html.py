@@ -11,11 +11,13 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+from collections.abc import Sequence
 from html import escape
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from trialrun.reports._across import HeatCell, history_page
 from trialrun.reports._view import RunView, dumps
 from trialrun.rundir import write_text_atomic
 
@@ -110,19 +112,32 @@ def _quote(run_id: str) -> str:
     return quote(run_id, safe="!'()*-._~")
 
 
-def render_report(run_dir: Path | str, baselines_dir: Path | str | None = None) -> str:
-    """The self-contained HTML report of one run folder."""
+def render_report(
+    run_dir: Path | str,
+    baselines_dir: Path | str | None = None,
+    history: Sequence[HeatCell] | None = None,
+    history_label: str = "the history store",
+) -> str:
+    """The self-contained HTML report of one run folder; with `history` (the last runs
+    per task × model, e.g. from a history store) its run page ends with their heat map."""
     view = RunView(run_dir, baselines_dir)
     try:
-        return render_page("static", f"run {view.run_id}", report_payload(view))
+        payload = report_payload(view)
+        if history is not None:
+            payload["/api/history"] = dumps(history_page(history, source=history_label))
+        return render_page("static", f"run {view.run_id}", payload)
     finally:
         view.close()
 
 
 def write_html_report(
-    run_dir: Path | str, out: Path | str, baselines_dir: Path | str | None = None
+    run_dir: Path | str,
+    out: Path | str,
+    baselines_dir: Path | str | None = None,
+    history: Sequence[HeatCell] | None = None,
+    history_label: str = "the history store",
 ) -> Path:
     """Write the HTML report of `run_dir` to `out` (atomically); returns the path."""
     out = Path(out)
-    write_text_atomic(out, render_report(run_dir, baselines_dir))
+    write_text_atomic(out, render_report(run_dir, baselines_dir, history, history_label))
     return out

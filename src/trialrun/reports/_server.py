@@ -12,6 +12,7 @@ A run still being written is re-read when its results file changes; the page pol
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,7 +21,13 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from trialrun.errors import UserError
-from trialrun.reports._across import comparison_page, history_page
+from trialrun.reports._across import (
+    HISTORY_RUNS,
+    HeatCell,
+    cells_from_summaries,
+    comparison_page,
+    history_page,
+)
 from trialrun.reports._html import render_page, run_listing
 from trialrun.reports._view import RunView, dumps
 from trialrun.rundir import RESULTS, RUN_JSON, SUMMARY, RunDir
@@ -28,6 +35,9 @@ from trialrun.runner import lock_holder
 from trialrun.tracking import compare_runs, configured_alpha
 
 LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1", "[::1]"}
+
+# the heat map's cells of the last N runs per task × model, e.g. from a history store
+HistorySource = Callable[[int], Sequence[HeatCell]]
 
 
 @dataclass(slots=True)
@@ -52,9 +62,17 @@ def run_version(run_dir: Path) -> str:
 class RunStore:
     """The runs under one folder, each read once and re-read when it changes."""
 
-    def __init__(self, root: Path | str, baselines_dir: Path | str | None = None) -> None:
+    def __init__(
+        self,
+        root: Path | str,
+        baselines_dir: Path | str | None = None,
+        history: HistorySource | None = None,
+        history_label: str = "the history store",
+    ) -> None:
         self.root = Path(root)
         self.baselines_dir = baselines_dir
+        self.history_source = history
+        self.history_label = history_label
         self._cache: dict[str, _Cached] = {}
         self._lock = threading.Lock()
 
@@ -121,8 +139,12 @@ class RunStore:
                              "finished": 0, "expected": 0, "in_progress": False})
         return {"root": str(self.root), "runs": runs}
 
-    def history(self, last: int = 10) -> dict[str, Any]:
-        """The last `last` finished runs (with a summary.json) as a heat map."""
+    def history(self, last: int = HISTORY_RUNS) -> dict[str, Any]:
+        """The heat map: per task × model its last `last` runs from the history source
+        when there is one, else the last `last` finished runs (with a summary.json) of
+        the folder."""
+        if self.history_source is not None:
+            return history_page(self.history_source(last), source=self.history_label)
         runs = []
         for path in self.run_dirs():
             if lock_holder(path) is not None:
@@ -135,7 +157,7 @@ class RunStore:
                 runs.append((path.name, summary))
             if len(runs) >= last:
                 break
-        return history_page(runs[::-1])
+        return history_page(cells_from_summaries(runs[::-1]), source="the run folders")
 
     def status(self, run_id: str) -> dict[str, Any]:
         path = self.path_of(run_id)
@@ -272,8 +294,13 @@ def make_server(
     port: int = 0,
     baselines_dir: Path | str | None = None,
     verbose: bool = False,
+    history: HistorySource | None = None,
+    history_label: str = "the history store",
 ) -> ViewerServer:
-    """A viewer server over `results_dir` (not yet serving; call `serve_forever`)."""
+    """A viewer server over `results_dir` (not yet serving; call `serve_forever`).
+
+    `history(last)` gives the heat map's cells (e.g. from a history store: runs whose
+    folders are gone still show); without it the heat map reads the run folders."""
     root = Path(results_dir)
     if not root.is_dir():
         raise UserError(
@@ -283,7 +310,8 @@ def make_server(
     if not 0 <= port <= 65535:
         raise UserError(f"--port {port}: use 0 (any free port) to 65535")
     try:
-        return ViewerServer(RunStore(root, baselines_dir), host, port, verbose=verbose)
+        store = RunStore(root, baselines_dir, history, history_label)
+        return ViewerServer(store, host, port, verbose=verbose)
     except OSError as exc:
         raise UserError(
             f"--host {host} --port {port}: cannot listen ({exc.strerror or exc}); "

@@ -129,7 +129,9 @@ function runsPage(index) {
 async function historySection() {
   try {
     const hist = await get("/api/history", true);
-    return h("div", { id: "history" }, h("h2", {}, "History: solve rate per task, last " + hist.runs.length + " finished run(s)"),
+    return h("div", { id: "history", "data-source": hist.source || null },
+      h("h2", {}, "History: solve rate per task, last " + hist.runs.length + " finished run(s)"),
+      h("p", { class: "mute small" }, "from " + (hist.source || "the run folders")),
       hist.shown < hist.rows ? h("p", { class: "mute small" }, hist.shown + " of " + hist.rows + " rows shown (the ones not always solved first)") : null,
       h("div", { class: "plot", html: hist.svg }));
   } catch (e) { return h("div", { class: "mute" }, "history: " + e.message); }
@@ -141,6 +143,7 @@ async function runPage(runId) {
   if (view.run !== runId) view = { run: runId, filters: {}, sort: ["status", 1], page: 0 };
   const root = h("div", { id: "run" });
   renderRun(root, run);
+  if (EMBED && (await EMBED)["/api/history"] !== undefined) root.append(await historySection());  // the report: history from a store
   if (!EMBED) {
     let version = run.version;
     poll = setInterval(async () => {
