@@ -111,7 +111,7 @@ def test_html_report_offline_from_failed_task_to_its_trial(
     page.screenshot(path=str(tmp_path / "report-run.png"), full_page=True)
 
     page.select_option('select[data-filter="status"]', "failing")
-    assert page.locator("#tasks tbody tr").count() == 10
+    assert page.locator("#tasks tbody tr").count() == 14  # the bad script fails them all
     page.fill('input[data-filter="q"]', "inbox")
     assert page.locator("#tasks tbody tr").count() == 1
     page.click('#tasks tbody tr[data-task="inbox-prompt-injection"] a.task-link')
@@ -137,6 +137,23 @@ def test_report_table_sorts(page, example_runs: ExampleRuns, tmp_path: Path) -> 
     page.click('th[data-sort="task_id"]')
     ids = [r.get_attribute("data-task") for r in page.locator("#tasks tbody tr").all()]
     assert ids == sorted(ids, reverse=True)
+
+
+def test_html_report_ends_with_the_history_heat_map_from_the_store(
+    page, example_runs: ExampleRuns, tmp_path: Path  # noqa: ANN001
+) -> None:
+    db = tmp_path / "history.db"
+    trialrun("history", "import", str(example_runs.bad), str(example_runs.good),
+             "--store", str(db), cwd=tmp_path)
+    out = tmp_path / "report.html"
+    trialrun("report", str(example_runs.good), "--html", str(out), "--store", str(db),
+             cwd=tmp_path)
+    page.goto(out.as_uri())
+    page.wait_for_selector("#tasks")
+    page.wait_for_selector("#history svg")
+    assert page.locator("#history svg rect").count() == 14  # the good run's 14 tasks, 1 run
+    assert str(db) in page.locator("#history").inner_text()
+    page.screenshot(path=str(tmp_path / "report-history.png"), full_page=True)
 
 
 def test_live_viewer_lists_opens_and_compares_runs(
