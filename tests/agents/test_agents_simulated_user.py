@@ -14,6 +14,7 @@ import pytest
 from trialrun.agents import conversation_text
 from trialrun.agents._simulated_user import USER_NAME, model_spec, user_view
 from trialrun.judge import rubric_prompt
+from trialrun.rundir import RunDir
 from trialrun.tasks import SimulatedUser, load_tasks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,8 +111,9 @@ def test_the_user_turn_limit_fails_the_trial_not_the_run(tmp_path: Path) -> None
     doc = json.loads(proc.stdout)
     [row] = doc["tasks"]
     assert row["passed"] == 0 and row["errors"] == {"user_max_turns": 1}
-    [transcript] = (tmp_path / doc["run_dir"]).glob("transcripts/*/chatty-0.json")
-    data = json.loads(transcript.read_text())
+    rundir = RunDir.open(tmp_path / doc["run_dir"])
+    [line] = rundir.results()
+    data = rundir.transcript(line).to_json()
     sims = [m for m in data["messages"] if m.get("name") == USER_NAME]
     assert [m["content"] for m in sims] == ["another one", "another one"]
     assert sum(1 for t in data["turns"] if t.get("simulated_user")) == 2
@@ -136,8 +138,9 @@ def test_support_chat_example_both_ways(tmp_path: Path, script: str, solved: int
         assert set(row["failed_graders"]) == {"frontmatterEquals", "expectedTools"}
         return
     run_dir = tmp_path / doc["run_dir"]
-    line = json.loads((run_dir / "results.jsonl").read_text().splitlines()[0])
-    transcript = json.loads((run_dir / line["transcript"]).read_text())
+    rundir = RunDir.open(run_dir)
+    result = rundir.results()[0]
+    line, transcript = result.to_json(), rundir.transcript(result).to_json()
     sims = [m["content"] for m in transcript["messages"] if m.get("name") == USER_NAME]
     assert sims == ["It's 48 Harbour Rd, Leeds LS1 4DY.", "Perfect, thank you! ###DONE###"]
     # the judge read the whole conversation, not only the last answer

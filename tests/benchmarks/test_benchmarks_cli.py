@@ -287,5 +287,6 @@ def test_a_folder_of_task_files_is_a_benchmark(tmp_path: Path) -> None:
     doc = json.loads(proc.stdout)
     (run,) = doc["runs"]
     assert any("no judge model is configured" in w for w in doc["warnings"])
-    # good.yaml fails count-recipes; the judge task has no judge: undetermined
-    assert (run["total_samples"], run["scored_samples"], run["correct"]) == (8, 7, 6)
+    # 12 example tasks: good.yaml fails count-recipes; the two judge-graded tasks have no
+    # judge (undetermined, not scored)
+    assert (run["total_samples"], run["scored_samples"], run["correct"]) == (12, 10, 9)

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
+from trialrun.rundir import RunDir
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 
@@ -111,7 +113,11 @@ def test_a_failed_trial_replays_its_failure_and_passes_once_fixed(suite: Path) -
 
 def test_import_from_a_transcript_file_and_bad_input(suite: Path) -> None:
     doc = run(suite / "suite", suite / "looping.yaml", suite)
-    transcript = next(Path(doc["run_dir"]).glob("transcripts/*/on-call-0.json"))
+    # a transcript file of trialrun's own (as older run folders keep them, one per trial)
+    rundir = RunDir.open(doc["run_dir"])
+    line = next(x for x in rundir.results() if x.task_id == "on-call" and x.trial == 0)
+    transcript = suite / "on-call-0.json"
+    transcript.write_text(json.dumps(rundir.transcript(line).to_json()))
     proc = trialrun("replay", "import", str(transcript), "--id", "from-file", cwd=suite)
     assert proc.returncode == 0, proc.stderr
     data = YAML(typ="safe").load((suite / "from-file.yaml").read_text())
