@@ -5,28 +5,17 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from trialrun.core import ToolSpec
-from trialrun.tools import Tool, Toolbox, ToolResult
+from trialrun.runner._delegating import DelegatingToolbox
+from trialrun.tools import Toolbox, ToolResult
 
 
-class FirstCallClock(Toolbox):
+class FirstCallClock(DelegatingToolbox):
     """Delegates every call; `first_at` is the perf_counter time of the first one."""
 
     def __init__(self, inner: Toolbox) -> None:
-        self.ctx = inner.ctx
+        super().__init__(inner)
         self.call_timeout_s = getattr(inner, "call_timeout_s", None)
-        self._inner = inner
         self.first_at: float | None = None
-
-    @property
-    def names(self) -> list[str]:
-        return self._inner.names
-
-    def specs(self) -> list[ToolSpec]:
-        return self._inner.specs()
-
-    def get(self, name: str) -> Tool | None:
-        return self._inner.get(name)
 
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         if self.first_at is None:
