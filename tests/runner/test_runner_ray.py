@@ -189,3 +189,27 @@ def test_without_ray_installed_the_flag_names_the_extra(tmp_path, monkeypatch):
         run_eval(EXAMPLES, [GOOD], out=tmp_path / "o", executor="ray", handle_sigint=False)
     assert str(info.value) == ("--executor ray: ray is not installed; pip install 'trialrun[ray]'")
     assert not (tmp_path / "o").exists()
+
+
+def test_the_fixture_travels_with_the_task(tmp_path):
+    """A worker that cannot see the driver's files still builds the workspace: the packed
+    fixture is all it gets (run here in-process, after the suite folder is gone)."""
+    import shutil
+
+    from trialrun.runner import TrialSpec
+    from trialrun.runner._ray import RayJob, pack_fixtures, worker_trial
+    from trialrun.tasks import load_tasks
+
+    suite, agent, marks = _suite(tmp_path, k=1, always=False)
+    marks.mkdir()
+    (marks / "a-crash-already-happened").write_text("")  # so the agent answers at once
+    [task] = load_tasks([suite]).tasks
+    packed = pack_fixtures(task)
+    shutil.rmtree(suite)
+    job = RayJob(model_specs={f"agent:{agent}": f"agent:{agent}"}, agent=agent)
+    spec = TrialSpec(task, f"agent:{agent}", 0)
+    line, transcript = worker_trial(job, spec, "crashy", "agent", "digest", packed)
+    assert line.passed is True and line.error is None, line.error
+    assert transcript is not None and transcript.task_id == "crashy"
+    assert task.fixture_path is not None and task.fixture_path.is_dir()
+    assert not str(task.fixture_path).startswith(str(suite))
