@@ -213,3 +213,31 @@ def test_the_fixture_travels_with_the_task(tmp_path):
     assert transcript is not None and transcript.task_id == "crashy"
     assert task.fixture_path is not None and task.fixture_path.is_dir()
     assert not str(task.fixture_path).startswith(str(suite))
+
+
+def test_a_worker_makes_each_model_once(tmp_path, monkeypatch):
+    """Models are made once per worker process (a `local` model loads once per worker)."""
+    import trialrun.models
+    from trialrun.runner import TrialSpec, _ray
+    from trialrun.tasks import load_tasks
+
+    suite, _agent, _marks = _suite(tmp_path, k=2, always=False)
+    [task] = load_tasks([suite]).tasks
+    packed = _ray.pack_fixtures(task)
+    job = _ray.RayJob(model_specs={GOOD: GOOD})
+    monkeypatch.delitem(_ray._WORKER, f"model:{GOOD}", raising=False)  # a fresh worker
+    made: list[str] = []
+    real = trialrun.models.create_model
+
+    def counting(spec, *args, **kwargs):
+        made.append(spec)
+        return real(spec, *args, **kwargs)
+
+    monkeypatch.setattr(trialrun.models, "create_model", counting)  # a spy, nothing faked
+    lines = [
+        _ray.worker_trial(job, TrialSpec(task, GOOD, trial), "c", "m", "d", packed)[0]
+        for trial in (0, 1)
+    ]
+    assert made == [GOOD]
+    assert [line.trial for line in lines] == [0, 1]
+    assert all(line.error is None or not line.is_infra for line in lines)
