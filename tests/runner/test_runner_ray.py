@@ -160,6 +160,7 @@ def test_the_cli_flag_end_to_end(cluster, tmp_path):
     done = _cli("run", str(EXAMPLES), "-m", GOOD, "--executor", "ray", "--ray-address", cluster,
                 "--out", "o", "--json", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
+    assert done.stderr == ""  # `--json`: stdout is the document, stderr stays empty
     [run_path] = list((tmp_path / "o").iterdir())
     here = run_eval(EXAMPLES, [GOOD], out=tmp_path / "local", handle_sigint=False, fsync=False)
     assert counts(run_path) == counts(here.path)
@@ -171,6 +172,11 @@ def test_the_cli_flag_end_to_end(cluster, tmp_path):
         (["--executor", "nope"], None, "--executor nope: unknown executor; use one of: local, ray"),
         ([], '[run]\nexecutor = "nope"\n', "[run] executor (trialrun.toml): unknown executor"),
         (["--ray-address", "127.0.0.1:1"], None, "--ray-address: only with --executor ray"),
+        (
+            ["--executor", "ray", "--ray-address", "127.0.0.1:1"],
+            None,
+            "--ray-address 127.0.0.1:1: nothing answers there",
+        ),
     ],
 )
 def test_a_bad_executor_is_one_line(tmp_path, args, config, needle):

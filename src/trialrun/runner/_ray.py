@@ -17,7 +17,9 @@ import asyncio
 import contextlib
 import hashlib
 import io
+import logging
 import signal
+import socket
 import tarfile
 import tempfile
 from dataclasses import dataclass, field
@@ -51,6 +53,48 @@ def import_ray() -> Any:
     except ImportError:
         raise UserError(f"--executor ray: ray is not installed; {RAY_EXTRA_HINT}") from None
     return ray
+
+
+def _probe(address: str) -> None:
+    """A `host:port` that refuses connections is one line now, not minutes of Ray retries."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "/" in host:
+        return  # "auto", "ray://…": Ray's own checks
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=5).close()
+    except OSError as exc:
+        raise UserError(
+            f"--ray-address {address}: nothing answers there ({exc.strerror or exc}); give the "
+            "address `ray start --head` printed, or leave it out for a local cluster"
+        ) from None
+
+
+def connect_ray(address: str | None) -> None:
+    """Join the cluster at `address` (or start a local one) unless this process already has."""
+    ray = import_ray()
+    if ray.is_initialized():
+        return
+    if address:
+        _probe(address)
+    quiet = logging.getLogger("ray")  # its start-up notices would break `--json`'s stderr
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        ray.init(
+            address=address or None,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
+    except (ConnectionError, ValueError, RuntimeError) as exc:
+        where = address or "a local cluster"
+        why = " ".join(str(exc).split())[:200]
+        raise UserError(
+            f"--ray-address {where}: cannot connect to Ray ({why}); check the address "
+            "(ray start --head prints it) or leave it out for a local one"
+        ) from None
+    finally:
+        quiet.setLevel(level)
 
 
 @dataclass(slots=True)
@@ -215,21 +259,7 @@ async def execute_ray(
 ) -> tuple[int, bool]:
     """Run `specs` as Ray tasks, write each line as it comes back: (trials run, interrupted)."""
     ray = import_ray()
-    if not ray.is_initialized():
-        try:
-            ray.init(
-                address=job.address or None,
-                include_dashboard=False,
-                log_to_driver=False,
-                configure_logging=False,
-            )
-        except (ConnectionError, ValueError, RuntimeError) as exc:
-            where = job.address or "a local cluster"
-            why = " ".join(str(exc).split())[:200]
-            raise UserError(
-                f"--ray-address {where}: cannot connect to Ray ({why});"
-                " check the address (ray start --head prints it) or leave it out for a local one"
-            ) from None
+    connect_ray(job.address)
     remote = ray.remote(max_retries=RETRIES, retry_exceptions=False)(worker_trial)
     if workers_n is None:
         workers_n = max(1, int(ray.cluster_resources().get("CPU", 1)))

@@ -32,7 +32,13 @@ from trialrun.runner._config import Run, RunConfig, RunHooks
 from trialrun.runner._inflight import fresh_inflight_dir, run_lock
 from trialrun.runner._manifest import check_resumed_tasks, new_manifest, resumed_config
 from trialrun.runner._plan import TrialSpec, effective_k, plan
-from trialrun.runner._ray import RayJob, check_executor, execute_ray, import_ray
+from trialrun.runner._ray import (
+    RayJob,
+    check_executor,
+    connect_ray,
+    execute_ray,
+    import_ray,
+)
 from trialrun.runner._settle import Settlement
 from trialrun.runner._trial import RunContext, prepare_task, run_trial
 from trialrun.sandbox import jail_available, remove_tree
@@ -243,6 +249,9 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
     for spec in models:
         if is_unpinned(parse_model_spec(spec).model_id):
             warnings.append(f"model '{spec}' is unpinned (-latest/-preview): results may drift")
+
+    if executor == "ray":  # a dead address is one line, before anything is written
+        connect_ray(_ray_address(config))
 
     # the run folder
     resumed_early = manifest is not None and bool(manifest.extra.get("early_stop"))
