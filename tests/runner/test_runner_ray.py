@@ -247,3 +247,17 @@ def test_a_worker_makes_each_model_once(tmp_path, monkeypatch):
     assert made == [GOOD]
     assert [line.trial for line in lines] == [0, 1]
     assert all(line.error is None or not line.is_infra for line in lines)
+
+
+def test_early_stop_settles_on_ray_too(cluster, tmp_path):
+    suite = tmp_path / "suite"
+    (suite / "fixtures" / "note").mkdir(parents=True)
+    (suite / "fixtures" / "note" / "note.txt").write_text("done")
+    (suite / "task.yaml").write_text(TASK.format(task_id="fails", fixture="note", k=5))
+    agent = tmp_path / "wrong.py"
+    agent.write_text("def agent(task, workspace, tools, model):\n    return 'nope'\n")
+    done = run_eval(suite, out=tmp_path / "o", agent=f"{agent}:agent", executor="ray",
+                    concurrency=1, early_stop=True, handle_sigint=False, fsync=False)  # fmt: skip
+    [line] = list(RunDir.open(done.path).iter_results())
+    assert line.solve is False and line.extra["settled_after"] == 1
+    assert done.summary.tasks[0]["settled_after"] == 1
