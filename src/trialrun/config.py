@@ -1,7 +1,8 @@
 """The project config, `trialrun.toml`, found from the working directory upward.
 
 Sections (each optional; each feature reads its own): `[judge]`, `[gates.*]`, `[pricing]`,
-`[history]`, `[retries]`, `[baselines]`, `[tasks]` (`max_file_bytes`). Unknown sections are
+`[history]`, `[retries]`, `[baselines]`, `[tasks]` (`max_file_bytes`),
+`[run]` (`executor`, `ray_address`). Unknown sections are
 kept for plugins.
 """
 

@@ -277,6 +277,14 @@ def register(app: typer.Typer) -> None:
             help="Skip a task's remaining trials once its verdict is settled (pass^k/solve^k:"
             " the first unsolved trial; pass@k: the first solved one).",
         ),
+        executor: str = typer.Option(
+            None,
+            "--executor",
+            help="Where trials run: local (default; [run] executor in trialrun.toml) or ray.",
+        ),
+        ray_address: str = typer.Option(
+            None, "--ray-address", help="With --executor ray: an existing cluster (host:port)."
+        ),
     ) -> None:
         """Run tasks × models × k trials; write results/<run-id>/ and print the end table.
 
@@ -359,6 +367,8 @@ def register(app: typer.Typer) -> None:
                 skip_invalid=skip_invalid,
                 argv=["trialrun", *sys.argv[1:]],
                 early_stop=early_stop,
+                executor=executor,
+                ray_address=ray_address,
             )
             outcome = run_eval(config, hooks=hooks)
         except UserError as exc:

@@ -54,6 +54,10 @@ class RunConfig:
     handle_sigint: bool = True  # Ctrl-C stops scheduling and keeps what finished
     # skip a task's remaining trials once one trial has settled its verdict
     early_stop: bool = False
+    # where trials run: "local" (this process) or "ray" (Ray tasks; default: [run] executor
+    # in trialrun.toml, else local); ray_address: an existing cluster (default: a local one)
+    executor: str | None = None
+    ray_address: str | None = None
 
     def __post_init__(self) -> None:
         check_k_option(self.k)  # a huge k would validate, then exhaust memory

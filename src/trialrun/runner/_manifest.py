@@ -184,6 +184,8 @@ def resumed_config(manifest: Manifest, config: RunConfig, paths: list[Path]) -> 
         out=config.out,
         resume=config.resume,
         concurrency=config.concurrency,
+        executor=config.executor,  # where trials run belongs to the invocation
+        ray_address=config.ray_address,
         skip_invalid=config.skip_invalid,
         argv=config.argv,
         fsync=config.fsync,

@@ -32,6 +32,13 @@ from trialrun.runner._config import Run, RunConfig, RunHooks
 from trialrun.runner._inflight import fresh_inflight_dir, run_lock
 from trialrun.runner._manifest import check_resumed_tasks, new_manifest, resumed_config
 from trialrun.runner._plan import TrialSpec, effective_k, plan
+from trialrun.runner._ray import (
+    RayJob,
+    check_executor,
+    connect_ray,
+    execute_ray,
+    import_ray,
+)
 from trialrun.runner._settle import Settlement
 from trialrun.runner._trial import RunContext, prepare_task, run_trial
 from trialrun.sandbox import jail_available, remove_tree
@@ -117,8 +124,38 @@ def _check_options(config: RunConfig) -> None:
     if config.concurrency is not None and config.concurrency < 1:
         raise UserError(f"--concurrency {config.concurrency}: must be at least 1")
     out = Path(config.out)
+    if config.executor is not None:
+        check_executor(config.executor)
     if config.resume is None and out.exists() and not out.is_dir():
         raise UserError(f"--out {out}: is a file, not a folder; pass a folder for run folders")
+
+
+def _executor(config: RunConfig) -> str:
+    """`--executor`, else `[run] executor` in trialrun.toml, else local; ray checked here."""
+    name = config.executor
+    if name is None:
+        value = load_config().section("run").get("executor", "local")
+        if not isinstance(value, str):
+            raise UserError('[run] executor (trialrun.toml): must be "local" or "ray"')
+        try:
+            check_executor(value)
+        except UserError:
+            raise UserError(
+                f'[run] executor (trialrun.toml): unknown executor {value!r}; use "local" or "ray"'
+            ) from None
+        name = value
+    if name == "ray":
+        import_ray()  # missing: one line, before anything is written
+    elif config.ray_address:
+        raise UserError("--ray-address: only with --executor ray")
+    return name
+
+
+def _ray_address(config: RunConfig) -> str | None:
+    address = config.ray_address or load_config().section("run").get("ray_address")
+    if address is not None and not isinstance(address, str):
+        raise UserError('[run] ray_address (trialrun.toml): must be a string, e.g. "10.0.0.5:6379"')
+    return address or None
 
 
 def _models_of(config: RunConfig) -> dict[str, str]:
@@ -158,6 +195,12 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
     if not config.tasks:
         raise UserError("no task paths given; pass task files or folders")
 
+    executor = _executor(config)
+    if executor == "ray" and config.keep_artifacts:
+        raise UserError(
+            "--keep-artifacts: not with --executor ray (workspaces live on the workers); "
+            "drop one of the two"
+        )
     tasks, warnings, paths = _load(config.tasks, config.skip_invalid, config.allow_external_links)
     tasks = [t for t in tasks if config.filters.matches(t)]
     if not tasks:
@@ -185,6 +228,7 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
         for label, spec in spec_of.items()
     }
     judge_obj: Model | None = None
+    judge_spec: str | None = None
     if _needs_judge(tasks):
         judge_spec, judge_flag = _judge_spec(config.judge)
         if judge_spec and model_label(judge_spec) in models:
@@ -200,10 +244,14 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
                 "(--judge or [judge] model in trialrun.toml): those verdicts are undetermined"
             )
     timeouts = [t.environment.budgets.timeout_s for t in tasks if t.environment.budgets.timeout_s]
-    agent_obj = _make_agent(config, max(timeouts) if timeouts else None)
+    agent_timeout = max(timeouts) if timeouts else None
+    agent_obj = _make_agent(config, agent_timeout)
     for spec in models:
         if is_unpinned(parse_model_spec(spec).model_id):
             warnings.append(f"model '{spec}' is unpinned (-latest/-preview): results may drift")
+
+    if executor == "ray":  # a dead address is one line, before anything is written
+        connect_ray(_ray_address(config))
 
     # the run folder
     resumed_early = manifest is not None and bool(manifest.extra.get("early_stop"))
@@ -258,9 +306,23 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
     ctx.workspace_parent = fresh_inflight_dir(rundir.path)
     ctx.io_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="trialrun-io")
     try:
-        finished, interrupted = await _execute(
-            specs, ctx, workers_n, hooks, config.handle_sigint, settlement
-        )
+        if executor == "ray":
+            job = RayJob(
+                model_specs=dict(spec_of),
+                judge_spec=judge_spec,
+                agent=config.agent,
+                agent_cmd=config.agent_cmd,
+                agent_timeout_s=agent_timeout,
+                address=_ray_address(config),
+                k_of={t.task_id: effective_k(t, config.k) for t in tasks},
+            )
+            finished, interrupted = await execute_ray(
+                specs, ctx, job, config.concurrency, hooks, config.handle_sigint, settlement
+            )
+        else:
+            finished, interrupted = await _execute(
+                specs, ctx, workers_n, hooks, config.handle_sigint, settlement
+            )
     finally:
         ctx.io_pool.shutdown(wait=True)
         rundir.close()

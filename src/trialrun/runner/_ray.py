@@ -1,0 +1,346 @@
+"""The Ray executor: trials run as Ray tasks, the driver stays the run folder's only writer.
+
+Each Ray task gets the task definition, its fixture files (a tar in Ray's object store,
+put once per task: a worker need not share the driver's filesystem) and the specs of
+the model, judge and agent. The worker builds the fixture folder and the workspace
+itself, runs the same `run_trial` as the local executor, and hands back the results
+line and its transcript; the driver writes both through `RunDir` as each task finishes,
+so resume, summaries and gates read the folder as always. Models are created once per
+worker process (a `local` model loads once per worker). A worker that dies mid-trial
+has its trial re-run once by Ray; if that fails too, the trial is an infra error. Ctrl-C
+cancels the outstanding Ray tasks. `ray` is imported only here, only when chosen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import io
+import logging
+import signal
+import socket
+import tarfile
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trialrun.errors import UserError
+from trialrun.rundir import ResultLine, Transcript
+
+if TYPE_CHECKING:
+    from trialrun.runner._config import RunHooks
+    from trialrun.runner._plan import TrialSpec
+    from trialrun.runner._settle import Settlement
+    from trialrun.runner._trial import RunContext
+
+EXECUTORS = ("local", "ray")
+RAY_EXTRA_HINT = "pip install 'trialrun[ray]'"
+RETRIES = 1  # a trial whose worker died is re-run once, then it is an infra error
+
+
+def check_executor(name: str) -> None:
+    """Refuse an unknown executor name (one line)."""
+    if name not in EXECUTORS:
+        raise UserError(f"--executor {name}: unknown executor; use one of: {', '.join(EXECUTORS)}")
+
+
+def import_ray() -> Any:
+    """The `ray` module, or a one-line UserError naming the extra to install."""
+    try:
+        import ray
+    except ImportError:
+        raise UserError(f"--executor ray: ray is not installed; {RAY_EXTRA_HINT}") from None
+    return ray
+
+
+def _probe(address: str) -> None:
+    """A `host:port` that refuses connections is one line now, not minutes of Ray retries."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "/" in host:
+        return  # "auto", "ray://…": Ray's own checks
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=5).close()
+    except OSError as exc:
+        raise UserError(
+            f"--ray-address {address}: nothing answers there ({exc.strerror or exc}); give the "
+            "address `ray start --head` printed, or leave it out for a local cluster"
+        ) from None
+
+
+def connect_ray(address: str | None) -> None:
+    """Join the cluster at `address` (or start a local one) unless this process already has."""
+    ray = import_ray()
+    if ray.is_initialized():
+        return
+    if address:
+        _probe(address)
+    quiet = logging.getLogger("ray")  # its start-up notices would break `--json`'s stderr
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        ray.init(
+            address=address or None,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
+    except (ConnectionError, ValueError, RuntimeError) as exc:
+        where = address or "a local cluster"
+        why = " ".join(str(exc).split())[:200]
+        raise UserError(
+            f"--ray-address {where}: cannot connect to Ray ({why}); check the address "
+            "(ray start --head prints it) or leave it out for a local one"
+        ) from None
+    finally:
+        quiet.setLevel(level)
+
+
+@dataclass(slots=True)
+class RayJob:
+    """What every worker needs besides the trial: how to build models, judge and agent."""
+
+    model_specs: dict[str, str]  # label -> spec (labels are what results lines name)
+    judge_spec: str | None = None
+    agent: str | None = None
+    agent_cmd: str | None = None
+    agent_timeout_s: float | None = None
+    address: str | None = None
+    k_of: dict[str, int] = field(default_factory=dict)  # task id -> its k in this run
+
+
+def pack_fixtures(task: Any) -> tuple[bytes, str | None, str | None]:
+    """(a tar of the task's fixture files, the fixture folder and the fixtures/ root
+    inside it). Symlinks are followed: their targets travel as files."""
+    fixture, root = task.fixture_path, task.fixtures_root
+    buf = io.BytesIO()
+    fixture_rel = root_rel = None
+    with tarfile.open(fileobj=buf, mode="w", dereference=True) as tar:
+        if root is not None:
+            tar.add(str(root), arcname="root")
+            root_rel = "root"
+        if fixture is not None:
+            try:
+                fixture_rel = str(Path("root") / Path(fixture).relative_to(root)) if root else None
+            except ValueError:
+                fixture_rel = None
+            if fixture_rel is None:
+                tar.add(str(fixture), arcname="fixture")
+                fixture_rel = "fixture"
+    return buf.getvalue(), fixture_rel, root_rel
+
+
+# --- the worker side (runs in a Ray worker process) ---
+
+_WORKER: dict[str, Any] = {}  # per worker process: event loop, models, agents, fixtures
+
+
+def _worker_loop() -> asyncio.AbstractEventLoop:
+    loop = _WORKER.get("loop")
+    if loop is None:  # one loop per worker: models' connections outlive a trial
+        loop = _WORKER["loop"] = asyncio.new_event_loop()
+    return loop
+
+
+def _cached(key: str, make: Any) -> Any:
+    if key not in _WORKER:
+        _WORKER[key] = make()
+    return _WORKER[key]
+
+
+def _fixture_dir(task_id: str, digest: str, packed: tuple[bytes, str | None, str | None]) -> Path:
+    """The task's fixture files unpacked once per worker, in a folder of the worker's own."""
+
+    def unpack() -> Path:
+        folder = Path(tempfile.mkdtemp(prefix="trialrun-ray-fixtures-"))
+        with tarfile.open(fileobj=io.BytesIO(packed[0]), mode="r") as tar:
+            tar.extractall(folder, filter="tar")
+        return folder
+
+    return _cached(f"fixtures:{task_id}:{digest}", unpack)
+
+
+class _Captured:
+    """Stands in for the RunDir on a worker: keeps the transcript for the driver to write."""
+
+    def __init__(self) -> None:
+        self.transcript: Transcript | None = None
+
+    def append_transcript(self, model_slug: str, transcript: Transcript) -> tuple[str, int]:
+        self.transcript = transcript
+        return "", 0
+
+
+def worker_trial(
+    job: RayJob, spec: TrialSpec, task_slug: str, model_slug: str, digest: str, packed: Any
+) -> tuple[ResultLine, Transcript | None]:
+    """One trial on a worker: build what it needs (cached per worker), run it, return."""
+    from trialrun.agents import ToolLoopAgent, make_agent
+    from trialrun.models import create_model
+    from trialrun.runner._trial import RunContext, prepare_task
+    from trialrun.tools import load_pack
+
+    task = spec.task
+    folder = _fixture_dir(task.task_id, digest, packed)
+    _data, fixture_rel, root_rel = packed
+    task.set_provenance(
+        task.source,
+        task.source_format,
+        folder / fixture_rel if fixture_rel else None,
+        folder / root_rel if root_rel else None,
+    )
+    model_spec = job.model_specs.get(spec.model)
+    byo = bool(job.agent or job.agent_cmd)
+    model = None
+    if model_spec is not None and not (byo and spec.model.startswith("agent:")):
+        model = _cached(f"model:{model_spec}", lambda: create_model(model_spec))
+    judge = None
+    if job.judge_spec:
+        judge_spec = job.judge_spec
+        judge = _cached(f"judge:{judge_spec}", lambda: create_model(judge_spec, flag="--judge"))
+    agent = _cached(
+        f"agent:{job.agent}:{job.agent_cmd}:{job.agent_timeout_s}",
+        lambda: (
+            make_agent(job.agent, job.agent_cmd, timeout_s=job.agent_timeout_s)
+            if byo
+            else ToolLoopAgent()
+        ),
+    )
+    captured = _Captured()
+    ctx = RunContext(rundir=captured, agent=agent, models={spec.model: model}, judge=judge)  # type: ignore[arg-type]
+    k = job.k_of.get(task.task_id, task.k)
+    ctx.prep[task.task_id] = _cached(
+        f"prep:{task.task_id}:{digest}:{k}", lambda: prepare_task(task, k, task_slug, load_pack)
+    )
+    ctx.model_slugs[spec.model] = model_slug
+    from trialrun.runner._trial import run_trial
+
+    line = _worker_loop().run_until_complete(run_trial(spec, ctx))
+    return line, captured.transcript
+
+
+# --- the driver side ---
+
+
+def _infra_line(spec: TrialSpec, ctx: RunContext, message: str) -> tuple[ResultLine, Transcript]:
+    """The results line of a trial Ray could not run (its worker died twice, it was lost)."""
+    error = {"kind": "infra", "message": message}
+    prep = ctx.prep[spec.task.task_id]
+    line = ResultLine(
+        task_id=spec.task.task_id,
+        model=spec.model,
+        trial=spec.trial,
+        passed=None,
+        solve=None,
+        provider=spec.model.partition(":")[0],
+        error=error,
+        extra={**prep.meta, "user_message": spec.task.inputs.prompt},
+    )
+    transcript = Transcript(
+        task_id=spec.task.task_id, model=spec.model, trial=spec.trial, messages=[], error=error
+    )
+    return line, transcript
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"ray: {type(exc).__name__}: {text[:300]}" if text else f"ray: {type(exc).__name__}"
+
+
+async def execute_ray(
+    specs: list[TrialSpec],
+    ctx: RunContext,
+    job: RayJob,
+    workers_n: int | None,
+    hooks: RunHooks,
+    handle_sigint: bool,
+    settlement: Settlement,
+) -> tuple[int, bool]:
+    """Run `specs` as Ray tasks, write each line as it comes back: (trials run, interrupted)."""
+    ray = import_ray()
+    connect_ray(job.address)
+    remote = ray.remote(max_retries=RETRIES, retry_exceptions=False)(worker_trial)
+    if workers_n is None:
+        workers_n = max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+    job_ref = ray.put(job)
+    fixtures: dict[str, tuple[str, Any]] = {}
+
+    def submit(spec: TrialSpec) -> Any:
+        task_id = spec.task.task_id
+        if task_id not in fixtures:
+            packed = pack_fixtures(spec.task)
+            fixtures[task_id] = (hashlib.sha1(packed[0]).hexdigest()[:16], ray.put(packed))
+        digest, packed_ref = fixtures[task_id]
+        slug = ctx.model_slugs.get(spec.model) or spec.model
+        return remote.remote(job_ref, spec, ctx.prep[task_id].task_slug, slug, digest, packed_ref)
+
+    queue = iter(specs)
+    pending: dict[asyncio.Future[Any], tuple[TrialSpec, Any]] = {}
+    finished = 0
+    stop = False
+    loop = asyncio.get_running_loop()
+
+    def fill() -> None:
+        while not stop and len(pending) < workers_n:
+            spec = next(queue, None)
+            if spec is None:
+                return
+            if settlement.is_settled(spec.task.task_id, spec.model):
+                settlement.skipped += 1
+                continue
+            ref = submit(spec)
+            pending[asyncio.wrap_future(ref.future())] = (spec, ref)
+
+    def on_sigint() -> None:
+        nonlocal stop
+        stop = True
+        for _fut, (_spec, ref) in pending.items():
+            with contextlib.suppress(Exception):
+                ray.cancel(ref, force=True)
+
+    installed = False
+    if handle_sigint:
+        try:
+            loop.add_signal_handler(signal.SIGINT, on_sigint)
+            installed = True
+        except (NotImplementedError, RuntimeError, ValueError):
+            installed = False
+    try:
+        fill()
+        while pending and not stop:
+            done, _ = await asyncio.wait(list(pending), return_when=asyncio.FIRST_COMPLETED)
+            for fut in done:
+                spec, _ref = pending.pop(fut)  # a finished trial is written, even after Ctrl-C
+                try:
+                    line, transcript = fut.result()
+                except ray.exceptions.RayError as exc:
+                    if stop:  # cancelled by Ctrl-C: not run, a resume runs it
+                        continue
+                    line, transcript = _infra_line(spec, ctx, _one_line(exc))
+                slug = ctx.model_slugs.get(spec.model) or spec.model
+                if transcript is not None:
+                    rel, offset = ctx.rundir.append_transcript(slug, transcript)
+                    line.transcript = rel
+                    line.extra["transcript_offset"] = offset
+                settlement.record(spec.task, line)
+                ctx.rundir.append(line, sync=False)
+                ctx.rundir.sync()
+                finished += 1
+                if hooks.trial:
+                    hooks.trial(line)
+            fill()
+    except asyncio.CancelledError:
+        stop = True
+        raise
+    finally:
+        if installed:
+            loop.remove_signal_handler(signal.SIGINT)
+        if pending:  # interrupted (or an error): nothing outstanding keeps running
+            for _fut, (_spec, ref) in pending.items():
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref, force=True)
+            for fut in pending:
+                fut.cancel()
+    return finished, stop

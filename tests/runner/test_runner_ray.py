@@ -1,0 +1,263 @@
+"""The Ray executor on a real local Ray cluster (started once for the module).
+
+The example suite with the scripted model gets the same per-task counts as the local
+executor; a run interrupted by Ctrl-C keeps what finished and a resume completes it; a
+worker killed mid-trial has its trial re-run once (none lost, none doubled), and a trial
+whose worker dies every time is an infra error; the CLI flag works end to end against
+the cluster's address. Errors a user can cause are one line, exit 2.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trialrun import RunHooks, UserError
+from trialrun import run as run_eval
+from trialrun.rundir import RunDir
+
+pytestmark = pytest.mark.timeout(300)
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "tasks"
+GOOD = f"scripted:{ROOT / 'examples' / 'scripts' / 'good.yaml'}"
+COUNTS = ("n", "passed", "solved", "undetermined", "infra_errors")
+
+TASK = """\
+task_id: {task_id}
+suite: golden
+description: the agent answers done
+inputs: {{prompt: go}}
+environment: {{fixture: {fixture}, budgets: {{timeout_s: 60}}}}
+graders: [{{type: contains, value: done}}]
+tracked_metrics: [pass^k]
+trials: {{k: {k}}}
+"""
+
+# fault injection: the agent kills its own worker process (os._exit) mid-trial
+CRASHING_AGENT = """\
+import os
+from pathlib import Path
+
+MARKS = Path({marks!r})
+
+
+def agent(task, workspace, tools, model):
+    MARKS.mkdir(exist_ok=True)
+    seen = sorted(p.name for p in MARKS.iterdir())
+    (MARKS / f"attempt-{{len(seen)}}-{{os.getpid()}}").write_text("")
+    if {always} or not seen:
+        os._exit(1)
+    # the fixture travelled with the task: the worker built it into the workspace
+    return (Path(workspace) / "note.txt").read_text()
+"""
+
+
+@pytest.fixture(scope="module")
+def cluster() -> str:
+    ray = pytest.importorskip("ray")
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        configure_logging=False,
+        _node_ip_address="127.0.0.1",
+    )
+    try:
+        yield ray.get_runtime_context().gcs_address
+    finally:
+        ray.shutdown()
+
+
+def counts(run_path: Path) -> dict[tuple[str, str], tuple]:
+    summary = RunDir.open(run_path).stored_summary()
+    assert summary is not None
+    return {(r["task_id"], r["model"]): tuple(r[c] for c in COUNTS) for r in summary.tasks}
+
+
+def keys(run_path: Path) -> list[tuple[str, str, int]]:
+    return [line.key for line in RunDir.open(run_path).iter_results()]
+
+
+def test_the_example_suite_gets_the_local_executors_verdicts(cluster, tmp_path):
+    on_ray = run_eval(EXAMPLES, [GOOD], out=tmp_path / "ray", executor="ray",
+                      handle_sigint=False, fsync=False)  # fmt: skip
+    here = run_eval(EXAMPLES, [GOOD], out=tmp_path / "local", handle_sigint=False, fsync=False)
+    assert on_ray.summary.finished_trials == here.summary.finished_trials > 0
+    assert counts(on_ray.path) == counts(here.path)
+    assert sorted(keys(on_ray.path)) == sorted(keys(here.path))
+    # the driver wrote every transcript: each line's transcript reads back
+    rundir = RunDir.open(on_ray.path)
+    for line in rundir.iter_results():
+        assert rundir.transcript(line).task_id == line.task_id
+
+
+def test_ctrl_c_keeps_what_finished_and_a_resume_completes_it(cluster, tmp_path):
+    seen: list[object] = []
+
+    def interrupt(line: object) -> None:
+        seen.append(line)
+        if len(seen) == 3:
+            os.kill(os.getpid(), signal.SIGINT)  # what Ctrl-C does
+
+    first = run_eval(EXAMPLES, [GOOD], out=tmp_path / "o", executor="ray", concurrency=2,
+                     hooks=RunHooks(trial=interrupt), fsync=False)  # fmt: skip
+    assert first.interrupted
+    total = first.summary.expected_trials
+    assert 3 <= first.summary.finished_trials < total
+    again = run_eval(resume=first.path, executor="ray", handle_sigint=False, fsync=False)
+    assert not again.interrupted
+    assert again.trials_run == total - first.summary.finished_trials
+    assert len(keys(again.path)) == len(set(keys(again.path))) == total
+    here = run_eval(EXAMPLES, [GOOD], out=tmp_path / "local", handle_sigint=False, fsync=False)
+    assert counts(again.path) == counts(here.path)
+
+
+def _suite(tmp_path: Path, k: int, always: bool) -> tuple[Path, str, Path]:
+    suite = tmp_path / "suite"
+    (suite / "fixtures" / "note").mkdir(parents=True)
+    (suite / "fixtures" / "note" / "note.txt").write_text("done")
+    (suite / "task.yaml").write_text(TASK.format(task_id="crashy", fixture="note", k=k))
+    marks = tmp_path / "marks"
+    agent = tmp_path / "crash.py"
+    agent.write_text(CRASHING_AGENT.format(marks=str(marks), always=always))
+    return suite, f"{agent}:agent", marks
+
+
+def test_a_worker_killed_mid_trial_has_its_trial_rerun_once(cluster, tmp_path):
+    suite, agent, marks = _suite(tmp_path, k=2, always=False)
+    done = run_eval(suite, out=tmp_path / "o", agent=agent, executor="ray",
+                    handle_sigint=False, fsync=False)  # fmt: skip
+    lines = list(RunDir.open(done.path).iter_results())
+    assert sorted(line.trial for line in lines) == [0, 1]  # none lost, none doubled
+    assert all(line.passed is True and line.error is None for line in lines)
+    assert len(list(marks.iterdir())) == 3  # 2 trials + the one re-run
+
+
+def test_a_trial_whose_worker_always_dies_is_an_infra_error(cluster, tmp_path):
+    suite, agent, marks = _suite(tmp_path, k=1, always=True)
+    done = run_eval(suite, out=tmp_path / "o", agent=agent, executor="ray",
+                    handle_sigint=False, fsync=False)  # fmt: skip
+    [line] = list(RunDir.open(done.path).iter_results())
+    assert line.is_infra and line.passed is None and line.solve is None
+    assert line.error["message"].startswith("ray: ")
+    assert len(list(marks.iterdir())) == 2  # the first try and one re-run, no more
+    assert RunDir.open(done.path).transcript(line).error["kind"] == "infra"
+    assert done.summary.tasks[0]["infra_errors"] == 1
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "trialrun", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=240)  # fmt: skip
+
+
+def test_the_cli_flag_end_to_end(cluster, tmp_path):
+    done = _cli("run", str(EXAMPLES), "-m", GOOD, "--executor", "ray", "--ray-address", cluster,
+                "--out", "o", "--json", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""  # `--json`: stdout is the document, stderr stays empty
+    [run_path] = list((tmp_path / "o").iterdir())
+    here = run_eval(EXAMPLES, [GOOD], out=tmp_path / "local", handle_sigint=False, fsync=False)
+    assert counts(run_path) == counts(here.path)
+
+
+@pytest.mark.parametrize(
+    ("args", "config", "needle"),
+    [
+        (["--executor", "nope"], None, "--executor nope: unknown executor; use one of: local, ray"),
+        ([], '[run]\nexecutor = "nope"\n', "[run] executor (trialrun.toml): unknown executor"),
+        (["--ray-address", "127.0.0.1:1"], None, "--ray-address: only with --executor ray"),
+        (
+            ["--executor", "ray", "--ray-address", "127.0.0.1:1"],
+            None,
+            "--ray-address 127.0.0.1:1: nothing answers there",
+        ),
+    ],
+)
+def test_a_bad_executor_is_one_line(tmp_path, args, config, needle):
+    if config:
+        (tmp_path / "trialrun.toml").write_text(config)
+    done = _cli("run", str(EXAMPLES), "-m", GOOD, "--out", "o", *args, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and needle in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "o").exists()  # refused before anything was written
+
+
+def test_without_ray_installed_the_flag_names_the_extra(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` fails as if not installed
+    with pytest.raises(UserError) as info:
+        run_eval(EXAMPLES, [GOOD], out=tmp_path / "o", executor="ray", handle_sigint=False)
+    assert str(info.value) == ("--executor ray: ray is not installed; pip install 'trialrun[ray]'")
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_fixture_travels_with_the_task(tmp_path):
+    """A worker that cannot see the driver's files still builds the workspace: the packed
+    fixture is all it gets (run here in-process, after the suite folder is gone)."""
+    import shutil
+
+    from trialrun.runner import TrialSpec
+    from trialrun.runner._ray import RayJob, pack_fixtures, worker_trial
+    from trialrun.tasks import load_tasks
+
+    suite, agent, marks = _suite(tmp_path, k=1, always=False)
+    marks.mkdir()
+    (marks / "a-crash-already-happened").write_text("")  # so the agent answers at once
+    [task] = load_tasks([suite]).tasks
+    packed = pack_fixtures(task)
+    shutil.rmtree(suite)
+    job = RayJob(model_specs={f"agent:{agent}": f"agent:{agent}"}, agent=agent)
+    spec = TrialSpec(task, f"agent:{agent}", 0)
+    line, transcript = worker_trial(job, spec, "crashy", "agent", "digest", packed)
+    assert line.passed is True and line.error is None, line.error
+    assert transcript is not None and transcript.task_id == "crashy"
+    assert task.fixture_path is not None and task.fixture_path.is_dir()
+    assert not str(task.fixture_path).startswith(str(suite))
+
+
+def test_a_worker_makes_each_model_once(tmp_path, monkeypatch):
+    """Models are made once per worker process (a `local` model loads once per worker)."""
+    import trialrun.models
+    from trialrun.runner import TrialSpec, _ray
+    from trialrun.tasks import load_tasks
+
+    suite, _agent, _marks = _suite(tmp_path, k=2, always=False)
+    [task] = load_tasks([suite]).tasks
+    packed = _ray.pack_fixtures(task)
+    job = _ray.RayJob(model_specs={GOOD: GOOD})
+    monkeypatch.delitem(_ray._WORKER, f"model:{GOOD}", raising=False)  # a fresh worker
+    made: list[str] = []
+    real = trialrun.models.create_model
+
+    def counting(spec, *args, **kwargs):
+        made.append(spec)
+        return real(spec, *args, **kwargs)
+
+    monkeypatch.setattr(trialrun.models, "create_model", counting)  # a spy, nothing faked
+    lines = [
+        _ray.worker_trial(job, TrialSpec(task, GOOD, trial), "c", "m", "d", packed)[0]
+        for trial in (0, 1)
+    ]
+    assert made == [GOOD]
+    assert [line.trial for line in lines] == [0, 1]
+    assert all(line.error is None or not line.is_infra for line in lines)
+
+
+def test_early_stop_settles_on_ray_too(cluster, tmp_path):
+    suite = tmp_path / "suite"
+    (suite / "fixtures" / "note").mkdir(parents=True)
+    (suite / "fixtures" / "note" / "note.txt").write_text("done")
+    (suite / "task.yaml").write_text(TASK.format(task_id="fails", fixture="note", k=5))
+    agent = tmp_path / "wrong.py"
+    agent.write_text("def agent(task, workspace, tools, model):\n    return 'nope'\n")
+    done = run_eval(suite, out=tmp_path / "o", agent=f"{agent}:agent", executor="ray",
+                    concurrency=1, early_stop=True, handle_sigint=False, fsync=False)  # fmt: skip
+    [line] = list(RunDir.open(done.path).iter_results())
+    assert line.solve is False and line.extra["settled_after"] == 1
+    assert done.summary.tasks[0]["settled_after"] == 1
