@@ -17,13 +17,17 @@ STORE_HELP += "trialrun.toml, else .trialrun/history.db)."
 def record_cli_run(run_dir: Path, trigger: str | None, store: str | None) -> str | None:
     """Record a finished `trialrun run` in the history; a warning line when it cannot be
     (the run and its results stay whatever happens here), else None."""
-    from trialrun.history import (
-        HistoryStore,
-        detect_trigger,
-        git_info,
-        recording_enabled,
-        run_record,
-    )
+    try:
+        from trialrun.history import (
+            HistoryStore,
+            detect_trigger,
+            git_info,
+            recording_enabled,
+            run_record,
+        )
+    except ImportError as exc:  # an install without the history libraries
+        return (f"history: run not recorded: {exc.name or exc} is not installed; "
+                "pip install 'trialrun[history]' (or TRIALRUN_HISTORY=off)")
 
     if not recording_enabled() and store is None:
         return None
