@@ -18,7 +18,6 @@ import contextlib
 import hashlib
 import io
 import logging
-import signal
 import socket
 import tarfile
 import tempfile
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from trialrun.errors import UserError
 from trialrun.rundir import ResultLine, Transcript
+from trialrun.runner._interrupt import on_interrupt
 
 if TYPE_CHECKING:
     from trialrun.runner._config import RunHooks
@@ -300,47 +300,39 @@ async def execute_ray(
             with contextlib.suppress(Exception):
                 ray.cancel(ref, force=True)
 
-    installed = False
-    if handle_sigint:
+    with on_interrupt(loop, on_sigint, handle_sigint):
         try:
-            loop.add_signal_handler(signal.SIGINT, on_sigint)
-            installed = True
-        except (NotImplementedError, RuntimeError, ValueError):
-            installed = False
-    try:
-        fill()
-        while pending and not stop:
-            done, _ = await asyncio.wait(list(pending), return_when=asyncio.FIRST_COMPLETED)
-            for fut in done:
-                spec, _ref = pending.pop(fut)  # a finished trial is written, even after Ctrl-C
-                try:
-                    line, transcript = fut.result()
-                except ray.exceptions.RayError as exc:
-                    if stop:  # cancelled by Ctrl-C: not run, a resume runs it
-                        continue
-                    line, transcript = _infra_line(spec, ctx, _one_line(exc))
-                slug = ctx.model_slugs.get(spec.model) or spec.model
-                if transcript is not None:
-                    rel, offset = ctx.rundir.append_transcript(slug, transcript)
-                    line.transcript = rel
-                    line.extra["transcript_offset"] = offset
-                settlement.record(spec.task, line)
-                ctx.rundir.append(line, sync=False)
-                ctx.rundir.sync()
-                finished += 1
-                if hooks.trial:
-                    hooks.trial(line)
             fill()
-    except asyncio.CancelledError:
-        stop = True
-        raise
-    finally:
-        if installed:
-            loop.remove_signal_handler(signal.SIGINT)
-        if pending:  # interrupted (or an error): nothing outstanding keeps running
-            for _fut, (_spec, ref) in pending.items():
-                with contextlib.suppress(Exception):
-                    ray.cancel(ref, force=True)
-            for fut in pending:
-                fut.cancel()
+            while pending and not stop:
+                done, _ = await asyncio.wait(list(pending), return_when=asyncio.FIRST_COMPLETED)
+                for fut in done:
+                    spec, _ref = pending.pop(fut)  # a finished trial is written, even after Ctrl-C
+                    try:
+                        line, transcript = fut.result()
+                    except ray.exceptions.RayError as exc:
+                        if stop:  # cancelled by Ctrl-C: not run, a resume runs it
+                            continue
+                        line, transcript = _infra_line(spec, ctx, _one_line(exc))
+                    slug = ctx.model_slugs.get(spec.model) or spec.model
+                    if transcript is not None:
+                        rel, offset = ctx.rundir.append_transcript(slug, transcript)
+                        line.transcript = rel
+                        line.extra["transcript_offset"] = offset
+                    settlement.record(spec.task, line)
+                    ctx.rundir.append(line, sync=False)
+                    ctx.rundir.sync()
+                    finished += 1
+                    if hooks.trial:
+                        hooks.trial(line)
+                fill()
+        except asyncio.CancelledError:
+            stop = True
+            raise
+        finally:
+            if pending:  # interrupted (or an error): nothing outstanding keeps running
+                for _fut, (_spec, ref) in pending.items():
+                    with contextlib.suppress(Exception):
+                        ray.cancel(ref, force=True)
+                for fut in pending:
+                    fut.cancel()
     return finished, stop

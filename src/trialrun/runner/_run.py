@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import signal
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -30,6 +29,7 @@ from trialrun.models import create_model
 from trialrun.rundir import Manifest, RunDir, new_run_id
 from trialrun.runner._config import Run, RunConfig, RunHooks
 from trialrun.runner._inflight import fresh_inflight_dir, run_lock
+from trialrun.runner._interrupt import on_interrupt
 from trialrun.runner._manifest import check_resumed_tasks, new_manifest, resumed_config
 from trialrun.runner._plan import TrialSpec, effective_k, plan
 from trialrun.runner._ray import (
@@ -375,7 +375,6 @@ async def _execute(
         tasks = [asyncio.ensure_future(worker())]
     else:
         tasks = [asyncio.ensure_future(worker()) for _ in range(min(workers_n, len(specs)))]
-    installed = False
 
     def on_sigint() -> None:
         nonlocal stop
@@ -383,17 +382,8 @@ async def _execute(
         for t in tasks:
             t.cancel()
 
-    if handle_sigint:
-        try:
-            loop.add_signal_handler(signal.SIGINT, on_sigint)
-            installed = True
-        except (NotImplementedError, RuntimeError, ValueError):
-            installed = False
-    try:
+    with on_interrupt(loop, on_sigint, handle_sigint):
         results = await asyncio.gather(*tasks, return_exceptions=True)
-    finally:
-        if installed:
-            loop.remove_signal_handler(signal.SIGINT)
     for r in results:
         if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError):
             raise r
