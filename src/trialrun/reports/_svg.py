@@ -110,6 +110,16 @@ def curve_chart(title: str, series: Sequence[Series], x_label: str = "k") -> str
     return "".join(parts)
 
 
+def _percent_grid(parts: list[str], x0: float, x1: float, bottom: float) -> None:
+    """Gridlines at 0, 50 and 100 % from x0 to x1, each labelled under its foot."""
+    for tick in (0.0, 0.5, 1.0):
+        x = x0 + (x1 - x0) * tick
+        parts.append(f'<line x1="{_f(x)}" x2="{_f(x)}" y1="{PAD_T}" y2="{bottom}" '
+                     'class="gl"/>')
+        parts.append(f'<text x="{_f(x)}" y="{bottom + 14}" class="tl" text-anchor="middle">'
+                     f"{int(tick * 100)}%</text>")
+
+
 def bar_chart(title: str, bars: Sequence[tuple[str, float | None, str]]) -> str:
     """Horizontal bars of fractions 0–1: (label, value, note shown after the bar)."""
     if not bars:
@@ -119,12 +129,7 @@ def bar_chart(title: str, bars: Sequence[tuple[str, float | None, str]]) -> str:
     label_w = 120
     x0, x1 = PAD_L + label_w, W - PAD_R - 90
     parts = _open(title, height=height)
-    for tick in (0.0, 0.5, 1.0):
-        x = x0 + (x1 - x0) * tick
-        parts.append(f'<line x1="{_f(x)}" x2="{_f(x)}" y1="{PAD_T}" y2="{height - 20}" '
-                     'class="gl"/>')
-        parts.append(f'<text x="{_f(x)}" y="{height - 6}" class="tl" text-anchor="middle">'
-                     f"{int(tick * 100)}%</text>")
+    _percent_grid(parts, x0, x1, height - 20)
     for i, (label, value, note) in enumerate(bars):
         y = PAD_T + row * i
         parts.append(f'<text x="{x0 - 6}" y="{y + 15}" class="tl" text-anchor="end">'
@@ -222,12 +227,7 @@ def dumbbell(title: str, rows: Sequence[tuple[str, float | None, float | None, s
     label_w = 150
     x0, x1 = PAD_L + label_w, W - PAD_R - 80
     parts = _open(title, height=height)
-    for tick in (0.0, 0.5, 1.0):
-        x = x0 + (x1 - x0) * tick
-        parts.append(f'<line x1="{_f(x)}" x2="{_f(x)}" y1="{PAD_T}" y2="{height - 36}" '
-                     'class="gl"/>')
-        parts.append(f'<text x="{_f(x)}" y="{height - 22}" class="tl" text-anchor="middle">'
-                     f"{int(tick * 100)}%</text>")
+    _percent_grid(parts, x0, x1, height - 36)
     for i, (label, before, after, kind) in enumerate(rows):
         y = PAD_T + row * i + 10
         color = KIND_COLORS.get(kind, "#64748b")
