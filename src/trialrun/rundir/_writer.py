@@ -15,8 +15,10 @@ import contextlib
 import os
 import queue
 import threading
+import time
 
 _STOP = None
+MAX_PENDING = 32 * 1024 * 1024  # bytes queued before `put` waits for the writer (backpressure)
 
 
 class LineWriter:
@@ -26,6 +28,7 @@ class LineWriter:
         self._queue: queue.SimpleQueue[tuple[int, bytes, bool] | None] = queue.SimpleQueue()
         self._fsync_fd = fsync_fd
         self._error: OSError | None = None
+        self._pending = 0  # bytes handed over, not yet written (approximate across threads)
         self._thread = threading.Thread(target=self._work, name="trialrun-writer", daemon=True)
         self._thread.start()
 
@@ -33,6 +36,9 @@ class LineWriter:
         """Queue one encoded line for `fd`; an earlier write's failure is raised here."""
         if self._error is not None:
             raise self._error
+        while self._pending > MAX_PENDING and self._thread.is_alive():
+            time.sleep(0.001)  # a disk slower than the trials: wait rather than grow
+        self._pending += len(data)
         self._queue.put((fd, data, transcript))
 
     def close(self) -> None:
@@ -59,6 +65,7 @@ class LineWriter:
                     self._write(lines)
                 except OSError as exc:
                     self._error = exc
+            self._pending -= sum(len(data) for _, data, _ in lines)
             if stop:
                 return
 
