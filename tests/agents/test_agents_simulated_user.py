@@ -149,3 +149,39 @@ def test_support_chat_example_both_ways(tmp_path: Path, script: str, solved: int
     assert "User: It's 48 Harbour Rd" in chat
     prompt = rubric_prompt(line["user_message"], chat, rubric["details"]["rubric"], 1, 5)
     assert rubric["details"]["prompt_sha256"] == prompt.sha256
+
+
+SLOW_USER = """
+task_id: slow-user
+suite: open_ended
+description: a user who takes their time; the agent answers at once
+inputs:
+  prompt: Tell me a joke.
+  user: {persona: a slow typist, scenario: three jokes then bye, max_turns: 3,
+         stop: "###DONE###", model: scripted:user.yaml}
+environment: {sandbox: none, budgets: {timeout_s: 1}}
+graders: [{type: contains, value: joke}]
+tracked_metrics: [pass@k]
+trials: {k: 1}
+"""
+
+
+def test_the_users_time_is_not_the_agents_budget(tmp_path: Path) -> None:
+    """Three user replies of 0.6 s each (1.8 s) inside a 1 s budget: the agent spent almost
+    nothing, so the trial passes (it timed out while the user's time was charged)."""
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "slow.yaml").write_text(SLOW_USER)
+    (tmp_path / "suite" / "user.yaml").write_text(
+        "default:\n  - {content: another one, delay_s: 0.6}\n"
+        "  - {content: one more, delay_s: 0.6}\n  - {content: 'bye ###DONE###', delay_s: 0.6}\n")
+    (tmp_path / "agent.yaml").write_text("default:\n  - content: a joke\n")
+    proc = trialrun("run", "suite", "--model", f"scripted:{tmp_path / 'agent.yaml'}",
+                    "--out", "out", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    [row] = json.loads(proc.stdout)["tasks"]
+    assert row["errors"] == {} and row["passed"] == 1
+    rundir = RunDir.open(tmp_path / json.loads(proc.stdout)["run_dir"])
+    [line] = rundir.results()
+    data = rundir.transcript(line).to_json()
+    assert [m["content"] for m in data["messages"] if m.get("name") == USER_NAME] == [
+        "another one", "one more", "bye ###DONE###"]

@@ -32,6 +32,9 @@ class AgentLimits:
     # it is spent (the runner's clock, which does not count time waiting on model requests);
     # None: a wall-clock `timeout_s`
     within: Callable[[Awaitable[Any]], Awaitable[Any]] | None = None
+    # awaits work that is not the agent's (a simulated user's reply) with that clock
+    # stopped and nothing charged; None: the work is awaited as is
+    off_clock: Callable[[Awaitable[Any]], Awaitable[Any]] | None = None
 
 
 @dataclass(slots=True)

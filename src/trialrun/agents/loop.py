@@ -211,9 +211,9 @@ class ToolLoopAgent:
                         f"replies (no {user.stop!r})"
                     )
                     return
-                reply, meta = await user_reply(
-                    user_model, messages, user, task.inputs.prompt, params
-                )
+                asked = user_reply(user_model, messages, user, task.inputs.prompt, params)
+                # the user's time is not the agent's: off the trial's budget clock
+                reply, meta = await (limits.off_clock(asked) if limits.off_clock else asked)
                 user_turns += 1
                 run.turn_meta.append({"turn": run.turns - 1, **meta})
                 messages.append({"role": "user", "name": USER_NAME, "content": reply})

@@ -4,7 +4,8 @@ The clock stops while a model request is outstanding and, when the request retur
 charged only the duration of the attempt that answered (`Completion.latency_s`). Time
 lost to a provider that hung, failed and was retried is not the agent's: a provider that
 never answers ends as an infra error (the retry policy's per-request limit), and a trial
-fails on time only for its own answers, tool calls and overhead.
+fails on time only for its own answers, tool calls and overhead. A simulated user's
+replies (`off_clock`) are not the agent's time either: nothing is charged for them.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class BudgetClock:
         self._since: float | None = None  # when the clock last started running
         self._outstanding = 0
         self._timeout: asyncio.Timeout | None = None
+        self._free = 0  # > 0 inside `off_clock`: requests are not charged
 
     def spent_s(self) -> float:
         running = time.monotonic() - self._since if self._since is not None else 0.0
@@ -55,6 +57,17 @@ class BudgetClock:
             raise TimeoutError
         return result
 
+    async def off_clock(self, work: Awaitable[T]) -> T:
+        """Await `work` with the clock stopped and nothing charged for it, requests made
+        through a `MeteredModel` inside it included (a simulated user's reply)."""
+        self.pause()
+        self._free += 1
+        try:
+            return await work
+        finally:
+            self._free -= 1
+            self.resume(0.0)
+
     def pause(self) -> None:
         """A model request starts: the clock stops until every outstanding one returns."""
         if self._outstanding == 0:
@@ -65,7 +78,8 @@ class BudgetClock:
     def resume(self, charge_s: float) -> None:
         """A model request ended; `charge_s`: its answering attempt's time (0: no answer)."""
         self._outstanding = max(0, self._outstanding - 1)
-        self._spent += max(0.0, charge_s)
+        if not self._free:
+            self._spent += max(0.0, charge_s)
         if self._outstanding == 0 and self._timeout is not None:
             self._since = time.monotonic()
         self._reschedule()

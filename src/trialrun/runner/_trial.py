@@ -132,7 +132,7 @@ def _budgeted(limits: AgentLimits, model: Model | None) -> tuple[AgentLimits, Mo
         return limits, model
     clock = BudgetClock(limits.timeout_s)
     metered = MeteredModel(model, clock) if model is not None else None
-    return replace(limits, within=clock.within), metered
+    return replace(limits, within=clock.within, off_clock=clock.off_clock), metered
 
 
 async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
