@@ -13,7 +13,7 @@ from trialrun.errors import UserError
 from trialrun.models import Usage, create_model, redact
 from trialrun.models._pricing import Price, cost_usd, pricing_table
 from trialrun.models.anthropic import from_anthropic, to_anthropic, to_anthropic_tools
-from trialrun.models.gemini import clean_schema, to_gemini, to_gemini_tools
+from trialrun.models.gemini import clean_schema, from_gemini, to_gemini, to_gemini_tools
 from trialrun.models.ollama import ollama_host
 from trialrun.models.openai_compat import split_compat_id
 
@@ -157,3 +157,15 @@ def test_gemini_translation_and_schema_cleaning():
     assert "additionalProperties" not in json.dumps(declaration)
     raw = {"type": "object", "$schema": "x", "properties": {"a": {"type": "string", "default": 1}}}
     assert clean_schema(raw) == {"type": "object", "properties": {"a": {"type": "string"}}}
+
+
+def test_gemini_answer_reads_parts_skips_thoughts_and_names_a_block():
+    part = {"functionCall": {"name": "read_file", "args": {"path": "a"}}}
+    done = from_gemini(
+        {"candidates": [{"content": {"parts": [{"text": "hm", "thought": True}, part,
+                                               {"text": "ok"}]}, "finishReason": "STOP"}]}
+    )  # fmt: skip
+    assert done.text == "ok" and done.finish_reason == "STOP"
+    assert [(c.id, c.arguments) for c in done.tool_calls] == [("call_1", {"path": "a"})]
+    blocked = from_gemini({"promptFeedback": {"blockReason": "SAFETY"}})
+    assert blocked.text is None and blocked.finish_reason == "SAFETY"

@@ -181,6 +181,10 @@ def from_gemini(response: dict[str, Any]) -> Completion:
                 )
             elif isinstance(part.get("text"), str) and part["text"]:
                 texts.append(part["text"])
+    else:  # a blocked prompt has no candidate, only the reason
+        feedback = response.get("promptFeedback")
+        reason = feedback.get("blockReason") if isinstance(feedback, dict) else None
+        finish = reason if isinstance(reason, str) and reason else None
     raw = response.get("usageMetadata")
     usage = Usage()
     if isinstance(raw, dict):
