@@ -8,8 +8,8 @@ Requests take the lean path (`_http`, no SDK): `POST {base}/v1/messages` with
 `x-api-key` and `anthropic-version`, the body built as JSON directly (a task's tools
 translated and serialised once), only `content`, `stop_reason` and `usage` read back.
 The base is `https://api.anthropic.com`, or ANTHROPIC_BASE_URL (as the SDK reads it),
-or the spec's `@BASE_URL`. Errors are worded as the SDK's ("Error code: 429 - <the
-API's message>") and retried as before (429, 408, 409, 5xx incl. 529, dropped
+or the spec's `@BASE_URL`. Errors are worded as on the `openai` path ("Error code: 429
+- <the API's message>") and retried as before (429, 408, 409, 5xx incl. 529, dropped
 connections).
 """
 

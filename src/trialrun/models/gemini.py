@@ -9,9 +9,9 @@ Requests take the lean path (`_http`, no SDK): `POST {base}/v1beta/models/MODEL:
 generateContent` with `x-goog-api-key`, the body built as JSON directly (a task's tools
 translated and serialised once), only the first candidate's parts, `finishReason` and
 `usageMetadata` read back. The base is `https://generativelanguage.googleapis.com`, or
-GOOGLE_GEMINI_BASE_URL (as google-genai reads it) or GEMINI_BASE_URL, or the spec's
-`@BASE_URL`. Errors are worded as the SDKs word them ("Error code: 429 - <the API's
-message>") and retried as before (429, 408, 409, 5xx, dropped connections).
+GOOGLE_GEMINI_BASE_URL (the variable Google's own clients read) or GEMINI_BASE_URL, or
+the spec's `@BASE_URL`. Errors are worded as on the `openai` path ("Error code: 429 -
+<the API's message>") and retried as before (429, 408, 409, 5xx, dropped connections).
 """
 
 from __future__ import annotations
