@@ -1,43 +1,21 @@
-"""Every built-in provider registers, and a missing optional SDK is one clear UserError."""
+"""Every built-in provider registers, and a missing optional library is one clear UserError.
+
+(`anthropic` and `gemini` need no SDK: tests/models/test_models_lean_providers.py.)
+"""
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
-import sys
 
 import pytest
 
 from trialrun.errors import UserError
-from trialrun.models import MODEL_PROVIDERS, CompletionParams, create_model
-
-HELLO = [{"role": "user", "content": "hi"}]
+from trialrun.models import MODEL_PROVIDERS, create_model
 
 
 def test_every_builtin_provider_is_registered():
     expected = {"anthropic", "gemini", "local", "ollama", "openai", "openai-compat", "scripted"}
     assert expected <= set(MODEL_PROVIDERS.names())
-
-
-def test_missing_gemini_sdk_names_the_extra(monkeypatch):
-    monkeypatch.setenv("GEMINI_API_KEY", "k" * 20)
-    monkeypatch.setitem(sys.modules, "google", None)
-    monkeypatch.setitem(sys.modules, "google.genai", None)
-    model = create_model("gemini:gemini-2.5-flash")
-    with pytest.raises(
-        UserError, match=r"google-genai is not installed; pip install -e '\.\[gemini\]'"
-    ):
-        asyncio.run(model.complete(HELLO, [], CompletionParams()))
-
-
-def test_missing_anthropic_sdk_names_the_extra(monkeypatch):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "k" * 20)
-    monkeypatch.setitem(sys.modules, "anthropic", None)
-    model = create_model("anthropic:claude-3-5-haiku-20241022")
-    with pytest.raises(
-        UserError, match=r"anthropic SDK is not installed; pip install -e '\.\[anthropic\]'"
-    ):
-        asyncio.run(model.complete(HELLO, [], CompletionParams()))
 
 
 def test_missing_llama_cpp_names_the_extra(monkeypatch):

@@ -13,7 +13,7 @@ from trialrun.errors import UserError
 from trialrun.models import Usage, create_model, redact
 from trialrun.models._pricing import Price, cost_usd, pricing_table
 from trialrun.models.anthropic import from_anthropic, to_anthropic, to_anthropic_tools
-from trialrun.models.gemini import clean_schema, to_gemini, to_gemini_tools
+from trialrun.models.gemini import clean_schema, from_gemini, to_gemini, to_gemini_tools
 from trialrun.models.ollama import ollama_host
 from trialrun.models.openai_compat import split_compat_id
 
@@ -132,18 +132,14 @@ def test_anthropic_translation_merges_tool_results_into_one_user_turn():
 
 
 def test_anthropic_response_usage_counts_cache_reads_as_cached_prompt():
-    class Block:
-        def __init__(self, **kw):
-            self.__dict__.update(kw)
-
-    response = Block(
-        content=[Block(type="text", text="ok"),
-                 Block(type="tool_use", id="t1", name="read_file", input={"path": "a"})],
-        usage=Block(input_tokens=10, cache_read_input_tokens=90, output_tokens=5),
-        stop_reason="tool_use",
-    )  # fmt: skip
+    response = {
+        "content": [{"type": "text", "text": "ok"},
+                    {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "a"}}],
+        "usage": {"input_tokens": 10, "cache_read_input_tokens": 90, "output_tokens": 5},
+        "stop_reason": "tool_use",
+    }  # fmt: skip
     completion = from_anthropic(response)
-    assert completion.text == "ok"
+    assert completion.text == "ok" and completion.finish_reason == "tool_use"
     assert completion.tool_calls[0].arguments == {"path": "a"}
     assert completion.usage.as_dict() == {"prompt": 100, "cached": 90, "completion": 5}
 
@@ -152,23 +148,24 @@ def test_gemini_translation_and_schema_cleaning():
     system, contents = to_gemini(HISTORY)
     assert system == "be brief"
     assert [c["role"] for c in contents] == ["user", "model", "user"]
-    calls = [p["function_call"] for p in contents[1]["parts"]]
+    calls = [p["functionCall"] for p in contents[1]["parts"]]
     assert calls == [{"name": "read_file", "args": {"path": "a.md"}},
                      {"name": "read_file", "args": {"path": "b.md"}}]  # fmt: skip
-    responses = [p["function_response"] for p in contents[2]["parts"]]
+    responses = [p["functionResponse"] for p in contents[2]["parts"]]
     assert responses[1] == {"name": "read_file", "response": {"result": "B"}}
-    declaration = to_gemini_tools([TOOL])[0]["function_declarations"][0]
+    declaration = to_gemini_tools([TOOL])[0]["functionDeclarations"][0]
     assert "additionalProperties" not in json.dumps(declaration)
     raw = {"type": "object", "$schema": "x", "properties": {"a": {"type": "string", "default": 1}}}
     assert clean_schema(raw) == {"type": "object", "properties": {"a": {"type": "string"}}}
 
 
-def test_sdk_missing_is_a_user_error_naming_the_extra(monkeypatch):
-    import importlib.util
-
-    if importlib.util.find_spec("anthropic") is not None:
-        pytest.skip("anthropic is installed")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "k" * 20)
-    model = create_model("anthropic:claude-3-5-haiku-20241022")
-    with pytest.raises(UserError, match=r"pip install -e '\.\[anthropic\]'"):
-        model._sdk_client()
+def test_gemini_answer_reads_parts_skips_thoughts_and_names_a_block():
+    part = {"functionCall": {"name": "read_file", "args": {"path": "a"}}}
+    done = from_gemini(
+        {"candidates": [{"content": {"parts": [{"text": "hm", "thought": True}, part,
+                                               {"text": "ok"}]}, "finishReason": "STOP"}]}
+    )  # fmt: skip
+    assert done.text == "ok" and done.finish_reason == "STOP"
+    assert [(c.id, c.arguments) for c in done.tool_calls] == [("call_1", {"path": "a"})]
+    blocked = from_gemini({"promptFeedback": {"blockReason": "SAFETY"}})
+    assert blocked.text is None and blocked.finish_reason == "SAFETY"

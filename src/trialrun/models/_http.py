@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -71,12 +72,17 @@ def status_error(response: Any) -> StatusError:
 class JsonCache:
     """JSON text of a tool list, made once per task: trials build their lists afresh,
     but from the task's tools, whose names, descriptions and parameter schemas (the
-    same objects) make the key. A list of another shape is serialised every time."""
+    same objects) make the key. A list of another shape is serialised every time.
+    `convert` (e.g. to Anthropic's or Gemini's tool shape) runs before serialising, so
+    it too runs once per task."""
 
-    def __init__(self, limit: int = 256) -> None:
+    def __init__(
+        self, limit: int = 256, convert: Callable[[list[Any]], Any] | None = None
+    ) -> None:
         self._items: dict[tuple, tuple[list[Any], str]] = {}
         self._lists: dict[int, tuple[list[Any], str]] = {}  # a trial's own list, its turns
         self._limit = limit
+        self._convert = convert
 
     def dumps(self, tools: list[Any]) -> str:
         seen = self._lists.get(id(tools))
@@ -93,7 +99,8 @@ class JsonCache:
         hit = self._items.get(key) if key is not None else None
         if hit is not None:
             return hit[1]
-        text = json.dumps(tools, ensure_ascii=False, separators=(",", ":"))
+        value = self._convert(tools) if self._convert is not None else tools
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         if key is not None:
             if len(self._items) >= self._limit:
                 self._items.clear()

@@ -1,27 +1,43 @@
-"""`anthropic:MODEL` through the `anthropic` SDK (extra `anthropic`), key ANTHROPIC_API_KEY.
+"""`anthropic:MODEL` (or `anthropic:MODEL@BASE_URL`): the Messages API, key ANTHROPIC_API_KEY.
 
 OpenAI-style messages and tools are translated to the Messages API: system messages go
 to `system`, assistant tool calls become `tool_use` blocks, tool results become
 `tool_result` blocks in a user turn, consecutive same-role turns are merged.
+
+Requests take the lean path (`_http`, no SDK): `POST {base}/v1/messages` with
+`x-api-key` and `anthropic-version`, the body built as JSON directly (a task's tools
+translated and serialised once), only `content`, `stop_reason` and `usage` read back.
+The base is `https://api.anthropic.com`, or ANTHROPIC_BASE_URL (as the SDK reads it),
+or the spec's `@BASE_URL`. Errors are worded as on the `openai` path ("Error code: 429
+- <the API's message>") and retried as before (429, 408, 409, 5xx incl. 529, dropped
+connections).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import time
+from dataclasses import replace
 from typing import Any
 
+from trialrun.core import split_base_url
 from trialrun.errors import UserError
+from trialrun.models._http import JsonCache, LeanClient, request_body
 from trialrun.models._pricing import cost_usd, pricing_table
 from trialrun.models._registry import model_provider
-from trialrun.models._retry import RetryPolicy, RetryStats, with_retries
+from trialrun.models._retry import (
+    AttemptTiming,
+    InvalidResponse,
+    RetryPolicy,
+    RetryStats,
+    with_retries,
+)
 from trialrun.models._tool_calls import parse_arguments
 from trialrun.models._types import (
     Completion,
     CompletionParams,
     Message,
+    ReplyConstraint,
     ToolSpec,
     Usage,
     unwrapped_text,
@@ -29,6 +45,10 @@ from trialrun.models._types import (
 )
 
 DEFAULT_MAX_TOKENS = 4096
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2023-06-01"
+# the transport's own timeout stays a backstop behind with_retries' bound on the attempt
+_TRANSPORT_MARGIN_S = 1.0
 
 
 def to_anthropic(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
@@ -99,71 +119,106 @@ def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     return out
 
 
-def from_anthropic(response: Any) -> Completion:
+def from_anthropic(response: dict[str, Any]) -> Completion:
+    """Only the fields used of a Messages-API answer (its JSON): text and `tool_use`
+    blocks, `stop_reason`, and the token counts (cache reads and writes are prompt)."""
     texts: list[str] = []
     calls = []
-    for block in getattr(response, "content", None) or []:
-        kind = getattr(block, "type", None)
-        if kind == "text":
-            texts.append(block.text)
+    for block in response.get("content") or []:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
         elif kind == "tool_use":
-            calls.append(parse_arguments(block.id, block.name, block.input))
-    raw = getattr(response, "usage", None)
+            name = block.get("name")
+            calls.append(
+                parse_arguments(
+                    str(block.get("id") or f"call_{len(calls)}"),
+                    name if isinstance(name, str) else "",
+                    block.get("input"),
+                )
+            )
+    raw = response.get("usage")
     usage = Usage()
-    if raw is not None:
-        cached = int(getattr(raw, "cache_read_input_tokens", 0) or 0)
-        created = int(getattr(raw, "cache_creation_input_tokens", 0) or 0)
-        usage.prompt = int(getattr(raw, "input_tokens", 0) or 0) + cached + created
+    if isinstance(raw, dict):
+        cached = _count(raw.get("cache_read_input_tokens"))
+        created = _count(raw.get("cache_creation_input_tokens"))
+        usage.prompt = _count(raw.get("input_tokens")) + cached + created
         usage.cached = cached
-        usage.completion = int(getattr(raw, "output_tokens", 0) or 0)
+        usage.completion = _count(raw.get("output_tokens"))
+    reason = response.get("stop_reason")
     return Completion(
         text="".join(texts) if texts else None,
         tool_calls=calls,
         usage=usage,
-        finish_reason=getattr(response, "stop_reason", None),
+        finish_reason=reason if isinstance(reason, str) else None,
     )
 
 
+def _count(value: Any) -> int:
+    """A token count from the answer (0 when absent or not a number)."""
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
 class AnthropicModel:
-    def __init__(self, model_id: str, api_key: str, options: dict[str, Any]) -> None:
+    """A Messages-API client; one instance serves all trials of a run."""
+
+    def __init__(
+        self,
+        model_id: str,
+        api_key: str,
+        options: dict[str, Any],
+        *,
+        base_url: str | None = None,
+    ) -> None:
         self.provider = "anthropic"
         self.model_id = model_id
+        self.model_name = split_base_url(model_id)[0]
+        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self._api_key = api_key
         self.retry_policy = RetryPolicy.load(options.get("retries"))
+        if options.get("timeout_s") is not None:  # the programmatic per-request limit
+            self.retry_policy = replace(
+                self.retry_policy, request_timeout_s=float(options["timeout_s"])
+            )
         self.stats = RetryStats()
         self._prices = pricing_table()
-        self._client: Any = None
+        self._url = f"{self.base_url}/v1/messages"
+        self._http = LeanClient(
+            {
+                "x-api-key": api_key,
+                "anthropic-version": API_VERSION,
+                "content-type": "application/json",
+                "accept": "application/json",
+                "user-agent": "trialrun",
+            }
+        )
+        self._schemas = JsonCache(convert=to_anthropic_tools)  # a task's tools, once
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # never show the key
         return f"<AnthropicModel {self.model_id}>"
 
-    def _sdk_client(self) -> Any:
-        if self._client is None:
-            try:
-                import anthropic
-            except ImportError:
-                raise UserError(
-                    "--model anthropic: the anthropic SDK is not installed; "
-                    "pip install -e '.[anthropic]'"
-                ) from None
-            self._client = anthropic.AsyncAnthropic(api_key=self._api_key, max_retries=0)
-        return self._client
+    def size_pool(self, in_flight: int) -> None:
+        """Keep up to `in_flight` connections open (the runner's concurrency)."""
+        self._http.size(in_flight)
 
-    async def complete(
+    def _body(
         self, messages: list[Message], tools: list[ToolSpec], params: CompletionParams
-    ) -> Completion:
-        client = self._sdk_client()
+    ) -> tuple[bytes, ReplyConstraint | None]:
+        """The request's JSON bytes, and the reply constraint it forces as a tool call."""
         system, turns = to_anthropic(messages)
         request: dict[str, Any] = {
-            "model": self.model_id,
+            "model": self.model_name,
             "messages": turns,
             "max_tokens": params.max_tokens or DEFAULT_MAX_TOKENS,
             "temperature": 0.0 if params.temperature is None else params.temperature,
         }
         if system:
             request["system"] = system
-        if tools:
-            request["tools"] = to_anthropic_tools(tools)
         reply = params.reply if not tools else None
         if reply is not None:  # a forced tool call carries the verdict
             request["tools"] = [
@@ -174,15 +229,34 @@ class AnthropicModel:
                 }
             ]
             request["tool_choice"] = {"type": "tool", "name": reply.name}
+        if tools:
+            return request_body(request, {"tools": self._schemas.dumps(tools)}), None
+        return request_body(request, {}), reply
+
+    async def complete(
+        self, messages: list[Message], tools: list[ToolSpec], params: CompletionParams
+    ) -> Completion:
+        body, reply = self._body(messages, tools, params)
         timeout = self.retry_policy.request_timeout(params.timeout_s)
-        started = time.perf_counter()
+        timing = AttemptTiming()
+
+        async def attempt() -> dict[str, Any]:
+            response = await self._http.post_json(
+                self._url, body, timeout + _TRANSPORT_MARGIN_S
+            )
+            if not isinstance(response, dict) or not isinstance(response.get("content"), list):
+                raise InvalidResponse(f"not a Messages-API answer: {str(response)[:200]!r}")
+            return response
+
         response = await with_retries(
-            lambda: client.messages.create(**request, timeout=timeout),
+            attempt,
             policy=self.retry_policy,
             what=f"anthropic:{self.model_id}",
             secrets=[self._api_key],
             hint=lambda s: "check ANTHROPIC_API_KEY" if s in (401, 403) else "",
             stats=self.stats,
+            timeout_s=timeout,
+            timing=timing,
         )
         completion = from_anthropic(response)
         if reply is not None:
@@ -191,15 +265,12 @@ class AnthropicModel:
                 text = json.dumps(verdict.arguments, ensure_ascii=False)
                 completion.text = unwrapped_text(reply, text)
             completion.tool_calls = []
-        completion.latency_s = time.perf_counter() - started
+        completion.latency_s = timing.answered_s
         completion.cost_usd = cost_usd("anthropic", self.model_id, completion.usage, self._prices)
         return completion
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            with contextlib.suppress(Exception):
-                await self._client.close()
-            self._client = None
+        await self._http.aclose()
 
 
 @model_provider("anthropic")
@@ -209,4 +280,5 @@ def anthropic_provider(model_id: str, options: dict[str, Any]) -> AnthropicModel
     key = os.environ.get("ANTHROPIC_API_KEY")
     if not key:
         raise UserError(f"--model anthropic:{model_id}: ANTHROPIC_API_KEY is not set; export it")
-    return AnthropicModel(model_id, key, options)
+    base_url = split_base_url(model_id)[1] or os.environ.get("ANTHROPIC_BASE_URL") or None
+    return AnthropicModel(model_id, key, options, base_url=base_url)

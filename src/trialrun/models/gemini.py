@@ -1,21 +1,39 @@
-"""`gemini:MODEL` through `google-genai` (extra `gemini`), key GEMINI_API_KEY or GOOGLE_API_KEY.
+"""`gemini:MODEL` (or `gemini:MODEL@BASE_URL`): the Gemini API, key GEMINI_API_KEY or
+GOOGLE_API_KEY.
 
-OpenAI-style messages and tools are translated to `contents` with `function_call` /
-`function_response` parts and `function_declarations`; JSON-schema keywords Gemini does
+OpenAI-style messages and tools are translated to `contents` with `functionCall` /
+`functionResponse` parts and `functionDeclarations`; JSON-schema keywords Gemini does
 not accept are dropped from parameter schemas.
+
+Requests take the lean path (`_http`, no SDK): `POST {base}/v1beta/models/MODEL:
+generateContent` with `x-goog-api-key`, the body built as JSON directly (a task's tools
+translated and serialised once), only the first candidate's parts, `finishReason` and
+`usageMetadata` read back. The base is `https://generativelanguage.googleapis.com`, or
+GOOGLE_GEMINI_BASE_URL (the variable Google's own clients read) or GEMINI_BASE_URL, or
+the spec's `@BASE_URL`. Errors are worded as on the `openai` path ("Error code: 429 -
+<the API's message>") and retried as before (429, 408, 409, 5xx, dropped connections).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import time
+from dataclasses import replace
 from typing import Any
+from urllib.parse import quote
 
+from trialrun.core import split_base_url
 from trialrun.errors import UserError
+from trialrun.models._http import JsonCache, LeanClient, request_body
 from trialrun.models._pricing import cost_usd, pricing_table
 from trialrun.models._registry import model_provider
-from trialrun.models._retry import RetryPolicy, RetryStats, with_retries
+from trialrun.models._retry import (
+    AttemptTiming,
+    InvalidResponse,
+    RetryPolicy,
+    RetryStats,
+    with_retries,
+)
 from trialrun.models._tool_calls import parse_arguments
 from trialrun.models._types import (
     Completion,
@@ -32,6 +50,10 @@ _SCHEMA_KEYS = {
     "type", "description", "properties", "required", "items", "enum", "nullable",
     "format", "anyOf", "minimum", "maximum", "minItems", "maxItems", "title",
 }  # fmt: skip
+DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
+BASE_URL_VARIABLES = ("GOOGLE_GEMINI_BASE_URL", "GEMINI_BASE_URL")
+# the transport's own timeout stays a backstop behind with_retries' bound on the attempt
+_TRANSPORT_MARGIN_S = 1.0
 
 
 def clean_schema(schema: Any) -> Any:
@@ -102,14 +124,14 @@ def to_gemini(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
                 except json.JSONDecodeError:
                     parsed = {}
                 names[call.get("id") or ""] = function.get("name", "")
-                parts.append({"function_call": {"name": function.get("name", ""), "args": parsed}})
+                parts.append({"functionCall": {"name": function.get("name", ""), "args": parsed}})
             if parts:
                 push("model", parts)
         elif role == "tool":
             name = message.get("name") or names.get(message.get("tool_call_id") or "", "tool")
             push(
                 "user",
-                [{"function_response": {"name": name, "response": {"result": str(content or "")}}}],
+                [{"functionResponse": {"name": name, "response": {"result": str(content or "")}}}],
             )
         else:
             push("user", [{"text": str(content or "")}])
@@ -127,104 +149,165 @@ def to_gemini_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
         if params.get("properties"):
             declaration["parameters"] = params
         declarations.append(declaration)
-    return [{"function_declarations": declarations}]
+    return [{"functionDeclarations": declarations}]
 
 
-def from_gemini(response: Any) -> Completion:
+def from_gemini(response: dict[str, Any]) -> Completion:
+    """Only the fields used of a generateContent answer (its JSON): the first
+    candidate's text and `functionCall` parts (thoughts skipped), its `finishReason`,
+    and `usageMetadata`'s token counts."""
     texts: list[str] = []
     calls = []
-    candidates = getattr(response, "candidates", None) or []
+    candidates = response.get("candidates")
     finish = None
-    if candidates:
+    if isinstance(candidates, list) and candidates and isinstance(candidates[0], dict):
         candidate = candidates[0]
-        finish = str(getattr(candidate, "finish_reason", "") or "") or None
-        content = getattr(candidate, "content", None)
-        for index, part in enumerate(getattr(content, "parts", None) or []):
-            call = getattr(part, "function_call", None)
-            if call is not None:
-                call_id = getattr(call, "id", None) or f"call_{index}"
-                calls.append(parse_arguments(call_id, call.name, dict(call.args or {})))
-            elif getattr(part, "text", None):
-                texts.append(part.text)
-    raw = getattr(response, "usage_metadata", None)
+        reason = candidate.get("finishReason")
+        finish = reason if isinstance(reason, str) and reason else None
+        content = candidate.get("content")
+        parts = content.get("parts") if isinstance(content, dict) else None
+        for index, part in enumerate(parts if isinstance(parts, list) else []):
+            if not isinstance(part, dict) or part.get("thought"):
+                continue
+            call = part.get("functionCall")
+            if isinstance(call, dict):
+                name = call.get("name")
+                calls.append(
+                    parse_arguments(
+                        str(call.get("id") or f"call_{index}"),
+                        name if isinstance(name, str) else "",
+                        call.get("args") if call.get("args") is not None else {},
+                    )
+                )
+            elif isinstance(part.get("text"), str) and part["text"]:
+                texts.append(part["text"])
+    else:  # a blocked prompt has no candidate, only the reason
+        feedback = response.get("promptFeedback")
+        reason = feedback.get("blockReason") if isinstance(feedback, dict) else None
+        finish = reason if isinstance(reason, str) and reason else None
+    raw = response.get("usageMetadata")
     usage = Usage()
-    if raw is not None:
-        usage.prompt = int(getattr(raw, "prompt_token_count", 0) or 0)
-        usage.cached = int(getattr(raw, "cached_content_token_count", 0) or 0)
-        usage.completion = int(getattr(raw, "candidates_token_count", 0) or 0)
+    if isinstance(raw, dict):
+        usage.prompt = _count(raw.get("promptTokenCount"))
+        usage.cached = _count(raw.get("cachedContentTokenCount"))
+        usage.completion = _count(raw.get("candidatesTokenCount"))
     return Completion(
         text="".join(texts) if texts else None, tool_calls=calls, usage=usage, finish_reason=finish
     )
 
 
+def _count(value: Any) -> int:
+    """A token count from the answer (0 when absent or not a number)."""
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
 class GeminiModel:
-    def __init__(self, model_id: str, api_key: str, variable: str, options: dict[str, Any]) -> None:
+    """A generateContent client; one instance serves all trials of a run."""
+
+    def __init__(
+        self,
+        model_id: str,
+        api_key: str,
+        variable: str,
+        options: dict[str, Any],
+        *,
+        base_url: str | None = None,
+    ) -> None:
         self.provider = "gemini"
         self.model_id = model_id
+        self.model_name = split_base_url(model_id)[0]
+        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self._api_key = api_key
         self._variable = variable
         self.retry_policy = RetryPolicy.load(options.get("retries"))
+        if options.get("timeout_s") is not None:  # the programmatic per-request limit
+            self.retry_policy = replace(
+                self.retry_policy, request_timeout_s=float(options["timeout_s"])
+            )
         self.stats = RetryStats()
         self._prices = pricing_table()
-        self._client: Any = None
+        model = self.model_name.removeprefix("models/")
+        self._url = f"{self.base_url}/v1beta/models/{quote(model, safe='-._~')}:generateContent"
+        self._http = LeanClient(
+            {
+                "x-goog-api-key": api_key,
+                "content-type": "application/json",
+                "accept": "application/json",
+                "user-agent": "trialrun",
+            }
+        )
+        self._schemas = JsonCache(convert=to_gemini_tools)  # a task's tools, once
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # never show the key
         return f"<GeminiModel {self.model_id}>"
 
-    def _sdk_client(self) -> Any:
-        if self._client is None:
-            try:
-                from google import genai
-            except ImportError:
-                raise UserError(
-                    "--model gemini: google-genai is not installed; pip install -e '.[gemini]'"
-                ) from None
-            self._client = genai.Client(api_key=self._api_key)
-        return self._client
+    def size_pool(self, in_flight: int) -> None:
+        """Keep up to `in_flight` connections open (the runner's concurrency)."""
+        self._http.size(in_flight)
 
-    async def complete(
+    def _body(
         self, messages: list[Message], tools: list[ToolSpec], params: CompletionParams
-    ) -> Completion:
-        client = self._sdk_client()
+    ) -> bytes:
         system, contents = to_gemini(messages)
+        request: dict[str, Any] = {"contents": contents}
+        if system:
+            request["systemInstruction"] = {"parts": [{"text": system}]}
         config: dict[str, Any] = {
             "temperature": 0.0 if params.temperature is None else params.temperature,
-            "automatic_function_calling": {"disable": True},
         }
-        if system:
-            config["system_instruction"] = system
-        if tools:
-            config["tools"] = to_gemini_tools(tools)
         if params.max_tokens:
-            config["max_output_tokens"] = params.max_tokens
+            config["maxOutputTokens"] = params.max_tokens
         if params.seed is not None:
             config["seed"] = params.seed
         reply = params.reply if not tools else None
         if reply is not None:
-            config["response_mime_type"] = "application/json"
-            config["response_schema"] = response_schema(reply)
+            config["responseMimeType"] = "application/json"
+            config["responseSchema"] = response_schema(reply)
+        request["generationConfig"] = config
+        if tools:
+            return request_body(request, {"tools": self._schemas.dumps(tools)})
+        return request_body(request, {})
+
+    async def complete(
+        self, messages: list[Message], tools: list[ToolSpec], params: CompletionParams
+    ) -> Completion:
+        body = self._body(messages, tools, params)
         timeout = self.retry_policy.request_timeout(params.timeout_s)
-        config["http_options"] = {"timeout": int(timeout * 1000)}
-        started = time.perf_counter()
+        timing = AttemptTiming()
+
+        async def attempt() -> dict[str, Any]:
+            response = await self._http.post_json(
+                self._url, body, timeout + _TRANSPORT_MARGIN_S
+            )
+            if not isinstance(response, dict) or not isinstance(
+                response.get("candidates", []), list
+            ):
+                raise InvalidResponse(f"not a generateContent answer: {str(response)[:200]!r}")
+            return response
+
         response = await with_retries(
-            lambda: client.aio.models.generate_content(
-                model=self.model_id, contents=contents, config=config
-            ),
+            attempt,
             policy=self.retry_policy,
             what=f"gemini:{self.model_id}",
             secrets=[self._api_key],
             hint=lambda s: f"check {self._variable}" if s in (400, 401, 403) else "",
             stats=self.stats,
+            timeout_s=timeout,
+            timing=timing,
         )
         completion = from_gemini(response)
+        reply = params.reply if not tools else None
         if reply is not None:
             completion.text = unwrapped_text(reply, completion.text)
-        completion.latency_s = time.perf_counter() - started
+        completion.latency_s = timing.answered_s
         completion.cost_usd = cost_usd("gemini", self.model_id, completion.usage, self._prices)
         return completion
 
     async def aclose(self) -> None:
-        self._client = None
+        await self._http.aclose()
 
 
 @model_provider("gemini")
@@ -234,4 +317,7 @@ def gemini_provider(model_id: str, options: dict[str, Any]) -> GeminiModel:
     variable = next((v for v in ("GEMINI_API_KEY", "GOOGLE_API_KEY") if os.environ.get(v)), None)
     if variable is None:
         raise UserError(f"--model gemini:{model_id}: GEMINI_API_KEY is not set; export it")
-    return GeminiModel(model_id, os.environ[variable], variable, options)
+    base_url = split_base_url(model_id)[1] or next(
+        (os.environ[v] for v in BASE_URL_VARIABLES if os.environ.get(v)), None
+    )
+    return GeminiModel(model_id, os.environ[variable], variable, options, base_url=base_url)
