@@ -1,12 +1,14 @@
-"""The Ray executor on a real multi-node cluster: a head and separately started worker
-nodes, each a `ray start --block` subprocess in its own session on this machine.
+"""The Ray executor on a real multi-node cluster: a head and two separately started
+worker nodes, each a `ray start --block` subprocess in a session of its own on this
+machine, with a token of the cluster's own (started once for the module).
 
 The head has no CPUs, so every trial has to run on a worker node (and each results line
 names the node that ran it). The example suite run through the CLI against the cluster's
-address gets the local executor's verdicts; killing one worker node's processes mid-run
-loses no trial and doubles none: the trials it had in flight are re-run once on the node
-that is left. Only the processes started here are stopped (by process group): never
-`ray stop`, which ends every Ray process on the machine.
+address gets the local executor's verdicts; killing one worker node (SIGKILL to its
+processes) while it runs a trial loses no trial and doubles none: what it had in flight
+is re-run once on the node that is left. A driver without the cluster's token is one
+line, exit 2. Only the processes started here are ended (by process group and process
+tree): never `ray stop`, which ends every Ray process on the machine.
 """
 
 from __future__ import annotations
@@ -130,7 +132,7 @@ class Cluster:
             if self.head is not None and self.head.poll() is not None:
                 break
             self.workers.remove(worker)
-            stop(worker)
+            kill_node(worker)
         pytest.fail(f"a ray node exited before joining: {self.tail()}")
 
     def tail(self) -> str:
@@ -165,14 +167,14 @@ def kill_node(proc: subprocess.Popen) -> None:
         proc.wait(timeout=10)
 
 
-def stop(proc: subprocess.Popen) -> None:
-    """End exactly this node, politely first (SIGTERM to its group), then as `kill_node`."""
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=5)
-    kill_node(proc)
+def node_id(proc: subprocess.Popen) -> str:
+    """The Ray node id of the node `ray start` process `proc` started (its raylet's)."""
+    for pid in _descendants(proc.pid):
+        with contextlib.suppress(OSError):
+            for arg in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0"):
+                if arg.startswith(b"--node_id="):
+                    return arg.split(b"=", 1)[1].decode()
+    pytest.fail(f"no raylet below process {proc.pid}")
 
 
 @contextlib.contextmanager
@@ -197,9 +199,9 @@ def start_cluster(worker_cpus: list[int]):
             cluster.join(cpus)
         yield cluster
     finally:
-        for proc in (*cluster.workers, cluster.head):
+        for proc in (*cluster.workers, cluster.head):  # Ray ignores SIGTERM for long
             if proc is not None:
-                stop(proc)
+                kill_node(proc)
         shutil.rmtree(temp_dir, ignore_errors=True)
 
 
@@ -312,10 +314,10 @@ def _results_so_far(out: Path) -> int:
 
 
 def test_a_worker_node_killed_mid_run_loses_no_trial_and_doubles_none(cluster, tmp_path):
-    before = {n["id"] for n in cluster.alive_nodes()}
-    victim = cluster.join(1)  # a third worker node, for this test to kill
-    [victim_id] = {n["id"] for n in cluster.alive_nodes()} - before
-    tasks = [f"slow-{i}" for i in range(8)]
+    victim = cluster.workers[0]  # the other worker node takes over its trials
+    victim_id = node_id(victim)
+    assert victim_id in {n["id"] for n in cluster.alive_nodes() if n["cpus"]}
+    tasks = [f"slow-{i}" for i in range(6)]
     suite = tmp_path / "suite"
     suite.mkdir()
     for task_id in tasks:
@@ -323,7 +325,7 @@ def test_a_worker_node_killed_mid_run_loses_no_trial_and_doubles_none(cluster, t
     marks = tmp_path / "marks"
     marks.mkdir()
     agent = tmp_path / "slow_agent.py"
-    agent.write_text(SLOW_AGENT.format(marks=str(marks), delay=2))
+    agent.write_text(SLOW_AGENT.format(marks=str(marks), delay=1.5))
     out = tmp_path / "o"
     run = _cli("run", str(suite), "--agent", f"{agent}:agent", "--executor", "ray",
                "--ray-address", cluster.address, "--out", str(out), "--json",
@@ -364,3 +366,17 @@ def test_a_worker_node_killed_mid_run_loses_no_trial_and_doubles_none(cluster, t
             assert len(tries) == 1, tries
     assert len(attempts) == len(tasks) + len(died)
     assert victim.poll() is not None  # the node stayed dead: nothing it did was counted
+
+
+def test_a_driver_without_the_clusters_token_is_one_line(cluster, tmp_path):
+    env = {**cluster.env, "RAY_AUTH_TOKEN": "0" * 64}  # not this cluster's token
+    env["RAY_gcs_server_port_wait_time_s"] = "2"  # Ray's retries: 2 s instead of 20
+    code, out, err = _finish(_cli("run", str(EXAMPLES), "-m", GOOD, "--executor", "ray",
+                                  "--ray-address", cluster.address, "--out", "o",
+                                  env=env, cwd=tmp_path))  # fmt: skip
+    assert code == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err == (f"trialrun: --ray-address {cluster.address}: the cluster refused this "
+                   "driver's auth token; set RAY_AUTH_TOKEN (or RAY_AUTH_TOKEN_PATH) to the "
+                   "cluster's token\n")  # fmt: skip
+    assert not (tmp_path / "o").exists()  # refused before anything was written

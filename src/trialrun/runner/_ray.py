@@ -19,9 +19,12 @@ import contextlib
 import hashlib
 import io
 import logging
+import os
 import socket
+import sys
 import tarfile
 import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -81,22 +84,50 @@ def connect_ray(address: str | None) -> None:
     level = quiet.level
     quiet.setLevel(logging.ERROR)
     try:
-        ray.init(
-            address=address or None,
-            include_dashboard=False,
-            log_to_driver=False,
-            configure_logging=False,
-        )
-    except (ConnectionError, ValueError, RuntimeError) as exc:
-        where = address or "a local cluster"
-        why = " ".join(str(exc).split())[:200]
-        raise UserError(
-            f"--ray-address {where}: cannot connect to Ray ({why}); check the address "
-            "(ray start --head prints it) or leave it out for a local one"
-        ) from None
+        with _fd2_captured(bool(address)) as captured:
+            try:
+                ray.init(
+                    address=address or None,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    configure_logging=False,
+                )
+            except (ConnectionError, ValueError, RuntimeError) as exc:
+                where = address or "a local cluster"
+                if "InvalidAuthToken" in captured():
+                    raise UserError(
+                        f"--ray-address {where}: the cluster refused this driver's auth "
+                        "token; set RAY_AUTH_TOKEN (or RAY_AUTH_TOKEN_PATH) to the cluster's token"
+                    ) from None
+                why = " ".join(str(exc).split())[:200]
+                raise UserError(
+                    f"--ray-address {where}: cannot connect to Ray ({why}); check the address "
+                    "(ray start --head prints it) or leave it out for a local one"
+                ) from None
     finally:
         quiet.setLevel(level)
     _quiet_error_listener()
+
+
+@contextlib.contextmanager
+def _fd2_captured(enabled: bool) -> Iterator[Callable[[], str]]:
+    """Ray's C++ client writes its connection retries straight to file descriptor 2 (20
+    lines when the cluster refuses the token): keep them out of the one-line error and
+    `--json`'s empty stderr. Only when joining a cluster: a local one would start its
+    daemons with this descriptor."""
+    if not enabled:
+        yield lambda: ""
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield lambda: (sink.seek(0), sink.read().decode(errors="replace"))[1]
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def _quiet_error_listener() -> None:
