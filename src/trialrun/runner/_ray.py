@@ -135,8 +135,10 @@ def _quiet_error_listener() -> None:
     remaining…") to stdout from a thread of its own, whatever `log_to_driver` says: they
     would break `--json`'s document. Route them to the `ray` logger instead; trialrun
     records the outcome itself (a re-run is invisible, a second death an infra error)."""
-    import ray._private.worker as ray_worker  # Ray has no switch for this thread's output
-
+    try:  # Ray has no switch for this thread's output
+        import ray._private.worker as ray_worker
+    except ImportError:
+        return
     original = getattr(ray_worker, "print_to_stdstream", None)
     if original is None or getattr(original, "__trialrun__", False):
         return
