@@ -17,8 +17,10 @@ graders, transcripts and results lines) for about --seconds of trials.
 (as trialrun did before its lean path), everything else unchanged: the request path is
 the only difference between the two.
 
-Prints trials/s and the fraction of the limit per level, whether the goals are met
-(≥ 85 % at 64 in flight, ≥ 75 % at 128), and a JSON object last.
+Prints trials/s and the fraction of the limit per level, the CPU each side used (as a
+share of one core: on two cores, trialrun and the server together can use at most 200 %),
+whether the goals are met (≥ 85 % at 64 in flight, ≥ 75 % at 128), and a JSON object last.
+Run it on a quiet machine: other work takes cores from both sides.
 """
 
 from __future__ import annotations
@@ -157,8 +159,18 @@ def register_sdk_provider() -> None:
         return model
 
 
+def process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far (from /proc; 0.0 where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def one_level(
-    in_flight: int, port: int, delay_s: float, seconds: float, root: Path, client: str = "lean"
+    in_flight: int, port: int, delay_s: float, seconds: float, root: Path, client: str = "lean",
+    server_pid: int | None = None,
 ) -> dict:
     import trialrun
     from trialrun.tasks import load_tasks
@@ -181,11 +193,13 @@ def one_level(
         handle_sigint=False,
         argv=["bench/latency_bound.py"],
     )
+    server_cpu = process_cpu_s(server_pid) if server_pid else 0.0
     started = time.perf_counter()
     cpu = time.process_time()
     outcome = trialrun.run(config)
     wall = time.perf_counter() - started
     cpu = time.process_time() - cpu
+    server_cpu = (process_cpu_s(server_pid) - server_cpu) if server_pid else 0.0
     agg = next(iter(outcome.summary.aggregate.values()))
     trials = outcome.summary.finished_trials
     return {
@@ -198,6 +212,8 @@ def one_level(
         "limit_per_s": round(limit, 1),
         "fraction": round(trials / wall / limit, 3),
         "cpu_ms_per_trial": round(cpu * 1000 / trials, 2),
+        "cpu_share": round(cpu / wall, 2),  # of one core, trialrun's process
+        "server_cpu_share": round(server_cpu / wall, 2),  # of one core, the test server
     }
 
 
@@ -231,7 +247,8 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix=".trialrun-latency-") as tmp:
             for level in levels:
                 results.append(
-                    one_level(level, port, delay_s, args.seconds, Path(tmp), args.client)
+                    one_level(level, port, delay_s, args.seconds, Path(tmp), args.client,
+                              proc.pid)
                 )
     finally:
         proc.kill()
@@ -249,7 +266,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"  {r['in_flight']:>4} in flight: {r['trials_per_s']:7.1f} trials/s of "
             f"{r['limit_per_s']:g} ({r['fraction']:.0%}), {r['trials']} trials, "
-            f"{r['cpu_ms_per_trial']} ms CPU/trial, solved {r['solved_rate']}{verdict}"
+            f"{r['cpu_ms_per_trial']} ms CPU/trial (trialrun {r['cpu_share']:.0%} of a core, "
+            f"server {r['server_cpu_share']:.0%}), solved {r['solved_rate']}{verdict}"
         )
     print(json.dumps({"delay_ms": args.delay_ms, "client": args.client, "levels": results,
                       "goals_met": met}))

@@ -133,6 +133,7 @@ class LeanClient:
         self._headers = headers
         self._clients: dict[int, Any] = {}
         self._plain: dict[tuple[int, str, int], PlainPool] = {}
+        self._routes: dict[tuple[int, str], tuple[PlainPool, str] | None] = {}
         self._pool = DEFAULT_POOL
 
     def size(self, in_flight: int) -> None:
@@ -161,19 +162,27 @@ class LeanClient:
         return client
 
     def _plain_pool(self, url: str) -> tuple[PlainPool, str] | None:
-        """The keep-alive pool for a plain-HTTP URL (None: https, or a proxy is set)."""
+        """The keep-alive pool for a plain-HTTP URL (None: https, or a proxy is set).
+        Decided once per URL and event loop: the environment is not read per request."""
+        loop_id = id(asyncio.get_running_loop())
+        route = self._routes.get((loop_id, url), _UNROUTED)
+        if route is not _UNROUTED:
+            return route
         parts = urlsplit(url)
         if parts.scheme != "http" or not parts.hostname or _proxied():
-            return None
-        port = parts.port or 80
-        key = (id(asyncio.get_running_loop()), parts.hostname, port)
-        pool = self._plain.get(key)
-        if pool is None:
-            pool = PlainPool(parts.hostname, port, self._headers, self._pool)
-            self._plain = {k: v for k, v in self._plain.items() if k[0] == key[0]}
-            self._plain[key] = pool
-        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        return pool, target
+            route = None
+        else:
+            port = parts.port or 80
+            key = (loop_id, parts.hostname, port)
+            pool = self._plain.get(key)
+            if pool is None:
+                pool = PlainPool(parts.hostname, port, self._headers, self._pool)
+                self._plain = {k: v for k, v in self._plain.items() if k[0] == loop_id}
+                self._plain[key] = pool
+            route = (pool, (parts.path or "/") + (f"?{parts.query}" if parts.query else ""))
+        self._routes = {k: v for k, v in self._routes.items() if k[0] == loop_id}
+        self._routes[(loop_id, url)] = route
+        return route
 
     async def post_json(self, url: str, body: bytes, timeout_s: float) -> Any:
         """POST a JSON body; the parsed JSON answer, or one of this module's errors."""
@@ -207,13 +216,16 @@ class LeanClient:
             raise APIConnectionError() from None
 
     async def aclose(self) -> None:
-        pools, self._plain = self._plain, {}
+        pools, self._plain, self._routes = self._plain, {}, {}
         for pool in pools.values():
             pool.close()
         clients, self._clients = self._clients, {}
         for client in clients.values():
             with contextlib.suppress(Exception):  # a client bound to a finished loop
                 await client.aclose()
+
+
+_UNROUTED: Any = object()
 
 
 def _proxied() -> bool:

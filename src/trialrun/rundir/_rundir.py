@@ -46,6 +46,7 @@ from trialrun.rundir._manifest import Manifest
 from trialrun.rundir._result_line import ResultLine
 from trialrun.rundir._summary import Summary
 from trialrun.rundir._transcript import Transcript
+from trialrun.rundir._writer import LineWriter
 
 RUN_JSON = "run.json"
 RESULTS = "results.jsonl"
@@ -89,6 +90,7 @@ class RunDir:
         self._sync_lock = threading.Lock()
         self._dirty = False
         self._sync_pending = False
+        self._writer: LineWriter | None = None
 
     # --- paths ---
     @property
@@ -326,16 +328,29 @@ class RunDir:
         if self._fd is None:
             self._fd = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
+    def write_behind(self) -> None:
+        """From now on, appends are handed to a writer thread (`LineWriter`) instead of
+        written on the caller's thread; `close()` writes what is queued. The runner's
+        choice: its event loop then spends one queue put per line."""
+        if self._writer is None:
+            self.open_results()
+            self._writer = LineWriter(self._fd if self.fsync else None)
+
     def append(self, line: ResultLine, *, sync: bool = True) -> None:
         """One write of one whole line (then fsync unless `sync=False`: see `sync_soon`).
 
         The line is in the file once `os.write` returns: a killed process cannot lose
-        it; fsync only guards against a crash of the machine.
+        it; fsync only guards against a crash of the machine. Under `write_behind`
+        the writer thread does that write (and the fsync, per batch).
         """
         if self._fd is None:
             self.open_results()
         assert self._fd is not None
-        view = memoryview((dumps_line(line.to_json()) + "\n").encode("utf-8", _ENCODE_ERRORS))
+        data = (dumps_line(line.to_json()) + "\n").encode("utf-8", _ENCODE_ERRORS)
+        if self._writer is not None:
+            self._writer.put(self._fd, data, transcript=False)
+            return
+        view = memoryview(data)
         while view:
             written = os.write(self._fd, view)
             view = view[written:]
@@ -348,7 +363,7 @@ class RunDir:
 
     def sync_soon(self, pool: Executor) -> None:
         """fsync in the background; calls made while one is pending coalesce into it."""
-        if not self.fsync:
+        if not self.fsync or self._writer is not None:  # the writer fsyncs per batch
             return
         with self._sync_lock:
             self._dirty = True
@@ -369,7 +384,16 @@ class RunDir:
                 os.fsync(fd)
 
     def close(self) -> None:
-        """fsync and close (call after the background pool has been shut down)."""
+        """Write what is queued, fsync and close (call after the background pool has been
+        shut down); a failed queued write is raised once the files are closed."""
+        writer, self._writer = self._writer, None
+        try:
+            if writer is not None:
+                writer.close()
+        finally:
+            self._close_files()
+
+    def _close_files(self) -> None:
         with self._transcript_lock:
             fds, self._transcript_fds = self._transcript_fds, {}
         for tfd in fds.values():
@@ -435,9 +459,12 @@ class RunDir:
                 self._transcript_fds[model_slug] = fd
                 self._transcript_ends[model_slug] = os.lseek(fd, 0, os.SEEK_END)
             offset = self._transcript_ends[model_slug]
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            if self._writer is not None:
+                self._writer.put(fd, data, transcript=True)
+            else:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
             self._transcript_ends[model_slug] = offset + len(data)
         return rel, offset
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,9 +25,9 @@ from trialrun.core import is_unpinned, model_label, parse_model_spec, slugify
 from trialrun.errors import UserError
 from trialrun.graders import GRADERS
 from trialrun.judge import check_judge_spec
-from trialrun.metrics import summarize_rundir
+from trialrun.metrics import summarizer_for
 from trialrun.models import create_model
-from trialrun.rundir import Manifest, RunDir, new_run_id
+from trialrun.rundir import Manifest, ResultLine, RunDir, new_run_id
 from trialrun.runner._config import Run, RunConfig, RunHooks
 from trialrun.runner._inflight import fresh_inflight_dir, run_lock
 from trialrun.runner._interrupt import on_interrupt
@@ -41,7 +42,7 @@ from trialrun.runner._ray import (
 )
 from trialrun.runner._settle import Settlement
 from trialrun.runner._trial import RunContext, prepare_task, run_trial
-from trialrun.sandbox import jail_available, remove_tree
+from trialrun.sandbox import WorkspaceImages, jail_available, remove_tree
 from trialrun.tasks import Task, load_tasks, report_problems_and_exit
 from trialrun.tools import load_pack
 
@@ -263,14 +264,20 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
             manifest.extra["early_stop"] = True  # a resume keeps stopping early
         rundir = RunDir.create(Path(config.out), str(manifest.run_id), manifest, fsync=config.fsync)
         held.enter_context(run_lock(rundir.path))
-        done: list[tuple[str, str, int]] = []
+        resumed = False
     else:
         rundir.repair_results()
-        done = []
-        for line in rundir.iter_results():
+        resumed = True
+    # the end-of-run summary is added up as lines are written: nothing is read back
+    summarizer = summarizer_for(manifest)
+    done: list[tuple[str, str, int]] = []
+    if resumed:
+        for line in rundir.iter_results(manifest=manifest):
             done.append(line.key)
             settlement.seen(line)
+            summarizer.add(line)
     rundir.open_results()
+    hooks = replace(hooks, trial=_also(summarizer.add, hooks.trial))
 
     specs = plan(tasks, models, config.k, done)
     specs = [s for s in specs if not settlement.is_settled(s.task.task_id, s.model)]
@@ -304,6 +311,8 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
     # trials in flight work in `<run>/.workspaces/`, where a killed run's are found again
     # (and one small parent folder: entries in a crowded /tmp cost milliseconds per trial)
     ctx.workspace_parent = fresh_inflight_dir(rundir.path)
+    ctx.images = WorkspaceImages()
+    rundir.write_behind()
     ctx.io_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="trialrun-io")
     try:
         if executor == "ray":
@@ -331,9 +340,7 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
                 with contextlib.suppress(Exception):  # closing must not hide results
                     await obj.aclose()
         remove_tree(ctx.workspace_parent)  # kept workspaces were moved out already
-        summary = summarize_rundir(
-            rundir, warnings=[w for w in warnings if "unpinned" not in w]
-        )
+        summary = summarizer.summary([w for w in warnings if "unpinned" not in w])
         rundir.write_summary(summary)
     return Run(rundir.path, summary, interrupted, summary.warnings, finished)
 
@@ -388,6 +395,19 @@ async def _execute(
         if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError):
             raise r
     return finished, stop
+
+
+def _also(
+    first: Callable[[ResultLine], None], then: Callable[[ResultLine], None] | None
+) -> Callable[[ResultLine], None]:
+    if then is None:
+        return first
+
+    def both(line: ResultLine) -> None:
+        first(line)
+        then(line)
+
+    return both
 
 
 def unique_slugs(names: Sequence[str]) -> dict[str, str]:

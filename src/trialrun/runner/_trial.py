@@ -8,13 +8,15 @@ budget of answers, tool calls and agent work (`BudgetClock`), not of waiting on 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from trialrun.agents import AgentLimits, AgentRun, conversation_text
 from trialrun.core import Verdict, slugify
@@ -24,7 +26,7 @@ from trialrun.rundir import WORKSPACES, ResultLine, RunDir, Transcript
 from trialrun.runner._budget import BudgetClock, MeteredModel
 from trialrun.runner._faults import FaultyToolbox
 from trialrun.runner._first_call import FirstCallClock
-from trialrun.sandbox import Workspace, diff_snapshots
+from trialrun.sandbox import Workspace, WorkspaceImages, diff_snapshots
 from trialrun.tools import Tool, Toolbox, ToolContext
 
 if TYPE_CHECKING:
@@ -32,6 +34,9 @@ if TYPE_CHECKING:
     from trialrun.models import Model
     from trialrun.runner._plan import TrialSpec
     from trialrun.tasks import Task
+
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -58,6 +63,8 @@ class RunContext:
     model_slugs: dict[str, str] = field(default_factory=dict)  # model spec -> transcript folder
     # background I/O (workspace removal, fsync) off the event loop; None = inline
     io_pool: ThreadPoolExecutor | None = None
+    # each task's fresh workspace, captured once and written per trial; None = plain copy
+    images: WorkspaceImages | None = None
 
 
 def prepare_task(task: Task, k: int, task_slug: str, load_pack: Any) -> TaskPrep:
@@ -105,6 +112,20 @@ class _Infra(Exception):
     pass
 
 
+def _new_workspace(ctx: RunContext, task: Task) -> Workspace:
+    if ctx.images is not None and ctx.workspace_parent is not None:
+        return ctx.images.create(task, ctx.workspace_parent)
+    return Workspace.create(task, parent=ctx.workspace_parent)
+
+
+async def _off_loop(ctx: RunContext, fn: Callable[..., T], *args: Any) -> T:
+    """File-system work (mkdir, copies, hashing) on the I/O threads when the run has them:
+    those system calls release the GIL, so the event loop keeps serving other trials."""
+    if ctx.io_pool is None:
+        return fn(*args)
+    return await asyncio.get_running_loop().run_in_executor(ctx.io_pool, fn, *args)
+
+
 def _budgeted(limits: AgentLimits, model: Model | None) -> tuple[AgentLimits, Model | None]:
     """This trial's limits and model, on a fresh budget clock when the task has a timeout."""
     if not limits.timeout_s:
@@ -134,8 +155,8 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
     changes: dict[str, list[str]] | None = None
     try:
         try:
-            ws = Workspace.create(task, parent=ctx.workspace_parent)
-            before = ws.snapshot()
+            ws = await _off_loop(ctx, _new_workspace, ctx, task)
+            before = ws.initial_snapshot()
         except InfraError as exc:
             raise _Infra(str(exc)) from None
         except OSError as exc:
@@ -159,7 +180,7 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
         if run.infra_error is not None:
             raise _Infra(run.infra_error)
         try:
-            after = ws.snapshot()
+            after = await _off_loop(ctx, ws.snapshot)
         except OSError as exc:
             raise _Infra(f"workspace snapshot: {exc}") from None
         changes = diff_snapshots(before, after).as_dict()

@@ -1,5 +1,6 @@
 """Sandboxed workspaces: lifecycle, content snapshots, path containment, contained commands."""
 
+from trialrun.sandbox._image import WorkspaceImage, WorkspaceImages
 from trialrun.sandbox._jail import CommandOutcome, jail_available, run_contained
 from trialrun.sandbox._paths import resolve_inside, resolve_note
 from trialrun.sandbox._snapshot import WorkspaceDiff, diff_snapshots, snapshot_dir
@@ -12,6 +13,8 @@ __all__ = [
     "SetupSeed",
     "Workspace",
     "WorkspaceDiff",
+    "WorkspaceImage",
+    "WorkspaceImages",
     "WorkspaceSpec",
     "copy_tree",
     "diff_snapshots",

@@ -69,11 +69,21 @@ def remove_tree(path: Path) -> None:
         shutil.rmtree(path, onerror=_chmod_and_retry)
 
 
+def workspace_prefix(task: WorkspaceSpec) -> str:
+    """The workspace folder's name prefix: the task id, made safe for a file name."""
+    return f"trialrun-{_UNSAFE.sub('-', task.task_id)[:60]}-"
+
+
 class Workspace:
-    """One trial's directory. `create` builds it; `remove` deletes it (idempotent)."""
+    """One trial's directory. `create` builds it; `remove` deletes it (idempotent).
+
+    `initial` is the snapshot of the fresh workspace when its maker already knows it
+    (a `WorkspaceImage`), else None; `initial_snapshot()` returns it or takes one.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.initial: dict[str, str] | None = None
 
     @classmethod
     def create(cls, task: WorkspaceSpec, parent: Path | None = None) -> Workspace:
@@ -82,7 +92,7 @@ class Workspace:
         For `sandbox: none` the directory stays empty. Any failure raises `InfraError`
         (and leaves nothing behind).
         """
-        prefix = f"trialrun-{_UNSAFE.sub('-', task.task_id)[:60]}-"
+        prefix = workspace_prefix(task)
         try:
             if parent is not None:
                 Path(parent).mkdir(parents=True, exist_ok=True)
@@ -124,6 +134,10 @@ class Workspace:
     def snapshot(self) -> dict[str, str]:
         """{relative posix path: sha256 hex} of every file in the workspace."""
         return snapshot_dir(self.path)
+
+    def initial_snapshot(self) -> dict[str, str]:
+        """The fresh workspace's snapshot: known already, or taken now."""
+        return self.initial if self.initial is not None else self.snapshot()
 
     def remove(self) -> None:
         """Delete the directory; safe to call twice."""

@@ -29,7 +29,8 @@ from trialrun.tasks._model import (
     Task,
     Trials,
 )
-from trialrun.tasks._problems import LoadReport, Problem
+from trialrun.tasks._problems import Problem
+from trialrun.tasks._report import LoadReport
 from trialrun.tasks._schema import task_json_schema
 from trialrun.tasks._suites import SUITE_DEFAULTS, SuiteDefaults
 

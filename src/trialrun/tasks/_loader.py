@@ -22,7 +22,8 @@ from trialrun.tasks._issues import suggest, value_at
 from trialrun.tasks._limits import file_size_limit
 from trialrun.tasks._model import Task
 from trialrun.tasks._native import Checked, check_native
-from trialrun.tasks._problems import FieldPath, LoadReport, Problem, SourceError, dotted
+from trialrun.tasks._problems import FieldPath, Problem, SourceError, dotted
+from trialrun.tasks._report import LoadReport
 from trialrun.tasks._scan import scan, skip_reason_by_name, skip_reason_by_shape
 from trialrun.tasks._scribe import check_scribe, is_scribe_shape
 from trialrun.tasks._sources import TASK_SUFFIXES, LineMap, read_source

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from trialrun.tasks._model import Task
+from typing import Any
 
 FieldPath = tuple[str | int, ...]
 
@@ -59,20 +56,6 @@ class Problem:
             "severity": self.severity,
             "text": str(self),
         }
-
-
-@dataclass
-class LoadReport:
-    tasks: list[Task] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    warnings: list[Problem] = field(default_factory=list)
-    skipped: list[tuple[Path, str]] = field(default_factory=list)
-    files: list[Path] = field(default_factory=list)
-    invalid_files: list[Path] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
 
 
 class SourceError(Exception):

@@ -103,7 +103,8 @@ class Tool:
             return ToolResult(False, f"{self.name}: {problem}")
         limit = self.timeout_s or timeout_s or default_tool_timeout()
         try:
-            return await asyncio.wait_for(self._run(ctx, arguments), limit)
+            async with asyncio.timeout(limit):  # not wait_for: no task made per call
+                return await self._run(ctx, arguments)
         except TimeoutError:  # only the limit: _run turns the tool's own errors into results
             return ToolResult(
                 False,
