@@ -1,13 +1,16 @@
 """The Ray executor against the local one: the example suite, scripted model, -k K.
 
 Starts a local Ray cluster (127.0.0.1, --cpus CPUs, no dashboard) and times its start,
-then runs examples/tasks with `scripted:examples/scripts/good.yaml` through the local
-executor and through Ray (same k, same concurrency), and checks both give the same
-per-task counts. Each trial here is a few milliseconds of work, so the figures show
-Ray's per-trial overhead, not a speed-up: Ray pays off when trials are long (a model
-per worker) and there are more machines than one.
+or with `--address HOST:PORT` joins a cluster already started with `ray start` (its
+CPUs are the concurrency; trials run wherever Ray puts them), then runs examples/tasks
+with `scripted:examples/scripts/good.yaml` through the local executor and through Ray
+(same k, same concurrency), and checks both give the same per-task counts. Each trial
+here is a few milliseconds of work, so the figures show Ray's per-trial overhead, not a
+speed-up: Ray pays off when trials are long (a model per worker) and there are more
+machines than one.
 
     python bench/ray_executor.py -k 10 --cpus 2
+    python bench/ray_executor.py -k 10 --address 127.0.0.1:6379   # a started cluster
 
 Prints the figures and a JSON object last.
 """
@@ -27,6 +30,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-k", type=int, default=10)
     parser.add_argument("--cpus", type=int, default=2)
+    parser.add_argument("--address", help="a cluster started with `ray start` (HOST:PORT)")
     args = parser.parse_args()
 
     import ray
@@ -37,10 +41,17 @@ def main() -> None:
     model = f"scripted:{ROOT / 'examples' / 'scripts' / 'good.yaml'}"
     tasks = ROOT / "examples" / "tasks"
     started = time.perf_counter()
-    ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False,
-             configure_logging=False, _node_ip_address="127.0.0.1")  # fmt: skip
+    if args.address:
+        ray.init(address=args.address, log_to_driver=False, configure_logging=False)
+        args.cpus = int(ray.cluster_resources().get("CPU", 0))
+        nodes = sum(1 for n in ray.nodes() if n["Alive"] and n["Resources"].get("CPU"))
+    else:
+        ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False,
+                 configure_logging=False, _node_ip_address="127.0.0.1")  # fmt: skip
+        nodes = 1
     start_s = time.perf_counter() - started
-    figures: dict[str, float] = {"cluster_start_s": round(start_s, 2)}
+    start_key = "connect_s" if args.address else "cluster_start_s"
+    figures: dict[str, float] = {start_key: round(start_s, 2), "nodes_with_cpus": nodes}
     counts = {}
     with tempfile.TemporaryDirectory() as out:
         for executor in ("local", "ray"):
@@ -60,7 +71,9 @@ def main() -> None:
             }
     ray.shutdown()
     figures["same_counts"] = counts["local"] == counts["ray"]
-    print(f"cluster start: {figures['cluster_start_s']} s ({args.cpus} CPUs)")
+    what = "connected to" if args.address else "started"
+    print(f"cluster {what} in {figures[start_key]} s "
+          f"({args.cpus} CPUs on {nodes} node(s) with CPUs)")  # fmt: skip
     for executor in ("local", "ray"):
         print(
             f"{executor:>5}: {figures[f'{executor}_trials']} trials in "

@@ -39,19 +39,26 @@ tracked_metrics: [pass^k]
 trials: {{k: {k}}}
 """
 
-# fault injection: the agent kills its own worker process (os._exit) mid-trial
+# fault injection: the agent kills its own worker process (os._exit) mid-trial; "once"
+# is claimed atomically (O_EXCL), so two trials starting together cannot both crash
 CRASHING_AGENT = """\
 import os
+import time
 from pathlib import Path
 
 MARKS = Path({marks!r})
+CRASHED = Path({marks!r} + ".crashed")
 
 
 def agent(task, workspace, tools, model):
     MARKS.mkdir(exist_ok=True)
-    seen = sorted(p.name for p in MARKS.iterdir())
-    (MARKS / f"attempt-{{len(seen)}}-{{os.getpid()}}").write_text("")
-    if {always} or not seen:
+    (MARKS / f"attempt-{{os.getpid()}}-{{time.monotonic_ns()}}").write_text("")
+    try:
+        os.close(os.open(CRASHED, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        first = True
+    except FileExistsError:
+        first = False
+    if {always} or first:
         os._exit(1)
     # the fixture travelled with the task: the worker built it into the workspace
     return (Path(workspace) / "note.txt").read_text()
@@ -207,8 +214,7 @@ def test_the_fixture_travels_with_the_task(tmp_path):
     from trialrun.tasks import load_tasks
 
     suite, agent, marks = _suite(tmp_path, k=1, always=False)
-    marks.mkdir()
-    (marks / "a-crash-already-happened").write_text("")  # so the agent answers at once
+    Path(f"{marks}.crashed").write_text("")  # a crash already happened: it answers at once
     [task] = load_tasks([suite]).tasks
     packed = pack_fixtures(task)
     shutil.rmtree(suite)

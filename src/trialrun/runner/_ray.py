@@ -4,9 +4,10 @@ Each Ray task gets the task definition, its fixture files (a tar in Ray's object
 put once per task: a worker need not share the driver's filesystem) and the specs of
 the model, judge and agent. The worker builds the fixture folder and the workspace
 itself, runs the same `run_trial` as the local executor, and hands back the results
-line and its transcript; the driver writes both through `RunDir` as each task finishes,
-so resume, summaries and gates read the folder as always. Models are created once per
-worker process (a `local` model loads once per worker). A worker that dies mid-trial
+line (naming the node that ran it, `ray_node`) and its transcript; the driver writes
+both through `RunDir` as each task finishes, so resume, summaries and gates read the
+folder as always. Models are created once per worker process (a `local` model loads
+once per worker). A worker that dies mid-trial
 has its trial re-run once by Ray; if that fails too, the trial is an infra error. Ctrl-C
 cancels the outstanding Ray tasks. `ray` is imported only here, only when chosen.
 """
@@ -18,9 +19,12 @@ import contextlib
 import hashlib
 import io
 import logging
+import os
 import socket
+import sys
 import tarfile
 import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,21 +84,74 @@ def connect_ray(address: str | None) -> None:
     level = quiet.level
     quiet.setLevel(logging.ERROR)
     try:
-        ray.init(
-            address=address or None,
-            include_dashboard=False,
-            log_to_driver=False,
-            configure_logging=False,
-        )
-    except (ConnectionError, ValueError, RuntimeError) as exc:
-        where = address or "a local cluster"
-        why = " ".join(str(exc).split())[:200]
-        raise UserError(
-            f"--ray-address {where}: cannot connect to Ray ({why}); check the address "
-            "(ray start --head prints it) or leave it out for a local one"
-        ) from None
+        with _fd2_captured(bool(address)) as captured:
+            try:
+                ray.init(
+                    address=address or None,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    configure_logging=False,
+                )
+            except (ConnectionError, ValueError, RuntimeError) as exc:
+                where = address or "a local cluster"
+                if "InvalidAuthToken" in captured():
+                    raise UserError(
+                        f"--ray-address {where}: the cluster refused this driver's auth "
+                        "token; set RAY_AUTH_TOKEN (or RAY_AUTH_TOKEN_PATH) to the cluster's token"
+                    ) from None
+                why = " ".join(str(exc).split())[:200]
+                raise UserError(
+                    f"--ray-address {where}: cannot connect to Ray ({why}); check the address "
+                    "(ray start --head prints it) or leave it out for a local one"
+                ) from None
     finally:
         quiet.setLevel(level)
+    _quiet_error_listener()
+
+
+@contextlib.contextmanager
+def _fd2_captured(enabled: bool) -> Iterator[Callable[[], str]]:
+    """Ray's C++ client writes its connection retries straight to file descriptor 2 (20
+    lines when the cluster refuses the token): keep them out of the one-line error and
+    `--json`'s empty stderr. Only when joining a cluster: a local one would start its
+    daemons with this descriptor."""
+    if not enabled:
+        yield lambda: ""
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield lambda: (sink.seek(0), sink.read().decode(errors="replace"))[1]
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def _quiet_error_listener() -> None:
+    """Ray's driver prints cluster notices ("Task worker_trial failed. There are 1 retries
+    remaining…") to stdout from a thread of its own, whatever `log_to_driver` says: they
+    would break `--json`'s document. Route them to the `ray` logger instead; trialrun
+    records the outcome itself (a re-run is invisible, a second death an infra error)."""
+    try:  # Ray has no switch for this thread's output
+        import ray._private.worker as ray_worker
+    except ImportError:
+        return
+    original = getattr(ray_worker, "print_to_stdstream", None)
+    if original is None or getattr(original, "__trialrun__", False):
+        return
+
+    def to_logger(data: dict[str, Any], *args: Any, **kwargs: Any) -> None:
+        if data.get("pid") == "raylet":
+            for text in data.get("lines", []):
+                logging.getLogger("ray").info("%s", text)
+            return
+        original(data, *args, **kwargs)
+
+    to_logger.__trialrun__ = True  # type: ignore[attr-defined]
+    ray_worker.print_to_stdstream = to_logger
 
 
 @dataclass(slots=True)
@@ -217,7 +274,19 @@ def worker_trial(
     from trialrun.runner._trial import run_trial
 
     line = _worker_loop().run_until_complete(run_trial(spec, ctx))
+    node = _node_id()
+    if node:  # which machine ran it: a bad node shows up in the results
+        line.extra["ray_node"] = node
     return line, captured.transcript
+
+
+def _node_id() -> str | None:
+    """The Ray node this worker runs on (None outside a Ray worker)."""
+    import ray
+
+    if not ray.is_initialized():
+        return None
+    return ray.get_runtime_context().get_node_id()
 
 
 # --- the driver side ---
