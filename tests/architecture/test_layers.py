@@ -34,7 +34,8 @@ LAYERS: list[set[str]] = [
     {"graders"},
     {"tasks"},
     {"agents"},
-    {"runner", "tracking"},
+    {"tracking"},
+    {"runner"},  # --early-stop against a baseline reads tracking's test
     {"analysis", "reports", "history", "benchmarks", "replay"},
     {ROOT},
     {"cli", "testing"},

@@ -275,7 +275,9 @@ def register(app: typer.Typer) -> None:
             False,
             "--early-stop",
             help="Skip a task's remaining trials once its verdict is settled (pass^k/solve^k:"
-            " the first unsolved trial; pass@k: the first solved one).",
+            " the first unsolved trial; pass@k: the first solved one) and, for a task in the"
+            " model's baseline, no outcome of them could change the regression test's answer"
+            " (per suite: [run] early_stop in trialrun.toml).",
         ),
         executor: str = typer.Option(
             None,
@@ -367,6 +369,7 @@ def register(app: typer.Typer) -> None:
                 skip_invalid=skip_invalid,
                 argv=["trialrun", *sys.argv[1:]],
                 early_stop=early_stop,
+                baselines=baselines,
                 executor=executor,
                 ray_address=ray_address,
             )

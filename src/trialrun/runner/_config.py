@@ -52,8 +52,11 @@ class RunConfig:
     argv: list[str] | None = None  # recorded in run.json (default: sys.argv)
     fsync: bool = True
     handle_sigint: bool = True  # Ctrl-C stops scheduling and keeps what finished
-    # skip a task's remaining trials once one trial has settled its verdict
+    # skip a task's remaining trials once one trial has settled its verdict (False: as
+    # [run] early_stop in trialrun.toml says); against a model's baseline in `baselines`
+    # (default: [baselines] dir, else ./baselines), once the comparison's answer is fixed too
     early_stop: bool = False
+    baselines: Path | str | None = None
     # where trials run: "local" (this process) or "ray" (Ray tasks; default: [run] executor
     # in trialrun.toml, else local); ray_address: an existing cluster (default: a local one)
     executor: str | None = None

@@ -190,6 +190,7 @@ def resumed_config(manifest: Manifest, config: RunConfig, paths: list[Path]) -> 
         argv=config.argv,
         fsync=config.fsync,
         handle_sigint=config.handle_sigint,
+        baselines=config.baselines,
         allow_external_links=config.allow_external_links
         or manifest.extra.get("allow_external_links") is True,
     )

@@ -29,6 +29,14 @@ from trialrun.metrics import summarizer_for
 from trialrun.models import create_model
 from trialrun.rundir import Manifest, ResultLine, RunDir, new_run_id
 from trialrun.runner._config import Run, RunConfig, RunHooks
+from trialrun.runner._early_stop import (
+    BASELINES_KEY,
+    EARLY_STOP_KEY,
+    baselines_folder,
+    recorded,
+    scope_of,
+    settlement_for,
+)
 from trialrun.runner._inflight import fresh_inflight_dir, run_lock
 from trialrun.runner._interrupt import on_interrupt
 from trialrun.runner._manifest import check_resumed_tasks, new_manifest, resumed_config
@@ -254,14 +262,18 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
     if executor == "ray":  # a dead address is one line, before anything is written
         connect_ray(_ray_address(config))
 
+    # early stop: what it applies to and the baselines, read once, before the first trial
+    extra = manifest.extra if manifest is not None else None
+    scope = scope_of(config.early_stop, extra)
+    baselines = baselines_folder(config.baselines, extra).resolve()
+    settlement = settlement_for(scope, baselines, models, config.k, warnings)
+
     # the run folder
-    resumed_early = manifest is not None and bool(manifest.extra.get("early_stop"))
-    early_stop = config.early_stop or resumed_early
-    settlement = Settlement(enabled=early_stop)
     if rundir is None or manifest is None:
         manifest = new_manifest(new_run_id(), config, spec_of, tasks, paths)
-        if early_stop:
-            manifest.extra["early_stop"] = True  # a resume keeps stopping early
+        if scope is not False:  # a resume keeps stopping early, against the same baselines
+            manifest.extra[EARLY_STOP_KEY] = recorded(scope)
+            manifest.extra[BASELINES_KEY] = str(baselines)
         rundir = RunDir.create(Path(config.out), str(manifest.run_id), manifest, fsync=config.fsync)
         held.enter_context(run_lock(rundir.path))
         resumed = False
@@ -272,9 +284,10 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
     summarizer = summarizer_for(manifest)
     done: list[tuple[str, str, int]] = []
     if resumed:
+        by_id = {t.task_id: t for t in tasks}
         for line in rundir.iter_results(manifest=manifest):
             done.append(line.key)
-            settlement.seen(line)
+            settlement.seen(line, by_id.get(line.task_id))
             summarizer.add(line)
     rundir.open_results()
     hooks = replace(hooks, trial=_also(summarizer.add, hooks.trial))

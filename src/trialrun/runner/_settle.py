@@ -2,10 +2,19 @@
 
 With n = k trials planned, a pass^k task (judged, as everywhere, on solve^k) has
 C(c,k)/C(k,k): one unsolved trial makes it 0 whatever follows. A pass@k task's is
-1 - C(k-c,k)/C(k,k): one solved trial makes it 1. That trial settles the task; its
-results line says `settled_after: j` (the task's trials finished by then), and the
-task's remaining trials are skipped. Infra errors and undetermined trials settle
-nothing (they are never counted as solved, nor as failed).
+1 - C(k-c,k)/C(k,k): one solved trial makes it 1. Infra errors and undetermined trials
+settle nothing (they are never counted as solved, nor as failed).
+
+Against a baseline: when the run's model has a blessed baseline with an entry for the
+task, the verdict settling is not enough. The run is compared with that baseline after
+it, task by task (`compare`: a dropped passed or solved fraction whose one-sided Fisher
+p-value is ≤ `[compare] alpha` is a regression), so the task is settled only once that
+answer, regression or not, is the same for every outcome of the task's trials still to
+run (`answer_fixed`: each of them an infra error, undetermined, unsolved, failed or
+solved). A task without a baseline entry keeps the plain rule.
+
+The trial that settles a task has `settled_after: j` in its results line (the task's
+trials finished by then), and the task's remaining trials are skipped.
 """
 
 from __future__ import annotations
@@ -14,6 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trialrun.rundir import ResultLine
+from trialrun.runner._open_test import Counts, answer_fixed
+from trialrun.runner._plan import effective_k
 
 SETTLED_AFTER = "settled_after"
 
@@ -28,31 +39,84 @@ def settles(metric: str, line: ResultLine) -> bool:
 
 
 @dataclass(slots=True)
+class Tally:
+    """One (task, model)'s trials so far, counted as the comparison counts them."""
+
+    finished: int = 0  # every line, infra errors too
+    passed: int = 0
+    n: int = 0
+    solved: int = 0
+    solve_n: int = 0
+    verdict_settled: bool = False
+
+    def add(self, line: ResultLine) -> None:
+        self.finished += 1
+        if line.is_infra:
+            return
+        self.n += 1
+        self.passed += line.passed is True
+        self.solved += line.solve is True
+        self.solve_n += line.solve is not None
+
+    def counts(self) -> Counts:
+        return Counts(self.passed, self.n, self.solved, self.solve_n)
+
+
+@dataclass(slots=True)
 class Settlement:
-    """Which (task, model) pairs are settled, and how many trials each had finished."""
+    """Which (task, model) pairs are settled, and how many trials each had finished.
+
+    `suites`: the suites whose tasks stop early (None: all). `baselines`: per (task id,
+    model label) the baseline entry's counts, `alpha` the comparison's; `k`: the run's -k.
+    """
 
     enabled: bool = False
-    finished: dict[tuple[str, str], int] = field(default_factory=dict)
+    suites: frozenset[str] | None = None
+    baselines: dict[tuple[str, str], Counts] = field(default_factory=dict)
+    alpha: float = 0.05
+    k: int | None = None
+    tallies: dict[tuple[str, str], Tally] = field(default_factory=dict)
     settled: dict[tuple[str, str], int] = field(default_factory=dict)
     skipped: int = 0
 
-    def seen(self, line: ResultLine) -> None:
-        """A line already in the run folder (a resume): count it, note a settlement."""
+    def _tally(self, line: ResultLine) -> Tally:
         pair = (line.task_id, line.model)
-        self.finished[pair] = self.finished.get(pair, 0) + 1
+        tally = self.tallies.get(pair)
+        if tally is None:
+            tally = self.tallies[pair] = Tally()
+        tally.add(line)
+        return tally
+
+    def seen(self, line: ResultLine, task: Any = None) -> None:
+        """A line already in the run folder (a resume): count it, note a settlement."""
+        tally = self._tally(line)
+        if task is not None and settles(str(task.metric), line):
+            tally.verdict_settled = True
         after = line.extra.get(SETTLED_AFTER)
         if isinstance(after, int) and not isinstance(after, bool):
-            self.settled.setdefault(pair, after)
+            self.settled.setdefault((line.task_id, line.model), after)
 
     def is_settled(self, task_id: str, model: str) -> bool:
         return self.enabled and (task_id, model) in self.settled
 
+    def applies(self, task: Any) -> bool:
+        """Whether `task` stops early in this run (its suite is among `suites`)."""
+        return self.enabled and (self.suites is None or str(task.suite) in self.suites)
+
     def record(self, task: Any, line: ResultLine) -> None:
         """A trial just finished: mark the line `settled_after` when it settles its task."""
         pair = (line.task_id, line.model)
-        self.finished[pair] = self.finished.get(pair, 0) + 1
-        if not self.enabled or pair in self.settled:
+        tally = self._tally(line)
+        if not self.applies(task) or pair in self.settled:
             return
         if settles(str(task.metric), line):
-            self.settled[pair] = self.finished[pair]
-            line.extra[SETTLED_AFTER] = self.finished[pair]
+            tally.verdict_settled = True
+        if not tally.verdict_settled:
+            return
+        before = self.baselines.get(pair)
+        if before is not None:
+            left = effective_k(task, self.k) - tally.finished
+            if not answer_fixed(before, tally.counts(), left, self.alpha):
+                return
+        self.settled[pair] = tally.finished
+        line.extra[SETTLED_AFTER] = tally.finished

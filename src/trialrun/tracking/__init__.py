@@ -24,7 +24,7 @@ from trialrun.tracking._compare import (
     compare_with_baselines,
 )
 from trialrun.tracking._comparison import BaselineMatch, Comparison, TaskDelta
-from trialrun.tracking._counts import CountsView
+from trialrun.tracking._counts import CountsView, view_of_baseline
 from trialrun.tracking._gate_config import GateConfig, gate_config
 from trialrun.tracking._gate_context import GateContext
 from trialrun.tracking._gate_result import GateResult, ModelGate, RuleResult
@@ -41,6 +41,7 @@ from trialrun.tracking._settings import (
 )
 from trialrun.tracking._stats import fisher_one_sided, fisher_power, trials_for_drop
 from trialrun.tracking._suite_test import SuiteTest, stratified_p_value, suite_test
+from trialrun.tracking._task_test import dropped_p_value, regressed
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -80,6 +81,7 @@ __all__ = [
     "configured_method",
     "convert_scribe",
     "default_baselines_dir",
+    "dropped_p_value",
     "fisher_one_sided",
     "fisher_power",
     "suite_power_line",
@@ -92,9 +94,11 @@ __all__ = [
     "load_run",
     "plan",
     "refusals",
+    "regressed",
     "run_gate",
     "stratified_p_value",
     "suite_test",
     "trials_for_drop",
+    "view_of_baseline",
     "write_baseline",
 ]

@@ -2,8 +2,8 @@
 
 Both sides are read as per-task counts (`CountsView`), so a blessed file, a Scribe file
 and another run directory compare alike. A task whose passed or solved fraction dropped
-is a **regression** when the one-sided Fisher exact test on its counts gives p ≤ alpha,
-else **within noise**. Rendering lives in `trialrun.reports`.
+is a **regression** when the one-sided Fisher exact test on its counts gives p ≤ alpha
+(`dropped_p_value`, `regressed`), else **within noise**. Rendering lives in `trialrun.reports`.
 """
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ from trialrun.tracking._counts import (
 )
 from trialrun.tracking._run_data import RunData, load_run
 from trialrun.tracking._settings import DEFAULT_ALPHA, configured_alpha, configured_method
-from trialrun.tracking._stats import fisher_one_sided, trials_for_drop
+from trialrun.tracking._stats import trials_for_drop
 from trialrun.tracking._suite_test import SuiteTest, suite_test
+from trialrun.tracking._task_test import dropped_p_value, regressed
 
 
 def _side(t: TaskCounts) -> Side:
@@ -41,15 +42,11 @@ def _side(t: TaskCounts) -> Side:
 
 def _task_delta(before: TaskCounts, after: TaskCounts, alpha: float) -> TaskDelta:
     b, a = _side(before), _side(after)
-    pass_dropped = b.pass_rate is not None and a.pass_rate is not None and a.pass_rate < b.pass_rate
-    solve_dropped = (
-        b.solve_rate is not None and a.solve_rate is not None and a.solve_rate < b.solve_rate
-    )
-    p_pass = fisher_one_sided(b.passed, b.n, a.passed, a.n) if pass_dropped else None
-    p_solve = fisher_one_sided(b.solved, b.solve_n, a.solved, a.solve_n) if solve_dropped else None
+    p_pass = dropped_p_value(b.passed, b.n, a.passed, a.n)
+    p_solve = dropped_p_value(b.solved, b.solve_n, a.solved, a.solve_n)
+    pass_dropped, solve_dropped = p_pass is not None, p_solve is not None
     if pass_dropped or solve_dropped:
-        ps = [p for p in (p_pass, p_solve) if p is not None]
-        label = "regression" if min(ps) <= alpha else "within noise"
+        label = "regression" if regressed((p_pass, p_solve), alpha) else "within noise"
     elif (a.solve_rate or 0) > (b.solve_rate or 0) or (a.pass_rate or 0) > (b.pass_rate or 0):
         label = "improved"
     else:

@@ -1,0 +1,116 @@
+"""What early stop applies to in a run, and the baselines it reads.
+
+`--early-stop` (`RunConfig.early_stop`) turns it on for every task; otherwise
+`[run] early_stop` in trialrun.toml: `true` (every task), `false` (the default), or a list
+of suite names (`["golden", "failure_replays"]`: the tasks whose `suite` is one of them).
+run.json records what was in force (`early_stop`: true or the suites) and the baselines
+folder it compared with, so a resume keeps both. Each model's baseline is loaded once,
+before the first trial, through `trialrun.tracking`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from trialrun.config import load_config
+from trialrun.core import parse_model_spec
+from trialrun.errors import UserError
+from trialrun.runner._open_test import Counts
+from trialrun.runner._settle import Settlement
+from trialrun.tasks import SUITE_DEFAULTS
+from trialrun.tracking import (
+    baseline_path,
+    configured_alpha,
+    default_baselines_dir,
+    load_baseline,
+    view_of_baseline,
+)
+
+EARLY_STOP_KEY = "early_stop"
+BASELINES_KEY = "early_stop_baselines"
+Scope = frozenset[str] | None  # the suites that stop early; None: every suite
+
+
+def configured_scope() -> Scope | bool:
+    """`[run] early_stop` from trialrun.toml: False (off), None (every suite) or the suites."""
+    cfg = load_config()
+    value = cfg.section("run").get(EARLY_STOP_KEY, False)
+    where = f"{cfg.path or 'trialrun.toml'}: [run] early_stop"
+    if isinstance(value, bool):
+        return None if value else False
+    names = ", ".join(SUITE_DEFAULTS)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UserError(
+            f'{where} must be true, false or a list of suite names, e.g. ["golden"]; '
+            f"got {value!r}"
+        )
+    unknown = [v for v in value if v not in SUITE_DEFAULTS]
+    if unknown:
+        raise UserError(f"{where}: unknown suite {unknown[0]!r}; use some of {names}")
+    return frozenset(value)
+
+
+def scope_of(flag: bool, extra: dict[str, Any] | None) -> Scope | bool:
+    """What stops early: a resume keeps run.json's (`extra`), a new run takes `--early-stop`,
+    else trialrun.toml's."""
+    if extra is not None:
+        recorded = extra.get(EARLY_STOP_KEY)
+        if isinstance(recorded, list):
+            return frozenset(str(s) for s in recorded)
+        return None if recorded is True or flag else False
+    return None if flag else configured_scope()
+
+
+def recorded(scope: Scope) -> bool | list[str]:
+    """The run.json value of an early stop that is on."""
+    return True if scope is None else sorted(scope)
+
+
+def baselines_folder(given: Path | str | None, extra: dict[str, Any] | None) -> Path:
+    """The baselines folder: the one given, else a resumed run's, else trialrun.toml's."""
+    if given is not None:
+        return Path(given)
+    if extra is not None and isinstance(extra.get(BASELINES_KEY), str):
+        return Path(extra[BASELINES_KEY])
+    return default_baselines_dir()
+
+
+def baseline_counts(
+    folder: Path, models: Sequence[str], warnings: list[str]
+) -> dict[tuple[str, str], Counts]:
+    """Per (task id, model label): its baseline entry's counts, for the models with one."""
+    out: dict[tuple[str, str], Counts] = {}
+    for label in models:
+        spec = parse_model_spec(label)
+        path = baseline_path(folder, spec.provider, spec.model_id)
+        if not path.is_file():
+            continue
+        try:
+            view = view_of_baseline(load_baseline(path))
+        except UserError as exc:
+            warnings.append(f"early stop: baseline not used ({exc}); the plain rule applies")
+            continue
+        for t in view.tasks.values():
+            out[(t.task_id, label)] = Counts(t.passed, t.n, t.solved, t.solve_n)
+    return out
+
+
+def settlement_for(
+    scope: Scope | bool,
+    baselines: Path,
+    models: Sequence[str],
+    k: int | None,
+    warnings: list[str],
+) -> Settlement:
+    """The run's `Settlement`: off, or on for `scope` with each model's baseline loaded."""
+    if scope is False:
+        return Settlement()
+    return Settlement(
+        enabled=True,
+        suites=scope,  # type: ignore[arg-type]
+        baselines=baseline_counts(baselines, models, warnings),
+        alpha=configured_alpha(),
+        k=k,
+    )
