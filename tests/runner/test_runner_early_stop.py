@@ -131,3 +131,16 @@ def test_a_settled_task_is_a_verdict_for_junit_and_the_gates_not_missing_data(tm
     status, message = task_outcome(records["fails"])
     assert status == "failure" and "solved 0/1" in message
     assert task_outcome(records["solves-at"]) == ("passed", "")
+
+
+def test_with_trials_in_flight_each_tasks_first_trial_runs_first(tmp_path):
+    """Two in flight, three failing pass^k tasks at k = 3. Task by task, a task's second
+    trial starts beside its first and runs before the first settles it: a0 a1, b0 b1,
+    c0 c1 (6 trials). Every task's trial 0 first: a0 b0 start, c0 follows the first to
+    end, and only c1 can still start before c0 has settled c (3 or 4 trials)."""
+    tasks = [task("a", "pass^k", k=3), task("b", "pass^k", k=3), task("c", "pass^k", k=3)]
+    model = script(tmp_path, {"a": "bye", "b": "bye", "c": "bye"})
+    outcome = run_eval(tasks, [model], out=tmp_path / "o", concurrency=2, early_stop=True,
+                       handle_sigint=False)
+    ran = sorted((x.task_id, x.trial) for x in RunDir.open(outcome.path).results())
+    assert ran in ([("a", 0), ("b", 0), ("c", 0)], [("a", 0), ("b", 0), ("c", 0), ("c", 1)])

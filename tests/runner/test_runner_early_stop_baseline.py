@@ -146,7 +146,7 @@ def test_the_cli_passes_baselines_to_early_stop(tmp_path):
     model = script(tmp_path, {"fails": "bye"})
     proc = subprocess.run(
         [sys.executable, "-m", "trialrun", "run", str(suite), "-m", model, "--early-stop",
-         "--baselines", str(baselines), "--out", str(tmp_path / "o")],
+         "--baselines", str(baselines), "--out", str(tmp_path / "o"), "-j", "1"],
         capture_output=True, text=True, timeout=120, cwd=tmp_path,
         env={**os.environ, "COLUMNS": "200"},
     )  # fmt: skip

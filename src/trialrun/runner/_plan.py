@@ -61,3 +61,10 @@ def plan(
                 if (task.task_id, model, trial) not in skip:
                     out.append(TrialSpec(task, model, trial))
     return out
+
+
+def trials_first(specs: list[TrialSpec]) -> list[TrialSpec]:
+    """The same trials, every task's trial 0 first, then every trial 1, and so on (stable
+    within a round). For early stop: with several trials in flight, a task's later trials
+    then start once its earlier ones have had time to settle it, instead of all at once."""
+    return sorted(specs, key=lambda spec: spec.trial)

@@ -40,7 +40,7 @@ from trialrun.runner._early_stop import (
 from trialrun.runner._inflight import fresh_inflight_dir, run_lock
 from trialrun.runner._interrupt import on_interrupt
 from trialrun.runner._manifest import check_resumed_tasks, new_manifest, resumed_config
-from trialrun.runner._plan import TrialSpec, effective_k, plan
+from trialrun.runner._plan import TrialSpec, effective_k, plan, trials_first
 from trialrun.runner._ray import (
     RayJob,
     check_executor,
@@ -294,6 +294,8 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
 
     specs = plan(tasks, models, config.k, done)
     specs = [s for s in specs if not settlement.is_settled(s.task.task_id, s.model)]
+    if settlement.enabled:
+        specs = trials_first(specs)
     total = sum(effective_k(t, config.k) for t in tasks) * len(models)
     if hooks.loaded:
         hooks.loaded(tasks, config.k)
