@@ -36,6 +36,23 @@ def test_record_and_read_back(store: HistoryStore) -> None:
     assert trials[3].error == "429"
 
 
+def test_trial_rows_go_in_batches_and_none_is_lost(store: HistoryStore,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from trialrun.history import _store
+
+    monkeypatch.setattr(_store, "TRIAL_ROWS_PER_INSERT", 3)  # 7 + 4 rows: 4 batches
+    rec = _run("big", "2026-01-01T00:00:00Z", solved=5, n=7)
+    rec.outcomes.append(Outcome("t2", "m", k=4, trials=[TrialRecord(i, "failed")
+                                                        for i in range(4)]))
+    assert store.record(rec) is True
+    (run,) = store.runs()
+    by_test = {o.test_id: o for o in run.outcomes}
+    trials = store.trials_of([o.pk for o in run.outcomes])
+    assert [t.trial for t in trials[by_test["t1"].pk]] == list(range(7))
+    assert [t.outcome for t in trials[by_test["t2"].pk]] == ["failed"] * 4
+    assert (by_test["t1"].solved, by_test["t1"].trials) == (5, 7)
+
+
 def test_runs_filters_and_order(store: HistoryStore) -> None:
     store.record(_run("b", "2026-01-02T00:00:00Z", trigger="ci"))
     store.record(_run("a", "2026-01-01T00:00:00Z"))

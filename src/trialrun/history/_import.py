@@ -50,12 +50,14 @@ def run_record(
 ) -> RunRecord:
     """The record of the run folder at `path` (a damaged folder is the reader's UserError)."""
     run = RunDir.open(path)
-    contents = run.read()
-    manifest = contents.manifest
+    manifest = run.manifest()
     results_mtime = os.path.getmtime(run.results_path) if run.results_path.exists() else 0.0
     meta = manifest.task_meta()
     by_key: dict[tuple[str, str], Outcome] = {}
-    for line in contents.results:
+    # lines stream (a 100,000-trial run is not held); a trial keeps a few small fields,
+    # its transcript file's path and error text shared with the trials that repeat them
+    shared: dict[str, str] = {}
+    for line in run.iter_results(manifest=manifest):
         task = meta.get(line.task_id, {})
         outcome = by_key.get((line.task_id, line.model))
         if outcome is None:
@@ -69,12 +71,17 @@ def run_record(
                 k=k if isinstance(k, int) else None,
             )
         error = line.error.get("message") if line.error else None
+        transcript = None
+        if line.transcript:
+            transcript = shared.get(line.transcript)
+            if transcript is None:
+                transcript = shared[line.transcript] = str((run.path / line.transcript).resolve())
         outcome.trials.append(
             TrialRecord(
                 trial=line.trial,
                 outcome=trial_outcome(line),
-                error=str(error) if error else None,
-                transcript=str((run.path / line.transcript).resolve()) if line.transcript else None,
+                error=shared.setdefault(str(error), str(error)) if error else None,
+                transcript=transcript,
             )
         )
     for outcome in by_key.values():

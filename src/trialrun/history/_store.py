@@ -8,6 +8,7 @@ A run id already stored is not stored twice (`record` returns False).
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
@@ -31,6 +32,7 @@ from trialrun.history._schema import outcomes, policy_changes, runs, trials
 from trialrun.history._url import existing_store_url, shown_url, store_url
 
 BUSY_TIMEOUT_S = 60
+TRIAL_ROWS_PER_INSERT = 5000
 
 
 def _sqlite_engine(url: str) -> Engine:
@@ -147,7 +149,7 @@ class HistoryStore:
                             for item in run.outcomes
                         ],
                     ).scalars().all()
-                    rows = [
+                    rows = (
                         {
                             "outcome_pk": outcome_pk,
                             "trial": t.trial,
@@ -157,9 +159,10 @@ class HistoryStore:
                         }
                         for outcome_pk, item in zip(ids, run.outcomes, strict=True)
                         for t in item.trials
-                    ]
-                    if rows:
-                        conn.execute(insert(trials), rows)
+                    )
+                    # in batches: a 100,000-trial run never has every row built at once
+                    while batch := list(itertools.islice(rows, TRIAL_ROWS_PER_INSERT)):
+                        conn.execute(insert(trials), batch)
         except IntegrityError:  # the same run id recorded by a racing writer
             return False
         return True
