@@ -110,13 +110,14 @@ def test_the_cli_flag_and_the_table_say_settled(tmp_path):
     model = script(tmp_path, {"fails": "bye"})
     proc = subprocess.run(
         [sys.executable, "-m", "trialrun", "run", str(suite), "-m", model, "--early-stop",
-         "--out", str(tmp_path / "o")],
+         "--out", str(tmp_path / "o"), "-j", "1"],
         capture_output=True, text=True, timeout=120, cwd=tmp_path,
         env={**os.environ, "COLUMNS": "200"},
     )
     assert proc.returncode == 0, proc.stderr
-    assert "settled after 1 of 5 (pass^k not met; rest not run)" in proc.stdout
+    assert "settled after 1 of 5 (pass^k not met; 4 not run)" in proc.stdout
     assert "settled early 1" in proc.stdout
+    assert "pass^k — over 0 of 1 tasks (1 settled early)" in proc.stdout
 
 
 def test_a_settled_task_is_a_verdict_for_junit_and_the_gates_not_missing_data(tmp_path):

@@ -55,11 +55,15 @@ def fixed(value: Any, places: int) -> str:
     return f"{value:.{places}f}" if _number(value) else DASH
 
 
-def over_tasks(with_value: int, tasks: int) -> str:
-    """What a headline rate is over: "over 4 of 8 tasks (4 insufficient)", "over 8 tasks"."""
+def over_tasks(with_value: int, tasks: int, settled: int = 0) -> str:
+    """What a headline rate is over: "over 4 of 8 tasks (4 insufficient)", "over 8 tasks",
+    "over 6 of 8 tasks (1 insufficient, 1 settled early)" (early stop: no estimate)."""
     if with_value == tasks:
         return f"over {tasks} task" + ("" if tasks == 1 else "s")
-    return f"over {with_value} of {tasks} tasks ({tasks - with_value} insufficient)"
+    short = tasks - with_value - settled
+    why = [f"{short} insufficient"] if short else []
+    why += [f"{settled} settled early"] if settled else []
+    return f"over {with_value} of {tasks} tasks ({', '.join(why)})"
 
 
 _RATES = ("pass^k", "solve^k", "pass@k", "pass_rate", "solve_rate")

@@ -96,9 +96,12 @@ def notes(row: dict[str, Any]) -> str:
     if trajectory:
         parts.append(trajectory)
     if "settled_after" in row:
+        # trials already in flight when it settled still finish: say what was not run
+        not_run = row["k"] - row["n"] - (row.get("infra_errors") or 0)
+        left = f"{not_run} not run" if not_run > 0 else "every trial had started"
         parts.append(
             f"settled after {row['settled_after']} of {row['k']} ({row['metric']} "
-            f"{row.get('settled')}; rest not run)"
+            f"{row.get('settled')}; {left})"
         )
     elif row["pass_k"] is None or row["solve_k"] is None:
         parts.append(f"insufficient (<{row['k']} counted)")
@@ -117,9 +120,10 @@ def tier_lines(agg: dict[str, Any]) -> list[str]:
 
 def summary_lines(agg: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
     """The headline under a model's table; each rate says over how many tasks it is."""
+    settled = sum(1 for r in rows if r.get("settled") and r.get("pass_k") is None)
     lines = [
-        f"pass^k {pct(agg['pass_k_rate'])} {over_tasks(*coverage(rows, 'pass_k'))}   "
-        f"solve^k {pct(agg['solve_k_rate'])} {over_tasks(*coverage(rows, 'solve_k'))}",
+        f"pass^k {pct(agg['pass_k_rate'])} {over_tasks(*coverage(rows, 'pass_k'), settled)}   "
+        f"solve^k {pct(agg['solve_k_rate'])} {over_tasks(*coverage(rows, 'solve_k'), settled)}",
         f"mean pass {pct(agg['mean_pass_rate'])}   mean solve {pct(agg['mean_solve_rate'])} "
         "(over counted trials)",
         f"flaky tasks {agg['flaky_task_count']}   insufficient {agg['insufficient']}   "
