@@ -129,3 +129,30 @@ def test_a_requested_jail_that_does_not_work_is_an_infra_error(tmp_path, monkeyp
         asyncio.run(run_contained("true", str(tmp_path), 30, jail=True))
     out = asyncio.run(run_contained("true", str(tmp_path), 30))  # auto: the fallback
     assert out.sandbox == "sweep" and out.exit_code == 0
+
+
+def test_pythons_own_folders_under_tmp_are_seen_in_the_jail(
+    jail: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkout or venv under /tmp (an editable install, a CI clone) is on this Python's
+    import path; the jail's private /tmp must not hide it from `python -m …` inside."""
+    from trialrun.sandbox import _jail
+
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "jailcheck_mod.py").write_text("VALUE = 42\n")
+    monkeypatch.syspath_prepend(str(lib))
+    _jail._python_under_tmp.cache_clear()
+    work = tmp_path / "ws"
+    work.mkdir()
+    code = "import jailcheck_mod; print(jailcheck_mod.VALUE)"
+    try:
+        flags = " ".join(_jail._jail_flags(str(work), network=False))
+        out = asyncio.run(run_contained(
+            [sys.executable, "-c", code], str(work), 60, jail=jail,
+            env={**os.environ, "PYTHONPATH": str(lib)}))
+    finally:
+        _jail._python_under_tmp.cache_clear()
+    assert f"--ro-bind {os.path.realpath(lib)} {os.path.realpath(lib)}" in flags
+    assert flags.index("--tmpfs /tmp") < flags.index(f"--ro-bind {os.path.realpath(lib)}")
+    assert (out.exit_code, out.stdout.strip()) == (0, b"42"), out.stderr
