@@ -97,3 +97,30 @@ def llama_server():
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+# the write-a-file task the loopback-server tests run end to end (HTTP/2, lean providers)
+WRITTEN = "sent over the wire"
+ANSWER = "all done"
+
+
+@pytest.fixture
+def write_file_task():
+    """A task whose agent writes answer.txt (WRITTEN) with one tool call, then says ANSWER."""
+    from trialrun.tasks import Task
+
+    return Task.model_validate(
+        {
+            "task_id": "write-answer",
+            "suite": "golden",
+            "description": "write a file, then say so",
+            "inputs": {"prompt": "write answer.txt"},
+            "environment": {"sandbox": "none", "budgets": {"max_turns": 4}},
+            "graders": [
+                {"type": "contains", "value": ANSWER},
+                {"type": "fileContains", "path": "answer.txt", "value": WRITTEN},
+                {"type": "expectedTools", "tools": ["write_file"]},
+            ],
+            "tracked_metrics": ["pass^k"],
+        }
+    )

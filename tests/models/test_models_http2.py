@@ -194,29 +194,11 @@ def tls_server(tmp_path, monkeypatch, fast_retries):
     server.close()
 
 
-def make_task() -> Task:
-    return Task.model_validate(
-        {
-            "task_id": "h2-write",
-            "suite": "golden",
-            "description": "write a file, then say so",
-            "inputs": {"prompt": "write answer.txt"},
-            "environment": {"sandbox": "none", "budgets": {"max_turns": 4}},
-            "graders": [
-                {"type": "contains", "value": ANSWER},
-                {"type": "fileContains", "path": "answer.txt", "value": WRITTEN},
-                {"type": "expectedTools", "tools": ["write_file"]},
-            ],
-            "tracked_metrics": ["pass^k"],
-        }
-    )
-
-
-def run_trials(server: TlsServer, tmp_path: Path):
+def run_trials(server: TlsServer, tmp_path: Path, task: Task):
     """Three trials, all in flight at once, of a two-turn task through the tool loop."""
     server.app.hold_first = True
     outcome = run_eval(
-        [make_task()],
+        [task],
         [f"openai-compat:test-model@{server.url}"],
         k=3,
         concurrency=3,
@@ -241,17 +223,21 @@ def run_trials(server: TlsServer, tmp_path: Path):
     return outcome
 
 
-def test_a_trial_goes_over_http2_and_one_connection_carries_every_request(tls_server, tmp_path):
-    run_trials(tls_server, tmp_path)
+def test_a_trial_goes_over_http2_and_one_connection_carries_every_request(
+    tls_server, tmp_path, write_file_task
+):
+    run_trials(tls_server, tmp_path, write_file_task)
     app = tls_server.app
     assert [r["http_version"] for r in app.requests] == ["2"] * 6
     (connection,) = app.peak  # one TCP connection carried all six requests …
     assert app.peak[connection] >= 2  # … several of them at once (multiplexed)
 
 
-def test_without_h2_the_same_trial_goes_over_http11(tls_server, tmp_path, monkeypatch):
+def test_without_h2_the_same_trial_goes_over_http11(
+    tls_server, tmp_path, monkeypatch, write_file_task
+):
     monkeypatch.setitem(sys.modules, "h2", None)  # fault injection: `import h2` fails
-    run_trials(tls_server, tmp_path)
+    run_trials(tls_server, tmp_path, write_file_task)
     app = tls_server.app
     assert [r["http_version"] for r in app.requests] == ["1.1"] * 6
     assert 2 <= len(app.peak) <= 3  # overlapping trials: a connection each, up to -j 3

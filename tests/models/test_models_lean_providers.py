@@ -25,7 +25,6 @@ import pytest
 from trialrun import run as run_eval
 from trialrun.errors import InfraError, UserError
 from trialrun.models import CompletionParams, ReplyConstraint, create_model
-from trialrun.tasks import Task
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -418,28 +417,10 @@ def test_gemini_sends_a_json_response_schema_and_unwraps_the_verdict(api):
     assert verdict.text == "YES"
 
 
-def make_task() -> Task:
-    return Task.model_validate(
-        {
-            "task_id": "lean-write",
-            "suite": "golden",
-            "description": "write a file, then say so",
-            "inputs": {"prompt": "write answer.txt"},
-            "environment": {"sandbox": "none", "budgets": {"max_turns": 4}},
-            "graders": [
-                {"type": "contains", "value": ANSWER},
-                {"type": "fileContains", "path": "answer.txt", "value": WRITTEN},
-                {"type": "expectedTools", "tools": ["write_file"]},
-            ],
-            "tracked_metrics": ["pass^k"],
-        }
-    )
-
-
-def test_a_real_trial_through_the_tool_loop_on_both_apis(api, tmp_path):
+def test_a_real_trial_through_the_tool_loop_on_both_apis(api, tmp_path, write_file_task):
     api.script(["429"])  # the first request of the run is rate-limited once
     outcome = run_eval(
-        [make_task()],
+        [write_file_task],
         [spec("anthropic", api), spec("gemini", api)],
         k=2,
         concurrency=2,
