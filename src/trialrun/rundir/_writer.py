@@ -28,7 +28,8 @@ class LineWriter:
         self._queue: queue.SimpleQueue[tuple[int, bytes, bool] | None] = queue.SimpleQueue()
         self._fsync_fd = fsync_fd
         self._error: OSError | None = None
-        self._pending = 0  # bytes handed over, not yet written (approximate across threads)
+        self._pending = 0  # bytes handed over, not yet written
+        self._pending_lock = threading.Lock()  # two threads update it: no lost update
         self._thread = threading.Thread(target=self._work, name="trialrun-writer", daemon=True)
         self._thread.start()
 
@@ -38,7 +39,8 @@ class LineWriter:
             raise self._error
         while self._pending > MAX_PENDING and self._thread.is_alive():
             time.sleep(0.001)  # a disk slower than the trials: wait rather than grow
-        self._pending += len(data)
+        with self._pending_lock:
+            self._pending += len(data)
         self._queue.put((fd, data, transcript))
 
     def close(self) -> None:
@@ -65,7 +67,10 @@ class LineWriter:
                     self._write(lines)
                 except OSError as exc:
                     self._error = exc
-            self._pending -= sum(len(data) for _, data, _ in lines)
+                except Exception as exc:  # never a silent end of the thread: the caller hears
+                    self._error = OSError(f"results writer: {type(exc).__name__}: {exc}")
+            with self._pending_lock:
+                self._pending -= sum(len(data) for _, data, _ in lines)
             if stop:
                 return
 
