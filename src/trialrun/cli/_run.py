@@ -287,6 +287,13 @@ def register(app: typer.Typer) -> None:
         ray_address: str = typer.Option(
             None, "--ray-address", help="With --executor ray: an existing cluster (host:port)."
         ),
+        processes: str = typer.Option(
+            None,
+            "--processes",
+            help="Local executor: spread the trials in flight over N worker processes (or"
+            " auto: one per core); for many trials in flight against a fast server"
+            " (default 1; [run] processes in trialrun.toml).",
+        ),
     ) -> None:
         """Run tasks × models × k trials; write results/<run-id>/ and print the end table.
 
@@ -372,6 +379,7 @@ def register(app: typer.Typer) -> None:
                 baselines=baselines,
                 executor=executor,
                 ray_address=ray_address,
+                processes=processes,
             )
             outcome = run_eval(config, hooks=hooks)
         except UserError as exc:

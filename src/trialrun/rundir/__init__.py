@@ -21,6 +21,7 @@ from trialrun.rundir._rundir import (
     RunContents,
     RunDir,
     new_run_id,
+    transcript_line,
 )
 from trialrun.rundir._summary import Summary
 from trialrun.rundir._transcript import Transcript
@@ -46,6 +47,7 @@ __all__ = [
     "is_transcript",
     "load_transcript",
     "new_run_id",
+    "transcript_line",
     "read_json",
     "write_json_atomic",
     "write_text_atomic",

@@ -450,8 +450,12 @@ class RunDir:
     def append_transcript(self, model_slug: str, transcript: Transcript) -> tuple[str, int]:
         """Append one line to transcripts/<model-slug>.jsonl; returns (its path relative
         to the run, the byte offset the line starts at) for the results line."""
+        return self.append_transcript_line(model_slug, transcript_line(transcript))
+
+    def append_transcript_line(self, model_slug: str, data: bytes) -> tuple[str, int]:
+        """`append_transcript` for a line already encoded by `transcript_line` (another
+        process did the encoding: the run's worker processes)."""
         rel = f"{TRANSCRIPTS}/{model_slug}.jsonl"
-        data = (dumps_line(transcript.to_json()) + "\n").encode("utf-8", _ENCODE_ERRORS)
         with self._transcript_lock:  # one writer per file: its end is tracked, not sought
             fd = self._transcript_fds.get(model_slug)
             if fd is None:
@@ -505,6 +509,11 @@ class RunDir:
             return self.transcript(line)
         except UserError:
             return Transcript()
+
+
+def transcript_line(transcript: Transcript) -> bytes:
+    """A transcript as the one line `append_transcript_line` appends."""
+    return (dumps_line(transcript.to_json()) + "\n").encode("utf-8", _ENCODE_ERRORS)
 
 
 def _is_torn(raw: bytes) -> bool:

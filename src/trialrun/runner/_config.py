@@ -61,6 +61,9 @@ class RunConfig:
     # in trialrun.toml, else local); ray_address: an existing cluster (default: a local one)
     executor: str | None = None
     ray_address: str | None = None
+    # the local executor on N worker processes ("auto": one per core; default: [run]
+    # processes in trialrun.toml, else 1): for many trials in flight against fast servers
+    processes: int | str | None = None
 
     def __post_init__(self) -> None:
         check_k_option(self.k)  # a huge k would validate, then exhaust memory

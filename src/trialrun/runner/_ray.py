@@ -25,13 +25,19 @@ import sys
 import tarfile
 import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trialrun.errors import UserError
-from trialrun.rundir import ResultLine, Transcript
+from trialrun.rundir import ResultLine
 from trialrun.runner._interrupt import on_interrupt
+from trialrun.runner._remote import (
+    CapturedTranscripts,
+    WorkerJob,
+    WorkerKit,
+    infra_line,
+    write_finished,
+)
 
 if TYPE_CHECKING:
     from trialrun.runner._config import RunHooks
@@ -154,17 +160,7 @@ def _quiet_error_listener() -> None:
     ray_worker.print_to_stdstream = to_logger
 
 
-@dataclass(slots=True)
-class RayJob:
-    """What every worker needs besides the trial: how to build models, judge and agent."""
-
-    model_specs: dict[str, str]  # label -> spec (labels are what results lines name)
-    judge_spec: str | None = None
-    agent: str | None = None
-    agent_cmd: str | None = None
-    agent_timeout_s: float | None = None
-    address: str | None = None
-    k_of: dict[str, int] = field(default_factory=dict)  # task id -> its k in this run
+RayJob = WorkerJob  # the name the Ray executor's callers know
 
 
 def pack_fixtures(task: Any) -> tuple[bytes, str | None, str | None]:
@@ -218,24 +214,19 @@ def _fixture_dir(task_id: str, digest: str, packed: tuple[bytes, str | None, str
     return _cached(f"fixtures:{task_id}:{digest}", unpack)
 
 
-class _Captured:
-    """Stands in for the RunDir on a worker: keeps the transcript for the driver to write."""
-
-    def __init__(self) -> None:
-        self.transcript: Transcript | None = None
-
-    def append_transcript(self, model_slug: str, transcript: Transcript) -> tuple[str, int]:
-        self.transcript = transcript
-        return "", 0
+def _kit(job: WorkerJob) -> WorkerKit:
+    """This worker process's models, judge and agent (one kit per job's specs)."""
+    key = f"kit:{job.model_specs}:{job.judge_spec}:{job.agent}:{job.agent_cmd}"
+    key += f":{job.agent_timeout_s}"
+    return _cached(key, lambda: WorkerKit(job))
 
 
 def worker_trial(
-    job: RayJob, spec: TrialSpec, task_slug: str, model_slug: str, digest: str, packed: Any
-) -> tuple[ResultLine, Transcript | None]:
-    """One trial on a worker: build what it needs (cached per worker), run it, return."""
-    from trialrun.agents import ToolLoopAgent, make_agent
-    from trialrun.models import create_model
-    from trialrun.runner._trial import RunContext, prepare_task
+    job: WorkerJob, spec: TrialSpec, task_slug: str, model_slug: str, digest: str, packed: Any
+) -> tuple[ResultLine, bytes | None]:
+    """One trial on a worker: build what it needs (cached per worker), run it, return the
+    results line and its transcript (encoded, for the driver to append)."""
+    from trialrun.runner._trial import RunContext, prepare_task, run_trial
     from trialrun.tools import load_pack
 
     task = spec.task
@@ -247,37 +238,24 @@ def worker_trial(
         folder / fixture_rel if fixture_rel else None,
         folder / root_rel if root_rel else None,
     )
-    model_spec = job.model_specs.get(spec.model)
-    byo = bool(job.agent or job.agent_cmd)
-    model = None
-    if model_spec is not None and not (byo and spec.model.startswith("agent:")):
-        model = _cached(f"model:{model_spec}", lambda: create_model(model_spec))
-    judge = None
-    if job.judge_spec:
-        judge_spec = job.judge_spec
-        judge = _cached(f"judge:{judge_spec}", lambda: create_model(judge_spec, flag="--judge"))
-    agent = _cached(
-        f"agent:{job.agent}:{job.agent_cmd}:{job.agent_timeout_s}",
-        lambda: (
-            make_agent(job.agent, job.agent_cmd, timeout_s=job.agent_timeout_s)
-            if byo
-            else ToolLoopAgent()
-        ),
+    kit = _kit(job)
+    captured = CapturedTranscripts()
+    ctx = RunContext(
+        rundir=captured,  # type: ignore[arg-type]
+        agent=kit.agent(),
+        models={spec.model: kit.model(spec.model)},
+        judge=kit.judge(),
     )
-    captured = _Captured()
-    ctx = RunContext(rundir=captured, agent=agent, models={spec.model: model}, judge=judge)  # type: ignore[arg-type]
     k = job.k_of.get(task.task_id, task.k)
     ctx.prep[task.task_id] = _cached(
         f"prep:{task.task_id}:{digest}:{k}", lambda: prepare_task(task, k, task_slug, load_pack)
     )
     ctx.model_slugs[spec.model] = model_slug
-    from trialrun.runner._trial import run_trial
-
     line = _worker_loop().run_until_complete(run_trial(spec, ctx))
     node = _node_id()
     if node:  # which machine ran it: a bad node shows up in the results
         line.extra["ray_node"] = node
-    return line, captured.transcript
+    return line, captured.take(line)
 
 
 def _node_id() -> str | None:
@@ -292,26 +270,6 @@ def _node_id() -> str | None:
 # --- the driver side ---
 
 
-def _infra_line(spec: TrialSpec, ctx: RunContext, message: str) -> tuple[ResultLine, Transcript]:
-    """The results line of a trial Ray could not run (its worker died twice, it was lost)."""
-    error = {"kind": "infra", "message": message}
-    prep = ctx.prep[spec.task.task_id]
-    line = ResultLine(
-        task_id=spec.task.task_id,
-        model=spec.model,
-        trial=spec.trial,
-        passed=None,
-        solve=None,
-        provider=spec.model.partition(":")[0],
-        error=error,
-        extra={**prep.meta, "user_message": spec.task.inputs.prompt},
-    )
-    transcript = Transcript(
-        task_id=spec.task.task_id, model=spec.model, trial=spec.trial, messages=[], error=error
-    )
-    return line, transcript
-
-
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     return f"ray: {type(exc).__name__}: {text[:300]}" if text else f"ray: {type(exc).__name__}"
@@ -320,7 +278,7 @@ def _one_line(exc: BaseException) -> str:
 async def execute_ray(
     specs: list[TrialSpec],
     ctx: RunContext,
-    job: RayJob,
+    job: WorkerJob,
     workers_n: int | None,
     hooks: RunHooks,
     handle_sigint: bool,
@@ -381,18 +339,9 @@ async def execute_ray(
                     except ray.exceptions.RayError as exc:
                         if stop:  # cancelled by Ctrl-C: not run, a resume runs it
                             continue
-                        line, transcript = _infra_line(spec, ctx, _one_line(exc))
-                    slug = ctx.model_slugs.get(spec.model) or spec.model
-                    if transcript is not None:
-                        rel, offset = ctx.rundir.append_transcript(slug, transcript)
-                        line.transcript = rel
-                        line.extra["transcript_offset"] = offset
-                    settlement.record(spec.task, line)
-                    ctx.rundir.append(line, sync=False)
-                    ctx.rundir.sync()
+                        line, transcript = infra_line(spec, ctx, _one_line(exc))
+                    write_finished(ctx, spec, line, transcript, settlement, hooks)
                     finished += 1
-                    if hooks.trial:
-                        hooks.trial(line)
                 fill()
         except asyncio.CancelledError:
             stop = True

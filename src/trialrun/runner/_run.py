@@ -41,13 +41,14 @@ from trialrun.runner._inflight import fresh_inflight_dir, run_lock
 from trialrun.runner._interrupt import on_interrupt
 from trialrun.runner._manifest import check_resumed_tasks, new_manifest, resumed_config
 from trialrun.runner._plan import TrialSpec, effective_k, plan, trials_first
+from trialrun.runner._processes import check_processes, execute_processes
 from trialrun.runner._ray import (
-    RayJob,
     check_executor,
     connect_ray,
     execute_ray,
     import_ray,
 )
+from trialrun.runner._remote import WorkerJob
 from trialrun.runner._settle import Settlement
 from trialrun.runner._trial import RunContext, prepare_task, run_trial
 from trialrun.sandbox import WorkspaceImages, jail_available, remove_tree
@@ -160,6 +161,18 @@ def _executor(config: RunConfig) -> str:
     return name
 
 
+def _processes(config: RunConfig, executor: str) -> int:
+    """`--processes`, else `[run] processes` in trialrun.toml, else 1 (local executor only)."""
+    if config.processes is not None:
+        if executor != "local":
+            raise UserError("--processes: only with the local executor; drop one of the two")
+        return check_processes(config.processes, "--processes") or 1
+    if executor != "local":
+        return 1
+    value = load_config().section("run").get("processes")
+    return check_processes(value, "[run] processes (trialrun.toml)") or 1
+
+
 def _ray_address(config: RunConfig) -> str | None:
     address = config.ray_address or load_config().section("run").get("ray_address")
     if address is not None and not isinstance(address, str):
@@ -205,6 +218,7 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
         raise UserError("no task paths given; pass task files or folders")
 
     executor = _executor(config)
+    processes = _processes(config, executor)
     if executor == "ray" and config.keep_artifacts:
         raise UserError(
             "--keep-artifacts: not with --executor ray (workspaces live on the workers); "
@@ -330,18 +344,22 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
     rundir.write_behind()
     ctx.io_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="trialrun-io")
     try:
+        job = WorkerJob(
+            model_specs=dict(spec_of),
+            judge_spec=judge_spec,
+            agent=config.agent,
+            agent_cmd=config.agent_cmd,
+            agent_timeout_s=agent_timeout,
+            address=_ray_address(config) if executor == "ray" else None,
+            k_of={t.task_id: effective_k(t, config.k) for t in tasks},
+        )
         if executor == "ray":
-            job = RayJob(
-                model_specs=dict(spec_of),
-                judge_spec=judge_spec,
-                agent=config.agent,
-                agent_cmd=config.agent_cmd,
-                agent_timeout_s=agent_timeout,
-                address=_ray_address(config),
-                k_of={t.task_id: effective_k(t, config.k) for t in tasks},
-            )
             finished, interrupted = await execute_ray(
                 specs, ctx, job, config.concurrency, hooks, config.handle_sigint, settlement
+            )
+        elif processes > 1 and workers_n > 1 and len(specs) > 1:
+            finished, interrupted = await execute_processes(
+                specs, ctx, job, processes, workers_n, hooks, config.handle_sigint, settlement
             )
         else:
             finished, interrupted = await _execute(

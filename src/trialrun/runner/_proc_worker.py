@@ -1,0 +1,144 @@
+"""A worker process of a run with `processes > 1`: `python -m trialrun.runner._proc_worker FD`.
+
+It runs the trials the driver sends over the socket FD on an event loop of its own (up to
+its share of the trials in flight), with the same `run_trial` as a one-process run, and
+sends each finished trial back: results line and encoded transcript, batched per turn of
+its loop. It writes nothing to the run folder itself. Ctrl-C is the driver's to handle
+(the worker ignores SIGINT); `("stop",)`, the socket closing or the driver dying ends it:
+trials in flight are cancelled and their workspaces removed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import signal
+import socket
+import sys
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from trialrun.errors import UserError
+from trialrun.runner._frames import WorkerSetup, frame, read_frame
+from trialrun.runner._plan import TrialSpec
+from trialrun.runner._remote import CapturedTranscripts, WorkerKit
+from trialrun.runner._trial import RunContext, prepare_task, run_trial
+from trialrun.sandbox import WorkspaceImages
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this process when the driver dies (even by SIGKILL)."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _context(setup: WorkerSetup, kit: WorkerKit) -> tuple[RunContext, CapturedTranscripts]:
+    from trialrun.tools import load_pack
+
+    captured = CapturedTranscripts(setup.run_path)
+    labels = list(setup.job.model_specs)
+    ctx = RunContext(
+        rundir=captured,  # type: ignore[arg-type]
+        agent=kit.agent(),
+        models={label: kit.model(label) for label in labels},
+        judge=kit.judge(),
+        keep_artifacts=setup.keep_artifacts,
+        workspace_parent=setup.workspace_parent,
+        model_slugs=dict(setup.model_slugs),
+        images=WorkspaceImages(),
+    )
+    for task in setup.tasks:
+        k = setup.job.k_of.get(task.task_id, task.k)
+        slug = setup.task_slugs[task.task_id]
+        ctx.prep[task.task_id] = prepare_task(task, k, slug, load_pack)
+    for model in ctx.models.values():
+        size_pool = getattr(model, "size_pool", None)
+        if callable(size_pool):
+            size_pool(setup.in_flight)
+    return ctx, captured
+
+
+class _Worker:
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self.writer = writer
+        self.running: set[asyncio.Task[None]] = set()
+        self.out: list[tuple[Any, bytes | None]] = []
+        self.crashed = False
+
+    def send(self, message: Any) -> None:
+        if not self.writer.is_closing():
+            self.writer.write(frame(message))
+
+    def flush(self) -> None:
+        if self.out:
+            batch, self.out = self.out, []
+            self.send(("done", batch))
+
+    async def trial(self, spec: TrialSpec, ctx: RunContext, captured: CapturedTranscripts) -> None:
+        try:
+            line = await run_trial(spec, ctx)
+        except asyncio.CancelledError:
+            raise
+        except BaseException:  # a bug: the driver fails the run, as a one-process run would
+            self.crashed = True
+            self.send(("crash", traceback.format_exc()))
+            return
+        if not self.out:  # one message per turn of the loop, whatever finished in it
+            asyncio.get_running_loop().call_soon(self.flush)
+        self.out.append((line, captured.take(line)))
+
+
+async def _serve(sock: socket.socket) -> None:
+    reader, writer = await asyncio.open_connection(sock=sock)
+    worker = _Worker(writer)
+    first = await read_frame(reader)
+    if not first or first[0] != "setup":
+        return
+    setup: WorkerSetup = first[1]
+    sys.path.extend(p for p in setup.sys_path if p not in sys.path)
+    kit = WorkerKit(setup.job)
+    try:
+        ctx, captured = _context(setup, kit)
+    except UserError as exc:
+        worker.send(("error", str(exc)))
+        await writer.drain()
+        return
+    tasks = {task.task_id: task for task in setup.tasks}
+    ctx.io_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="trialrun-io")
+    worker.send(("ready",))
+    try:
+        while not worker.crashed:
+            message = await read_frame(reader)
+            if message is None or message[0] != "run":
+                break
+            for task_id, model, trial in message[1]:
+                spec = TrialSpec(tasks[task_id], model, trial)
+                job = asyncio.ensure_future(worker.trial(spec, ctx, captured))
+                worker.running.add(job)
+                job.add_done_callback(worker.running.discard)
+    finally:
+        for job in list(worker.running):  # stopped: what is in flight is not finished
+            job.cancel()
+        await asyncio.gather(*worker.running, return_exceptions=True)
+        worker.flush()
+        ctx.io_pool.shutdown(wait=True)  # the cancelled trials' workspaces are removed
+        await kit.aclose()
+        with contextlib.suppress(ConnectionError):
+            await writer.drain()
+        writer.close()
+
+
+def main(argv: list[str]) -> int:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    sock = socket.socket(fileno=int(argv[1]))
+    asyncio.run(_serve(sock))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

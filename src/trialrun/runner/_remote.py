@@ -1,0 +1,151 @@
+"""Trials run away from the driver (Ray tasks, the run's worker processes): the job every
+worker needs, what a worker builds from it, and the driver's side of writing what comes
+back. The driver stays the run folder's only writer: a worker hands back the results line
+and its transcript, the driver appends both, transcript first."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trialrun.rundir import ResultLine, Transcript, transcript_line
+
+if TYPE_CHECKING:
+    from trialrun.agents import Agent
+    from trialrun.models import Model
+    from trialrun.runner._config import RunHooks
+    from trialrun.runner._plan import TrialSpec
+    from trialrun.runner._settle import Settlement
+    from trialrun.runner._trial import RunContext
+
+
+@dataclass(slots=True)
+class WorkerJob:
+    """What every worker needs besides the trial: how to build models, judge and agent."""
+
+    model_specs: dict[str, str]  # label -> spec (labels are what results lines name)
+    judge_spec: str | None = None
+    agent: str | None = None
+    agent_cmd: str | None = None
+    agent_timeout_s: float | None = None
+    address: str | None = None  # Ray: the cluster's address (None: a local one)
+    k_of: dict[str, int] = field(default_factory=dict)  # task id -> its k in this run
+
+
+class WorkerKit:
+    """A worker's models, judge and agent, each built once, on first use (a `local`
+    model loads once per worker process)."""
+
+    def __init__(self, job: WorkerJob) -> None:
+        self.job = job
+        self._made: dict[str, Any] = {}
+
+    def _once(self, key: str, make: Any) -> Any:
+        if key not in self._made:
+            self._made[key] = make()
+        return self._made[key]
+
+    def model(self, label: str) -> Model | None:
+        from trialrun.models import create_model
+
+        spec = self.job.model_specs.get(label)
+        if spec is None or (self.byo and label.startswith("agent:")):
+            return None
+        return self._once(f"model:{spec}", lambda: create_model(spec))
+
+    def judge(self) -> Model | None:
+        from trialrun.models import create_model
+
+        spec = self.job.judge_spec
+        if not spec:
+            return None
+        return self._once(f"judge:{spec}", lambda: create_model(spec, flag="--judge"))
+
+    def agent(self) -> Agent:
+        from trialrun.agents import ToolLoopAgent, make_agent
+
+        job = self.job
+        return self._once(
+            "agent",
+            lambda: (
+                make_agent(job.agent, job.agent_cmd, timeout_s=job.agent_timeout_s)
+                if self.byo
+                else ToolLoopAgent()
+            ),
+        )
+
+    @property
+    def byo(self) -> bool:
+        return bool(self.job.agent or self.job.agent_cmd)
+
+    async def aclose(self) -> None:
+        for made in self._made.values():
+            close = getattr(made, "aclose", None)
+            if callable(close):
+                with contextlib.suppress(Exception):  # closing must not hide results
+                    await close()
+
+
+class CapturedTranscripts:
+    """Stands in for the RunDir on a worker: each transcript is encoded and kept under a
+    token (returned where the file offset would be) for the driver to write."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or Path(".")  # the run folder (`--keep-artifacts` moves into it)
+        self._kept: dict[int, bytes] = {}
+        self._next = 0
+
+    def append_transcript(self, model_slug: str, transcript: Transcript) -> tuple[str, int]:
+        self._next += 1
+        self._kept[self._next] = transcript_line(transcript)
+        return "", self._next
+
+    def take(self, line: ResultLine) -> bytes | None:
+        """The transcript of `line` (kept under its token), removed from the worker."""
+        return self._kept.pop(line.extra.get("transcript_offset", -1), None)
+
+
+def infra_line(spec: TrialSpec, ctx: RunContext, message: str) -> tuple[ResultLine, bytes]:
+    """The results line (and transcript) of a trial no worker could run."""
+    error = {"kind": "infra", "message": message}
+    prep = ctx.prep[spec.task.task_id]
+    line = ResultLine(
+        task_id=spec.task.task_id,
+        model=spec.model,
+        trial=spec.trial,
+        passed=None,
+        solve=None,
+        provider=spec.model.partition(":")[0],
+        error=error,
+        extra={**prep.meta, "user_message": spec.task.inputs.prompt},
+    )
+    transcript = Transcript(
+        task_id=spec.task.task_id, model=spec.model, trial=spec.trial, messages=[], error=error
+    )
+    return line, transcript_line(transcript)
+
+
+def write_finished(
+    ctx: RunContext,
+    spec: TrialSpec,
+    line: ResultLine,
+    transcript: bytes | None,
+    settlement: Settlement,
+    hooks: RunHooks,
+) -> None:
+    """Write a trial that finished on a worker: its transcript, then its results line."""
+    if transcript is not None:
+        slug = ctx.model_slugs.get(spec.model) or spec.model
+        rel, offset = ctx.rundir.append_transcript_line(slug, transcript)
+        line.transcript = rel
+        line.extra["transcript_offset"] = offset
+    settlement.record(spec.task, line)
+    ctx.rundir.append(line, sync=False)
+    if ctx.io_pool is not None:
+        ctx.rundir.sync_soon(ctx.io_pool)
+    else:
+        ctx.rundir.sync()
+    if hooks.trial:
+        hooks.trial(line)
