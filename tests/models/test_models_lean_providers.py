@@ -5,26 +5,39 @@ One stdlib server speaks both APIs: `POST /v1/messages` as Anthropic's Messages 
 header (401 in the API's own error shape otherwise), keeps every request (path, headers,
 JSON body) and answers in the API's real response shape: a `write_file` call first, the
 final text once the tool result came back. `script([...])` injects faults: "429" (with
-`retry-after: 0`), "400", "verdict:<json>" (a forced verdict tool call / JSON text).
+`retry-after: 0`), "400", "verdict:<json>" (a forced verdict tool call / JSON text), and
+for Gemini "parallel" (two calls at once) and "read" (a `read_file` call). Gemini's side
+behaves like Gemini 3 with thought signatures: its first call of each answer carries a
+`thoughtSignature`, and a request whose current turn replays a call without that exact
+signature is answered 400.
 No SDK is imported: both are hidden from `import` for the whole module.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import json
+import shlex
 import socket
 import sys
 import threading
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from trialrun import run as run_eval
+from trialrun.agents import AgentLimits
+from trialrun.agents.command import CommandAgent
 from trialrun.errors import InfraError, UserError
 from trialrun.models import CompletionParams, ReplyConstraint, create_model
+from trialrun.rundir import RunDir
+from trialrun.tasks import Task
+from trialrun.tools import Toolbox, ToolContext
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -76,7 +89,43 @@ def _anthropic_answer(request: dict[str, Any], action: str) -> tuple[int, dict[s
     }  # fmt: skip
 
 
+def thought_signature(name: str, args: dict[str, Any]) -> str:
+    """The opaque signature the server gives a call (base64 with `+`, `/` and `=`, so any
+    re-encoding or trimming on the way back shows)."""
+    digest = hashlib.sha256(f"{name}:{json.dumps(args, sort_keys=True)}".encode()).digest()
+    return base64.b64encode(digest + b"\xfb\xff").decode()
+
+
+def _unsigned_call(contents: list[dict[str, Any]]) -> str | None:
+    """Gemini 3's check: in the current turn (since the last user text), the first
+    `functionCall` of each model step must carry the signature it was given. Returns
+    the API's message for the first offence, or None."""
+    asked = [i for i, c in enumerate(contents)
+             if c["role"] == "user" and any("text" in p for p in c["parts"])]  # fmt: skip
+    start = asked[-1] if asked else 0
+    for position, content in enumerate(contents[start:], start):
+        calls = [p for p in content["parts"] if "functionCall" in p]
+        if content["role"] != "model" or not calls:
+            continue
+        call = calls[0]["functionCall"]
+        signature = calls[0].get("thoughtSignature")
+        if signature is None:
+            return (
+                "Function call is missing a thought_signature in functionCall parts. This is "
+                "required for tools to work correctly, and missing thought_signature may lead "
+                "to degraded model performance. Additional data, function call "
+                f"`default_api:{call['name']}` , position {position + 1}. Please refer to "
+                "https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
+            )
+        if signature != thought_signature(call["name"], call.get("args") or {}):
+            return "Corrupted thought signature."
+    return None
+
+
 def _gemini_answer(request: dict[str, Any], action: str) -> tuple[int, dict[str, Any]]:
+    unsigned = _unsigned_call(request["contents"])
+    if unsigned is not None:
+        return 400, {"error": {"code": 400, "message": unsigned, "status": "INVALID_ARGUMENT"}}
     if action == "429":
         error = {"code": 429, "message": "Resource has been exhausted (e.g. check quota).",
                  "status": "RESOURCE_EXHAUSTED"}  # fmt: skip
@@ -89,11 +138,25 @@ def _gemini_answer(request: dict[str, Any], action: str) -> tuple[int, dict[str,
         parts = [{"text": action.split(":", 1)[1]}]
     elif "functionResponse" in request["contents"][-1]["parts"][-1]:
         parts = [{"text": ANSWER}]
+    elif action == "read":  # the call tests/servers/proxy_agent.py can run
+        args = {"path": "notes/a.md"}
+        parts = [{"functionCall": {"name": "read_file", "args": args},
+                  "thoughtSignature": thought_signature("read_file", args)}]  # fmt: skip
+    elif action == "parallel":  # as Gemini answers parallel calls: only the first is signed
+        first = {"path": "answer.txt", "content": WRITTEN}
+        parts = [
+            {"text": "Writing both."},
+            {"functionCall": {"name": "write_file", "args": first},
+             "thoughtSignature": thought_signature("write_file", first)},
+            {"functionCall": {"name": "write_file",
+                              "args": {"path": "other.txt", "content": "more"}}},
+        ]  # fmt: skip
     else:
+        args = {"path": "answer.txt", "content": WRITTEN}
         parts = [
             {"text": "Writing it."},
-            {"functionCall": {"name": "write_file",
-                              "args": {"path": "answer.txt", "content": WRITTEN}}},
+            {"functionCall": {"name": "write_file", "args": args},
+             "thoughtSignature": thought_signature("write_file", args)},
         ]  # fmt: skip
     return 200, {
         "candidates": [{"content": {"role": "model", "parts": parts},
@@ -450,3 +513,95 @@ def test_a_real_trial_through_the_tool_loop_on_both_apis(api, tmp_path, write_fi
                  if "functionResponse" in b["contents"][-1]["parts"][0]]  # fmt: skip
     assert len(responses) == 2
     assert {r["functionResponse"]["name"] for r in responses} == {"write_file"}
+
+
+def test_gemini_3_thought_signatures_go_back_unchanged_on_their_calls(
+    api, tmp_path, write_file_task
+):
+    api.script(["parallel"])  # the first answer: two calls, only the first one signed
+    outcome = run_eval(
+        [write_file_task], [spec("gemini", api)], k=1, out=tmp_path / "out", handle_sigint=False
+    )
+    (line,) = outcome.results
+    assert line.error is None, line.error
+    assert line.passed is True and line.final_text == ANSWER and line.turns == 2
+    assert [(c["name"], c["ok"]) for c in line.tool_calls] == [("write_file", True)] * 2
+    first, second = (r["body"] for r in api.requests)  # no 400 on the way: 2 requests
+    assert [c["role"] for c in first["contents"]] == ["user"]
+    written = {"path": "answer.txt", "content": WRITTEN}
+    assert second["contents"][1] == {"role": "model", "parts": [
+        {"text": "Writing both."},
+        {"functionCall": {"name": "write_file", "args": written},
+         "thoughtSignature": thought_signature("write_file", written)},
+        {"functionCall": {"name": "write_file",
+                          "args": {"path": "other.txt", "content": "more"}}},
+    ]}  # fmt: skip
+    # the transcript keeps the history as the loop held it: the signature on its call
+    messages = RunDir.open(outcome.path).transcript(line).messages
+    (assistant,) = [m for m in messages if m["role"] == "assistant" and m.get("tool_calls")]
+    extras = [c.get("extra_content") for c in assistant["tool_calls"]]
+    assert extras == [{"google": {"thought_signature": thought_signature("write_file", written)}},
+                      None]  # fmt: skip
+
+
+def test_gemini_3_answers_400_for_a_call_replayed_without_its_exact_signature(api):
+    args = {"path": "a.md"}
+    good = thought_signature("read_file", args)
+
+    def history(extra: dict[str, Any] | None) -> list[dict[str, Any]]:
+        call = {"id": "c1", "type": "function",
+                "function": {"name": "read_file", "arguments": json.dumps(args)}}  # fmt: skip
+        if extra is not None:
+            call["extra_content"] = extra
+        return [*ASK, {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "c1", "content": "text of a"}]  # fmt: skip
+
+    for extra, said in [
+        (None, "Function call is missing a thought_signature in functionCall parts."),
+        ({"google": {"thought_signature": good[:-1]}}, "Corrupted thought signature."),
+    ]:
+        with pytest.raises(InfraError, match=f"HTTP 400: Error code: 400 - {said}"):
+            asyncio.run(complete(spec("gemini", api), history(extra), [TOOL], CompletionParams()))
+    signed = {"google": {"thought_signature": good}}
+    done, _ = asyncio.run(
+        complete(spec("gemini", api), history(signed), [TOOL], CompletionParams())
+    )
+    assert done.text == ANSWER
+    assert [r["body"]["contents"][1]["parts"][0].get("thoughtSignature")
+            for r in api.requests] == [None, good[:-1], good]  # fmt: skip
+
+
+def test_a_command_agent_behind_the_proxy_hands_the_signature_back(api, tmp_path):
+    """agent script (openai SDK) → trialrun's proxy → gemini → this server: the proxy's
+    reply carries the call's `extra_content` as Gemini's OpenAI-compatible API does, the
+    SDK keeps it in the message the agent echoes, and it reaches Gemini again."""
+    api.script(["read"])
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.md").write_text("hello world\n", encoding="utf-8")
+    task = Task.model_validate({
+        "task_id": "read-note", "suite": "golden", "description": "d",
+        "inputs": {"prompt": "What does notes/a.md say?"},
+        "graders": [{"type": "contains", "value": "done"}], "tracked_metrics": ["pass^k"],
+    })  # fmt: skip
+    agent_script = Path(__file__).resolve().parents[1] / "servers" / "proxy_agent.py"
+    agent = CommandAgent(f"{shlex.quote(sys.executable)} {agent_script} {{prompt}}")
+    model = create_model(spec("gemini", api))
+    box = Toolbox([], ToolContext(tmp_path, task.task_id))
+
+    async def main():
+        try:
+            return await agent.run(task, tmp_path, box, model, AgentLimits(5, timeout_s=60))
+        finally:
+            await model.aclose()
+
+    run = asyncio.run(main())
+    assert run.infra_error is None and run.failure is None, run.failure_message
+    assert run.final_text == ANSWER and run.turns == 2
+    assert len(api.requests) == 2  # no 400 on the way
+    second = api.requests[1]["body"]
+    assert second["contents"][1] == {"role": "model", "parts": [
+        {"functionCall": {"name": "read_file", "args": {"path": "notes/a.md"}},
+         "thoughtSignature": thought_signature("read_file", {"path": "notes/a.md"})}]}  # fmt: skip
+    assert second["contents"][2]["parts"][0]["functionResponse"]["response"] == {
+        "result": "hello world\n"
+    }

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from trialrun.core import Message
 from trialrun.errors import InfraError, ModelTimeout
-from trialrun.models import Completion, CompletionParams, redact
+from trialrun.models import Completion, CompletionParams, assistant_message, redact
 
 if TYPE_CHECKING:
     from trialrun.models import Model
@@ -47,25 +47,6 @@ class ProxyLog:
     exchanges: list[Exchange] = field(default_factory=list)
     infra_error: str | None = None
     model_timeout: str | None = None
-
-
-def completion_message(completion: Completion) -> Message:
-    message: Message = {"role": "assistant", "content": completion.text}
-    if completion.tool_calls:
-        message["tool_calls"] = [
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {
-                    "name": call.name,
-                    "arguments": call.raw_arguments
-                    if call.raw_arguments is not None
-                    else json.dumps(call.arguments),
-                },
-            }
-            for call in completion.tool_calls
-        ]
-    return message
 
 
 class RecordingProxy:
@@ -203,7 +184,7 @@ class RecordingProxy:
             )
             return 502, {"error": {"message": text, "type": "upstream"}}, None
         latency = time.perf_counter() - started
-        reply = completion_message(completion)
+        reply = assistant_message(completion)
         self.log.exchanges.append(Exchange(messages, tools, reply, completion, latency))
         finish = "tool_calls" if completion.tool_calls else (completion.finish_reason or "stop")
         if finish not in ("stop", "length", "tool_calls", "content_filter"):

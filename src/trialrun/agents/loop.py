@@ -23,7 +23,7 @@ from trialrun.agents._simulated_user import USER_NAME, UserModels, model_spec, u
 from trialrun.agents._types import AgentLimits, AgentRun
 from trialrun.core import Message, ToolCallRecord
 from trialrun.errors import InfraError, ModelTimeout
-from trialrun.models import CompletionParams
+from trialrun.models import CompletionParams, assistant_message
 from trialrun.sandbox import resolve_note
 from trialrun.tools import ToolError, ToolResult
 
@@ -149,22 +149,7 @@ class ToolLoopAgent:
                 }
             )
             calls = completion.tool_calls
-            assistant: Message = {"role": "assistant", "content": completion.text}
-            if calls:
-                assistant["tool_calls"] = [
-                    {
-                        "id": c.id,
-                        "type": "function",
-                        "function": {
-                            "name": c.name,
-                            "arguments": c.raw_arguments
-                            if c.raw_arguments is not None
-                            else json.dumps(c.arguments),
-                        },
-                    }
-                    for c in calls
-                ]
-            messages.append(assistant)
+            messages.append(assistant_message(completion))
             for call in calls:
                 if call.arguments_error:
                     result = ToolResult(

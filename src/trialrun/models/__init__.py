@@ -11,6 +11,7 @@ from trialrun.models._registry import (
     slugify,
 )
 from trialrun.models._retry import RetryPolicy
+from trialrun.models._tool_calls import assistant_message
 from trialrun.models._types import (
     Completion,
     CompletionParams,
@@ -36,6 +37,7 @@ __all__ = [
     "ToolCall",
     "ToolSpec",
     "Usage",
+    "assistant_message",
     "create_model",
     "is_unpinned",
     "model_provider",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from trialrun.models._types import Message, ToolCall
+from trialrun.models._types import Completion, Message, ToolCall
 
 _MESSAGE_KEYS = {"role", "content", "tool_calls", "tool_call_id", "name"}
 
@@ -26,6 +26,31 @@ def parse_arguments(call_id: str, name: str, raw: Any) -> ToolCall:
             call_id, name, {}, f"arguments must be a JSON object, got {type(value).__name__}", text
         )
     return ToolCall(call_id, name, value, None, text)
+
+
+def assistant_message(completion: Completion) -> Message:
+    """The assistant message an agent keeps in its history for one answer: OpenAI's shape,
+    plus each `extra_content` the provider asked to get back (Gemini's thought signatures,
+    on the message and on its tool calls; never altered). Providers that did not produce
+    it never send it (`clean_messages` drops it)."""
+    message: Message = {"role": "assistant", "content": completion.text}
+    if completion.extra_content is not None:
+        message["extra_content"] = completion.extra_content
+    if completion.tool_calls:
+        message["tool_calls"] = [_call_message(call) for call in completion.tool_calls]
+    return message
+
+
+def _call_message(call: ToolCall) -> dict[str, Any]:
+    arguments = call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments)
+    out: dict[str, Any] = {
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": arguments},
+    }
+    if call.extra_content is not None:
+        out["extra_content"] = call.extra_content
+    return out
 
 
 def clean_messages(messages: list[Message]) -> list[Message]:

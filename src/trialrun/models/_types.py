@@ -22,6 +22,10 @@ class ToolCall:
     `arguments` is the parsed JSON object; when the model produced arguments that are not
     a JSON object, `arguments` is {} and `arguments_error` says why (the agent's mistake,
     reported back to it as a tool error).
+
+    `extra_content` is provider data that must travel back with the call when the
+    conversation is replayed, e.g. `{"google": {"thought_signature": "…"}}` (Gemini's
+    own OpenAI-compatible shape); None for providers that produce none.
     """
 
     id: str
@@ -29,6 +33,7 @@ class ToolCall:
     arguments: dict[str, Any]
     arguments_error: str | None = None
     raw_arguments: str | None = None
+    extra_content: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -48,12 +53,16 @@ class Usage:
 
 @dataclass(slots=True)
 class Completion:
+    """One answer. `extra_content`: provider data to replay on the assistant message
+    itself (as `ToolCall.extra_content` is on a call); None for most providers."""
+
     text: str | None
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     latency_s: float = 0.0
     cost_usd: float | None = None
     finish_reason: str | None = None
+    extra_content: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

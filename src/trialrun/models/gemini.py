@@ -5,6 +5,14 @@ OpenAI-style messages and tools are translated to `contents` with `functionCall`
 `functionResponse` parts and `functionDeclarations`; JSON-schema keywords Gemini does
 not accept are dropped from parameter schemas.
 
+Thought signatures (Gemini 2.5 / 3 `thoughtSignature` on a part) are kept as they came,
+as Gemini's OpenAI-compatible API carries them: `extra_content: {"google":
+{"thought_signature": "…"}}` on the tool call (only the calls that had one, so of
+parallel calls only the first), and on the assistant message for its text part (text
+that came in several parts with a signature keeps them as `{"google": {"text_parts":
+[…]}}`). Building `contents` puts each back, unchanged, on its part: Gemini 3 answers
+400 for a function call of the current turn replayed without its signature.
+
 Requests take the lean path (`_http`, no SDK): `POST {base}/v1beta/models/MODEL:
 generateContent` with `x-goog-api-key`, the body built as JSON directly (a task's tools
 translated and serialised once), only the first candidate's parts, `finishReason` and
@@ -113,9 +121,7 @@ def to_gemini(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
             if content:
                 system.append(str(content))
         elif role == "assistant":
-            parts: list[dict[str, Any]] = []
-            if content:
-                parts.append({"text": str(content)})
+            parts = text_parts(content, _google(message))
             for call in message.get("tool_calls") or []:
                 function = call.get("function") or {}
                 args = function.get("arguments")
@@ -124,7 +130,9 @@ def to_gemini(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
                 except json.JSONDecodeError:
                     parsed = {}
                 names[call.get("id") or ""] = function.get("name", "")
-                parts.append({"functionCall": {"name": function.get("name", ""), "args": parsed}})
+                part = {"functionCall": {"name": function.get("name", ""), "args": parsed}}
+                signed(part, _google(call).get("thought_signature"))
+                parts.append(part)
             if parts:
                 push("model", parts)
         elif role == "tool":
@@ -136,6 +144,40 @@ def to_gemini(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
         else:
             push("user", [{"text": str(content or "")}])
     return "\n\n".join(system), contents
+
+
+def _google(holder: Any) -> dict[str, Any]:
+    """`extra_content["google"]` of a message or tool call ({} when absent)."""
+    extra = holder.get("extra_content") if isinstance(holder, dict) else None
+    google = extra.get("google") if isinstance(extra, dict) else None
+    return google if isinstance(google, dict) else {}
+
+
+def _signature(value: Any) -> str | None:
+    """A thought signature: a non-empty string, never altered; anything else is none."""
+    return value if isinstance(value, str) and value else None
+
+
+def signed(part: dict[str, Any], signature: Any) -> dict[str, Any]:
+    """`part` with its thought signature when there is one."""
+    if _signature(signature) is not None:
+        part["thoughtSignature"] = signature
+    return part
+
+
+def text_parts(content: Any, google: dict[str, Any]) -> list[dict[str, Any]]:
+    """An assistant message's text as `parts`, each signature back on its own part: the
+    parts as they came when they still spell the message's text, else one text part."""
+    text = str(content or "")
+    kept = google.get("text_parts")
+    if not isinstance(kept, list) or not all(
+        isinstance(p, dict) and isinstance(p.get("text"), str) for p in kept
+    ):
+        kept = None
+    if kept and "".join(p["text"] for p in kept) == text:
+        return [signed({"text": p["text"]}, p.get("thoughtSignature")) for p in kept]
+    signature = _signature(google.get("thought_signature"))
+    return [signed({"text": text}, signature)] if text or signature else []
 
 
 def to_gemini_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
@@ -156,7 +198,7 @@ def from_gemini(response: dict[str, Any]) -> Completion:
     """Only the fields used of a generateContent answer (its JSON): the first
     candidate's text and `functionCall` parts (thoughts skipped), its `finishReason`,
     and `usageMetadata`'s token counts."""
-    texts: list[str] = []
+    texts: list[dict[str, Any]] = []  # text parts: text and thoughtSignature, as they came
     calls = []
     candidates = response.get("candidates")
     finish = None
@@ -169,18 +211,20 @@ def from_gemini(response: dict[str, Any]) -> Completion:
         for index, part in enumerate(parts if isinstance(parts, list) else []):
             if not isinstance(part, dict) or part.get("thought"):
                 continue
+            signature = _signature(part.get("thoughtSignature"))
             call = part.get("functionCall")
             if isinstance(call, dict):
                 name = call.get("name")
-                calls.append(
-                    parse_arguments(
-                        str(call.get("id") or f"call_{index}"),
-                        name if isinstance(name, str) else "",
-                        call.get("args") if call.get("args") is not None else {},
-                    )
+                tool_call = parse_arguments(
+                    str(call.get("id") or f"call_{index}"),
+                    name if isinstance(name, str) else "",
+                    call.get("args") if call.get("args") is not None else {},
                 )
-            elif isinstance(part.get("text"), str) and part["text"]:
-                texts.append(part["text"])
+                if signature is not None:
+                    tool_call.extra_content = {"google": {"thought_signature": signature}}
+                calls.append(tool_call)
+            elif isinstance(part.get("text"), str) and (part["text"] or signature):
+                texts.append(signed({"text": part["text"]}, signature))
     else:  # a blocked prompt has no candidate, only the reason
         feedback = response.get("promptFeedback")
         reason = feedback.get("blockReason") if isinstance(feedback, dict) else None
@@ -191,9 +235,23 @@ def from_gemini(response: dict[str, Any]) -> Completion:
         usage.prompt = _count(raw.get("promptTokenCount"))
         usage.cached = _count(raw.get("cachedContentTokenCount"))
         usage.completion = _count(raw.get("candidatesTokenCount"))
+    text = "".join(p["text"] for p in texts)
     return Completion(
-        text="".join(texts) if texts else None, tool_calls=calls, usage=usage, finish_reason=finish
+        text=text or None,
+        tool_calls=calls,
+        usage=usage,
+        finish_reason=finish,
+        extra_content=_text_signatures(texts),
     )
+
+
+def _text_signatures(texts: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The message's `extra_content` for its signed text parts (None when none is)."""
+    if not any("thoughtSignature" in p for p in texts):
+        return None
+    if len(texts) == 1:
+        return {"google": {"thought_signature": texts[0]["thoughtSignature"]}}
+    return {"google": {"text_parts": texts}}
 
 
 def _count(value: Any) -> int:
