@@ -1,4 +1,6 @@
-"""A loopback OpenAI-compatible server that can hang: it accepts a request and never answers.
+"""Shared by the runner tests: a hanging server and an agent that kills its own process.
+
+A loopback OpenAI-compatible server that can hang: it accepts a request and never answers.
 
 `HangServer().script(["hang", "hang", "answer"])` plays those behaviours for the next
 requests, then `then` (default "answer") forever. Behaviours: `hang` (read the request,
@@ -14,7 +16,9 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -135,3 +139,45 @@ def retry_env(monkeypatch, tmp_path):
     for var in ("TRIALRUN_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(var, raising=False)
     return monkeypatch
+
+
+# fault injection for executors that run trials in other processes (Ray, worker
+# processes): the agent kills its own process mid-trial; "once" is claimed atomically
+# (O_EXCL), so two trials starting together cannot both crash; every attempt leaves a mark
+CRASHING_AGENT = """\
+import os
+import time
+from pathlib import Path
+
+MARKS = Path({marks!r})
+CRASHED = Path({marks!r} + ".crashed")
+
+
+def agent(task, workspace, tools, model):
+    MARKS.mkdir(exist_ok=True)
+    (MARKS / f"attempt-{{os.getpid()}}-{{time.monotonic_ns()}}").write_text("")
+    try:
+        os.close(os.open(CRASHED, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        first = True
+    except FileExistsError:
+        first = False
+    if {always} or first:
+        os._exit(1)
+    # the fixture reached the worker: it built the workspace from it
+    return (Path(workspace) / "note.txt").read_text()
+"""
+
+
+@pytest.fixture
+def crashing_agent(tmp_path: Path) -> Callable[[bool], tuple[str, Path]]:
+    """`crashing_agent(always)` -> (the `--agent` spec, the folder of attempt marks): the
+    agent's process dies on its first call (every call when `always`), else it answers
+    with the workspace's note.txt."""
+
+    def make(always: bool) -> tuple[str, Path]:
+        marks = tmp_path / "marks"
+        agent = tmp_path / "crash.py"
+        agent.write_text(CRASHING_AGENT.format(marks=str(marks), always=always))
+        return f"{agent}:agent", marks
+
+    return make

@@ -42,30 +42,6 @@ tracked_metrics: [pass^k]
 trials: {{k: {k}}}
 """
 
-# fault injection: the agent kills its own worker process mid-trial; "once" is claimed
-# atomically (O_EXCL), so two trials starting together cannot both crash
-CRASHING_AGENT = """\
-import os
-import time
-from pathlib import Path
-
-MARKS = Path({marks!r})
-CRASHED = Path({marks!r} + ".crashed")
-
-
-def agent(task, workspace, tools, model):
-    MARKS.mkdir(exist_ok=True)
-    (MARKS / f"attempt-{{os.getpid()}}-{{time.monotonic_ns()}}").write_text("")
-    try:
-        os.close(os.open(CRASHED, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-        first = True
-    except FileExistsError:
-        first = False
-    if {always} or first:
-        os._exit(1)
-    return (Path(workspace) / "note.txt").read_text()
-"""
-
 SLOW_AGENT = """\
 import time
 from pathlib import Path
@@ -111,13 +87,6 @@ def _suite(tmp_path: Path, k: int, n_tasks: int = 1) -> Path:
     for i in range(n_tasks):
         (suite / f"task{i}.yaml").write_text(TASK.format(task_id=f"t{i}", k=k))
     return suite
-
-
-def _crashing(tmp_path: Path, always: bool) -> tuple[str, Path]:
-    marks = tmp_path / "marks"
-    agent = tmp_path / "crash.py"
-    agent.write_text(CRASHING_AGENT.format(marks=str(marks), always=always))
-    return f"{agent}:agent", marks
 
 
 def _workers() -> list[psutil.Process]:
@@ -170,9 +139,9 @@ def test_an_agent_module_on_the_drivers_path_is_found_by_the_workers(tmp_path, m
     assert [line.passed for line in RunDir.open(done.path).iter_results()] == [True] * 4
 
 
-def test_a_worker_killed_mid_trial_has_its_trial_run_once_more(tmp_path):
+def test_a_worker_killed_mid_trial_has_its_trial_run_once_more(tmp_path, crashing_agent):
     suite = _suite(tmp_path, k=4)
-    agent, marks = _crashing(tmp_path, always=False)
+    agent, marks = crashing_agent(always=False)
     done = run_eval(suite, out=tmp_path / "o", agent=agent, processes=2, concurrency=2,
                     handle_sigint=False, fsync=False)  # fmt: skip
     lines = list(RunDir.open(done.path).iter_results())
@@ -181,9 +150,9 @@ def test_a_worker_killed_mid_trial_has_its_trial_run_once_more(tmp_path):
     assert len(list(marks.iterdir())) == 5  # 4 trials + the one run again
 
 
-def test_a_trial_whose_worker_always_dies_is_an_infra_error(tmp_path):
+def test_a_trial_whose_worker_always_dies_is_an_infra_error(tmp_path, crashing_agent):
     suite = _suite(tmp_path, k=2)
-    agent, marks = _crashing(tmp_path, always=True)
+    agent, marks = crashing_agent(always=True)
     done = run_eval(suite, out=tmp_path / "o", agent=agent, processes=2, concurrency=2,
                     handle_sigint=False, fsync=False)  # fmt: skip
     lines = list(RunDir.open(done.path).iter_results())

@@ -40,32 +40,6 @@ tracked_metrics: [pass^k]
 trials: {{k: {k}}}
 """
 
-# fault injection: the agent kills its own worker process (os._exit) mid-trial; "once"
-# is claimed atomically (O_EXCL), so two trials starting together cannot both crash
-CRASHING_AGENT = """\
-import os
-import time
-from pathlib import Path
-
-MARKS = Path({marks!r})
-CRASHED = Path({marks!r} + ".crashed")
-
-
-def agent(task, workspace, tools, model):
-    MARKS.mkdir(exist_ok=True)
-    (MARKS / f"attempt-{{os.getpid()}}-{{time.monotonic_ns()}}").write_text("")
-    try:
-        os.close(os.open(CRASHED, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-        first = True
-    except FileExistsError:
-        first = False
-    if {always} or first:
-        os._exit(1)
-    # the fixture travelled with the task: the worker built it into the workspace
-    return (Path(workspace) / "note.txt").read_text()
-"""
-
-
 @pytest.fixture(scope="module")
 def cluster() -> str:
     ray = pytest.importorskip("ray")
@@ -126,19 +100,23 @@ def test_ctrl_c_keeps_what_finished_and_a_resume_completes_it(cluster, tmp_path)
     assert counts(again.path) == counts(here.path)
 
 
-def _suite(tmp_path: Path, k: int, always: bool) -> tuple[Path, str, Path]:
-    suite = tmp_path / "suite"
-    (suite / "fixtures" / "note").mkdir(parents=True)
-    (suite / "fixtures" / "note" / "note.txt").write_text("done")
-    (suite / "task.yaml").write_text(TASK.format(task_id="crashy", fixture="note", k=k))
-    marks = tmp_path / "marks"
-    agent = tmp_path / "crash.py"
-    agent.write_text(CRASHING_AGENT.format(marks=str(marks), always=always))
-    return suite, f"{agent}:agent", marks
+@pytest.fixture
+def suite_of(tmp_path, crashing_agent):
+    """`suite_of(k, always)` -> (a one-task suite, the crashing agent, its marks)."""
+
+    def make(k: int, always: bool) -> tuple[Path, str, Path]:
+        suite = tmp_path / "suite"
+        (suite / "fixtures" / "note").mkdir(parents=True)
+        (suite / "fixtures" / "note" / "note.txt").write_text("done")
+        (suite / "task.yaml").write_text(TASK.format(task_id="crashy", fixture="note", k=k))
+        agent, marks = crashing_agent(always)
+        return suite, agent, marks
+
+    return make
 
 
-def test_a_worker_killed_mid_trial_has_its_trial_rerun_once(cluster, tmp_path):
-    suite, agent, marks = _suite(tmp_path, k=2, always=False)
+def test_a_worker_killed_mid_trial_has_its_trial_rerun_once(cluster, tmp_path, suite_of):
+    suite, agent, marks = suite_of(k=2, always=False)
     done = run_eval(suite, out=tmp_path / "o", agent=agent, executor="ray",
                     handle_sigint=False, fsync=False)  # fmt: skip
     lines = list(RunDir.open(done.path).iter_results())
@@ -147,8 +125,8 @@ def test_a_worker_killed_mid_trial_has_its_trial_rerun_once(cluster, tmp_path):
     assert len(list(marks.iterdir())) == 3  # 2 trials + the one re-run
 
 
-def test_a_trial_whose_worker_always_dies_is_an_infra_error(cluster, tmp_path):
-    suite, agent, marks = _suite(tmp_path, k=1, always=True)
+def test_a_trial_whose_worker_always_dies_is_an_infra_error(cluster, tmp_path, suite_of):
+    suite, agent, marks = suite_of(k=1, always=True)
     done = run_eval(suite, out=tmp_path / "o", agent=agent, executor="ray",
                     handle_sigint=False, fsync=False)  # fmt: skip
     [line] = list(RunDir.open(done.path).iter_results())
@@ -205,7 +183,7 @@ def test_without_ray_installed_the_flag_names_the_extra(tmp_path, monkeypatch):
     assert not (tmp_path / "o").exists()
 
 
-def test_the_fixture_travels_with_the_task(tmp_path):
+def test_the_fixture_travels_with_the_task(tmp_path, suite_of):
     """A worker that cannot see the driver's files still builds the workspace: the packed
     fixture is all it gets (run here in-process, after the suite folder is gone)."""
     import shutil
@@ -214,7 +192,7 @@ def test_the_fixture_travels_with_the_task(tmp_path):
     from trialrun.runner._ray import RayJob, pack_fixtures, worker_trial
     from trialrun.tasks import load_tasks
 
-    suite, agent, marks = _suite(tmp_path, k=1, always=False)
+    suite, agent, marks = suite_of(k=1, always=False)
     Path(f"{marks}.crashed").write_text("")  # a crash already happened: it answers at once
     [task] = load_tasks([suite]).tasks
     packed = pack_fixtures(task)
@@ -228,13 +206,13 @@ def test_the_fixture_travels_with_the_task(tmp_path):
     assert not str(task.fixture_path).startswith(str(suite))
 
 
-def test_a_worker_makes_each_model_once(tmp_path, monkeypatch):
+def test_a_worker_makes_each_model_once(tmp_path, monkeypatch, suite_of):
     """Models are made once per worker process (a `local` model loads once per worker)."""
     import trialrun.models
     from trialrun.runner import TrialSpec, _ray
     from trialrun.tasks import load_tasks
 
-    suite, _agent, _marks = _suite(tmp_path, k=2, always=False)
+    suite, _agent, _marks = suite_of(k=2, always=False)
     [task] = load_tasks([suite]).tasks
     packed = _ray.pack_fixtures(task)
     job = _ray.RayJob(model_specs={GOOD: GOOD})

@@ -135,7 +135,8 @@ def write_finished(
     settlement: Settlement,
     hooks: RunHooks,
 ) -> None:
-    """Write a trial that finished on a worker: its transcript, then its results line."""
+    """Write a finished trial: its transcript (unless written already: None), then its
+    results line; then the hooks."""
     if transcript is not None:
         slug = ctx.model_slugs.get(spec.model) or spec.model
         rel, offset = ctx.rundir.append_transcript_line(slug, transcript)

@@ -48,7 +48,7 @@ from trialrun.runner._ray import (
     execute_ray,
     import_ray,
 )
-from trialrun.runner._remote import WorkerJob
+from trialrun.runner._remote import WorkerJob, write_finished
 from trialrun.runner._settle import Settlement
 from trialrun.runner._trial import RunContext, prepare_task, run_trial
 from trialrun.sandbox import WorkspaceImages, jail_available, remove_tree
@@ -400,16 +400,9 @@ async def _execute(
             if settlement.is_settled(spec.task.task_id, spec.model):
                 settlement.skipped += 1
                 continue
-            line = await run_trial(spec, ctx)
-            settlement.record(spec.task, line)
-            ctx.rundir.append(line, sync=False)
-            if ctx.io_pool is not None:
-                ctx.rundir.sync_soon(ctx.io_pool)
-            else:
-                ctx.rundir.sync()
+            line = await run_trial(spec, ctx)  # its transcript is written already
+            write_finished(ctx, spec, line, None, settlement, hooks)
             finished += 1
-            if hooks.trial:
-                hooks.trial(line)
 
     if workers_n == 1 or len(specs) <= 1:
         tasks = [asyncio.ensure_future(worker())]
