@@ -5,18 +5,24 @@ requests, then `then` (default "answer") forever. Behaviours: `hang` (read the r
 never reply until the server closes), `answer` (a final text answer), `call:<tool>` (one
 call of that tool, empty arguments); any of them may end in `@<seconds>` to reply after a
 delay. Every request body is kept in `requests`.
+
+`ray_listeners` lists what a Ray cluster's processes listen on (TCP LISTEN, bound UDP).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
+import socket
 import threading
 import time
 from collections import deque
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import psutil
 import pytest
 
 ANSWER = "all done"
@@ -135,3 +141,45 @@ def retry_env(monkeypatch, tmp_path):
     for var in ("TRIALRUN_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(var, raising=False)
     return monkeypatch
+
+
+@dataclass(frozen=True)
+class Listener:
+    """A TCP socket in LISTEN (or a bound UDP socket) of one process."""
+
+    pid: int
+    name: str
+    ip: str
+    port: int
+
+    @property
+    def loopback(self) -> bool:
+        address = ipaddress.ip_address(self.ip)
+        mapped = getattr(address, "ipv4_mapped", None)  # gRPC's [::ffff:127.0.0.1]
+        return (mapped or address).is_loopback
+
+
+def listeners_of(pids: list[int]) -> list[Listener]:
+    """Every listening TCP socket and bound UDP socket of `pids` and the processes below
+    them (Ray's daemons, agents and workers all run below the process that started them)."""
+    procs: dict[int, psutil.Process] = {}
+    for pid in pids:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            root = psutil.Process(pid)
+            for proc in (root, *root.children(recursive=True)):
+                procs[proc.pid] = proc
+    found = []
+    for proc in procs.values():
+        with contextlib.suppress(psutil.NoSuchProcess, psutil.ZombieProcess):
+            name = proc.name()
+            for conn in proc.net_connections(kind="inet"):
+                udp = conn.type == socket.SOCK_DGRAM and not conn.raddr
+                if (conn.status == psutil.CONN_LISTEN or udp) and conn.laddr:
+                    found.append(Listener(proc.pid, name, conn.laddr.ip, conn.laddr.port))
+    return found
+
+
+@pytest.fixture
+def ray_listeners():
+    """`listeners_of`: the sockets a Ray cluster's processes listen on."""
+    return listeners_of
