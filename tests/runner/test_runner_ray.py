@@ -192,6 +192,7 @@ def agent(task, workspace, tools, model):
 """
 
 
+@pytest.mark.slow  # a cluster of its own: ~20 s
 def test_a_local_cluster_started_by_trialrun_listens_on_loopback_only(tmp_path, ray_listeners):
     """`--executor ray` without `--ray-address`: the cluster the run starts (GCS, raylet,
     object manager, agents, workers, the driver) listens on 127.0.0.1 and nowhere else."""

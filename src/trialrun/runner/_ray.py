@@ -9,7 +9,8 @@ both through `RunDir` as each task finishes, so resume, summaries and gates read
 folder as always. Models are created once per worker process (a `local` model loads
 once per worker). A worker that dies mid-trial
 has its trial re-run once by Ray; if that fails too, the trial is an infra error. Ctrl-C
-cancels the outstanding Ray tasks. `ray` is imported only here, only when chosen.
+cancels the outstanding Ray tasks. A local cluster (no address) listens on 127.0.0.1
+only. `ray` is imported only here, only when chosen.
 """
 
 from __future__ import annotations
