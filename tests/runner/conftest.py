@@ -1,4 +1,5 @@
-"""Shared by the runner tests: a hanging server and an agent that kills its own process.
+"""Shared by the runner tests: a hanging server, an agent that kills its own process, and
+what a Ray cluster listens on.
 
 A loopback OpenAI-compatible server that can hang: it accepts a request and never answers.
 
@@ -7,20 +8,26 @@ requests, then `then` (default "answer") forever. Behaviours: `hang` (read the r
 never reply until the server closes), `answer` (a final text answer), `call:<tool>` (one
 call of that tool, empty arguments); any of them may end in `@<seconds>` to reply after a
 delay. Every request body is kept in `requests`.
+
+`ray_listeners` lists what a Ray cluster's processes listen on (TCP LISTEN, bound UDP).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
+import socket
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 ANSWER = "all done"
@@ -181,3 +188,45 @@ def crashing_agent(tmp_path: Path) -> Callable[[bool], tuple[str, Path]]:
         return f"{agent}:agent", marks
 
     return make
+
+
+@dataclass(frozen=True)
+class Listener:
+    """A TCP socket in LISTEN (or a bound UDP socket) of one process."""
+
+    pid: int
+    name: str
+    ip: str
+    port: int
+
+    @property
+    def loopback(self) -> bool:
+        address = ipaddress.ip_address(self.ip)
+        mapped = getattr(address, "ipv4_mapped", None)  # gRPC's [::ffff:127.0.0.1]
+        return (mapped or address).is_loopback
+
+
+def listeners_of(pids: list[int]) -> list[Listener]:
+    """Every listening TCP socket and bound UDP socket of `pids` and the processes below
+    them (Ray's daemons, agents and workers all run below the process that started them)."""
+    procs: dict[int, psutil.Process] = {}
+    for pid in pids:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            root = psutil.Process(pid)
+            for proc in (root, *root.children(recursive=True)):
+                procs[proc.pid] = proc
+    found = []
+    for proc in procs.values():
+        with contextlib.suppress(psutil.NoSuchProcess, psutil.ZombieProcess):
+            name = proc.name()
+            for conn in proc.net_connections(kind="inet"):
+                udp = conn.type == socket.SOCK_DGRAM and not conn.raddr
+                if (conn.status == psutil.CONN_LISTEN or udp) and conn.laddr:
+                    found.append(Listener(proc.pid, name, conn.laddr.ip, conn.laddr.port))
+    return found
+
+
+@pytest.fixture
+def ray_listeners():
+    """`listeners_of`: the sockets a Ray cluster's processes listen on."""
+    return listeners_of

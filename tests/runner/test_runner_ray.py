@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -42,15 +45,13 @@ trials: {{k: {k}}}
 
 @pytest.fixture(scope="module")
 def cluster() -> str:
+    """A local cluster started the way `--executor ray` without an address starts one."""
     ray = pytest.importorskip("ray")
-    ray.init(
-        num_cpus=2,
-        include_dashboard=False,
-        log_to_driver=False,
-        configure_logging=False,
-        _node_ip_address="127.0.0.1",
-    )
+    from trialrun.runner._ray import connect_ray
+
+    connect_ray(None)
     try:
+        assert {node["NodeManagerAddress"] for node in ray.nodes()} == {"127.0.0.1"}
         yield ray.get_runtime_context().gcs_address
     finally:
         ray.shutdown()
@@ -150,6 +151,69 @@ def test_the_cli_flag_end_to_end(cluster, tmp_path):
     [run_path] = list((tmp_path / "o").iterdir())
     here = run_eval(EXAMPLES, [GOOD], out=tmp_path / "local", handle_sigint=False, fsync=False)
     assert counts(run_path) == counts(here.path)
+
+
+# the agent marks that its trial runs, then holds it (bounded) until the test releases it
+HOLDING_AGENT = """\
+import time
+from pathlib import Path
+
+MARKS = Path({marks!r})
+
+
+def agent(task, workspace, tools, model):
+    (MARKS / "running").write_text("")
+    end = time.monotonic() + 120
+    while not (MARKS / "release").exists() and time.monotonic() < end:
+        time.sleep(0.1)
+    return "done"
+"""
+
+
+@pytest.mark.slow  # a cluster of its own: ~20 s
+def test_a_local_cluster_started_by_trialrun_listens_on_loopback_only(tmp_path, ray_listeners):
+    """`--executor ray` without `--ray-address`: the cluster the run starts (GCS, raylet,
+    object manager, agents, workers, the driver) listens on 127.0.0.1 and nowhere else."""
+    pytest.importorskip("ray")
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "task.yaml").write_text(TASK.format(task_id="held", fixture="null", k=1))
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    agent = tmp_path / "holding.py"
+    agent.write_text(HOLDING_AGENT.format(marks=str(marks)))
+    # a Ray folder of its own (short: unix socket paths), so that the run starts a cluster
+    # instead of joining one another `ray start` on this machine left its address for
+    ray_tmp = Path(tempfile.mkdtemp(dir="/tmp", prefix="tr"))
+    env = {**os.environ, "RAY_TMPDIR": str(ray_tmp), "RAY_USAGE_STATS_ENABLED": "0"}
+    env.pop("RAY_ADDRESS", None)
+    run = subprocess.Popen([sys.executable, "-m", "trialrun", "run", str(suite), "--agent",
+                            f"{agent}:agent", "--executor", "ray", "--out", "o", "--json"],
+                           cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 180
+        while not (marks / "running").exists() and run.poll() is None:
+            assert time.monotonic() < deadline, "the trial never started"
+            time.sleep(0.2)
+        assert run.poll() is None, run.communicate()[1][-2000:]
+        listening = ray_listeners([run.pid])  # the whole cluster is up: a trial is running
+        (marks / "release").write_text("")
+        out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+    assert run.returncode == 0, err
+    [line] = list(RunDir.open(tmp_path / json.loads(out)["run_dir"]).iter_results())
+    assert line.passed is True
+    names = {listener.name for listener in listening}
+    # not vacuous: Ray's daemons and the worker running the trial were seen listening
+    assert {"gcs_server", "raylet"} <= names and any(n.startswith("ray::") for n in names), names
+    assert any(listener.pid == run.pid for listener in listening)  # the driver's own server
+    elsewhere = [listener for listener in listening if not listener.loopback]
+    assert elsewhere == [], elsewhere
 
 
 @pytest.mark.parametrize(

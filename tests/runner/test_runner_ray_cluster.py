@@ -7,7 +7,8 @@ names the node that ran it). The example suite run through the CLI against the c
 address gets the local executor's verdicts; killing one worker node (SIGKILL to its
 processes) while it runs a trial loses no trial and doubles none: what it had in flight
 is re-run once on the node that is left. A driver without the cluster's token is one
-line, exit 2. Only the processes started here are ended (by process group and process
+line, exit 2. Every process of the cluster (and of a driver joined to it) listens on
+127.0.0.1 only. Only the processes started here are ended (by process group and process
 tree): never `ray stop`, which ends every Ray process on the machine.
 """
 
@@ -41,6 +42,24 @@ COUNTS = ("n", "passed", "solved", "undetermined", "infra_errors")
 JOIN_TIMEOUT_S = 120
 
 
+# A node is `ray start` with Ray's rewrite of a loopback address turned off. Ray's daemons
+# listen on 127.0.0.1 only when their node's address is exactly "127.0.0.1" (and on every
+# interface otherwise), but `ray start` rewrites a loopback `--node-ip-address` and the
+# host of `--address` to this machine's own address
+# (ray._private.services.resolve_ip_for_localhost). Ray's one switch against the rewrite,
+# RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0, also makes `ray start --address` refuse to start a
+# worker node ("Multi-node Ray clusters are not supported"), so the rewrite is turned off
+# here, in the `ray start` process only; its daemons get the address as an argument.
+RAY_START = (
+    "import sys\n"
+    "import ray._private.services as services\n"
+    "from ray.scripts.scripts import main\n"
+    "services.resolve_ip_for_localhost = lambda host: host  # keep 127.0.0.1\n"
+    "sys.argv[0] = 'ray'\n"
+    "main()\n"
+)
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -61,9 +80,10 @@ class Cluster:
     def start_node(self, *args: str, name: str) -> subprocess.Popen:
         log = self.temp_dir / f"{name}.log"
         self.logs.append(log)
-        cmd = [sys.executable, "-m", "ray.scripts.scripts", "start", "--block",
-               "--disable-usage-stats", "--min-worker-port", "0", "--max-worker-port", "0",
-               "--dashboard-agent-listen-port", str(_free_port()), *args]  # fmt: skip
+        cmd = [sys.executable, "-c", RAY_START, "start", "--block", "--node-ip-address",
+               "127.0.0.1", "--disable-usage-stats", "--min-worker-port", "0",
+               "--max-worker-port", "0", "--dashboard-agent-listen-port", str(_free_port()),
+               *args]  # fmt: skip
         with open(log, "w") as out:
             return subprocess.Popen(cmd, env=self.env, stdout=out, stderr=subprocess.STDOUT,
                                     start_new_session=True)  # fmt: skip
@@ -76,10 +96,10 @@ class Cluster:
 
     def _driver(self, code: str) -> list[str]:
         """argv of a short-lived driver connected to the cluster that runs `code`."""
-        prelude = (
-            "import json, logging, time, ray\n"
-            "logging.getLogger('ray').setLevel(logging.ERROR)\n"
-            f"ray.init(address={self.address!r}, log_to_driver=False, configure_logging=False)\n"
+        prelude = (  # trialrun's own join: it reaches a loopback-only cluster at 127.0.0.1
+            "import json, time, ray\n"
+            "from trialrun.runner._ray import connect_ray\n"
+            f"connect_ray({self.address!r})\n"
         )
         return [sys.executable, "-c", prelude + code]
 
@@ -122,6 +142,18 @@ class Cluster:
             pytest.fail(f"worker nodes did not join in {JOIN_TIMEOUT_S} s: {err[-500:]} "
                         f"{self.tail()}")  # fmt: skip
         return True
+
+    def wait_for_head(self, port: int) -> None:
+        """Wait (bounded) until the head's GCS answers on 127.0.0.1:`port`."""
+        deadline = time.monotonic() + JOIN_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.head is None or self.head.poll() is not None:
+                break
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", port), timeout=2).close()
+                return
+            time.sleep(0.5)
+        pytest.fail(f"the head's GCS never answered on 127.0.0.1:{port}: {self.tail()}")
 
     def join(self, cpus: int) -> subprocess.Popen:
         """Start a worker node and wait until it has joined (a second try if it died)."""
@@ -192,9 +224,10 @@ def start_cluster(worker_cpus: list[int]):
     cluster = Cluster(f"127.0.0.1:{port}", env, temp_dir)
     try:
         cluster.head = cluster.start_node(
-            "--head", "--node-ip-address", "127.0.0.1", "--port", str(port), "--num-cpus", "0",
+            "--head", "--port", str(port), "--num-cpus", "0",
             "--include-dashboard", "false", "--temp-dir", str(temp_dir), name="head",
         )  # fmt: skip
+        cluster.wait_for_head(port)
         for cpus in worker_cpus:  # one at a time: a busy GCS can miss a raylet's start
             cluster.join(cpus)
         yield cluster
@@ -311,6 +344,59 @@ def _results_so_far(out: Path) -> int:
     with contextlib.suppress(Exception):  # mid-write: the next poll sees it
         return sum(1 for _ in RunDir.open(runs[0]).iter_results())
     return 0
+
+
+# Each trial marks that it runs, then holds (bounded) until the test releases it.
+HOLDING_AGENT = """\
+import time
+from pathlib import Path
+
+MARKS = Path({marks!r})
+
+
+def agent(task, workspace, tools, model):
+    (MARKS / f"{{task.task_id}}.running").write_text("")
+    end = time.monotonic() + 120
+    while not (MARKS / "release").exists() and time.monotonic() < end:
+        time.sleep(0.1)
+    return "done"
+"""
+
+
+def test_the_cluster_and_its_driver_listen_on_loopback_only(cluster, tmp_path, ray_listeners):
+    """While a run holds a trial on each worker node: the sockets of every process of the
+    three nodes (GCS, raylets and object managers, agents, workers) and of the driver."""
+    tasks = ["held-0", "held-1"]
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    for task_id in tasks:
+        (suite / f"{task_id}.yaml").write_text(TASK.format(task_id=task_id))
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    agent = tmp_path / "holding_agent.py"
+    agent.write_text(HOLDING_AGENT.format(marks=str(marks)))
+    run = _cli("run", str(suite), "--agent", f"{agent}:agent", "--executor", "ray",
+               "--ray-address", cluster.address, "--out", "o", "--json",
+               env=cluster.env, cwd=tmp_path)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 240
+        while len(list(marks.glob("*.running"))) < len(tasks) and run.poll() is None:
+            assert time.monotonic() < deadline, "the trials never all started"
+            time.sleep(0.2)
+        nodes = [proc.pid for proc in (cluster.head, *cluster.workers) if proc is not None]
+        listening = ray_listeners([*nodes, run.pid])
+    finally:
+        (marks / "release").write_text("")
+    code, _out, err = _finish(run)
+    assert code == 0, err
+    names = {listener.name for listener in listening}
+    # not vacuous: the GCS, the three raylets, a worker per node running a trial, the driver
+    assert "gcs_server" in names, names
+    assert len({x.pid for x in listening if x.name == "raylet"}) == 1 + len(cluster.workers)
+    assert len({x.pid for x in listening if x.name == "ray::worker_trial"}) == len(tasks), names
+    assert any(listener.pid == run.pid for listener in listening)
+    elsewhere = [listener for listener in listening if not listener.loopback]
+    assert elsewhere == [], elsewhere
 
 
 def test_a_worker_node_killed_mid_run_loses_no_trial_and_doubles_none(cluster, tmp_path):

@@ -9,7 +9,8 @@ both through `RunDir` as each task finishes, so resume, summaries and gates read
 folder as always. Models are created once per worker process (a `local` model loads
 once per worker). A worker that dies mid-trial
 has its trial re-run once by Ray; if that fails too, the trial is an infra error. Ctrl-C
-cancels the outstanding Ray tasks. `ray` is imported only here, only when chosen.
+cancels the outstanding Ray tasks. A local cluster (no address) listens on 127.0.0.1
+only. `ray` is imported only here, only when chosen.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ def connect_ray(address: str | None) -> None:
     level = quiet.level
     quiet.setLevel(logging.ERROR)
     try:
-        with _fd2_captured(bool(address)) as captured:
+        with _fd2_captured(bool(address)) as captured, _loopback_kept(_is_loopback(address)):
             try:
                 ray.init(
                     address=address or None,
@@ -113,6 +114,47 @@ def connect_ray(address: str | None) -> None:
     finally:
         quiet.setLevel(level)
     _quiet_error_listener()
+
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def _is_loopback(address: str | None) -> bool:
+    """A local cluster (no address) or a cluster named by a loopback address."""
+    if not address:
+        return True
+    host = address.rpartition(":")[0].strip("[]")
+    return host in LOOPBACK_HOSTS
+
+
+@contextlib.contextmanager
+def _loopback_kept(enabled: bool) -> Iterator[None]:
+    """Keep 127.0.0.1 as this node's address while Ray starts or joins a cluster.
+
+    Ray's daemons (GCS, raylet, object manager, workers, agents) listen on 127.0.0.1
+    only when the node's address is exactly "127.0.0.1", and on every interface
+    otherwise; but Ray's Python side rewrites a loopback address (ray.init's
+    `_node_ip_address`, the host of `address`) to the machine's own address
+    (`services.resolve_ip_for_localhost`) unless Ray clusters are switched off
+    (`ray_constants.ENABLE_RAY_CLUSTER`, env `RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`),
+    in which case the node's address is the loopback one. That switch is read when
+    the address is resolved, so it is off only for the duration of `ray.init`: a
+    local cluster listens on 127.0.0.1 only, and a cluster given as 127.0.0.1:PORT
+    is reached there (not through the machine's address, where a loopback-only
+    cluster does not answer)."""
+    constants = None
+    if enabled:
+        with contextlib.suppress(ImportError):
+            import ray._private.ray_constants as constants
+    if constants is None or not hasattr(constants, "ENABLE_RAY_CLUSTER"):
+        yield
+        return
+    saved = constants.ENABLE_RAY_CLUSTER
+    constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        constants.ENABLE_RAY_CLUSTER = saved
 
 
 @contextlib.contextmanager
