@@ -141,7 +141,9 @@ SIGNED_HISTORY = [
 
 
 def test_other_providers_never_send_the_signatures(fault_server, fast_retries):
-    """openai-compat over a real loopback server: the body holds no `extra_content`."""
+    """openai-compat over a real loopback server that never sent `extra_content`: the
+    body holds none, though the history does (Gemini's OpenAI-compatible endpoint, which
+    sends it, gets it back: test_models_gemini_openai_compat.py)."""
     fault_server.script(["ok"])
 
     async def main() -> None:

@@ -12,11 +12,10 @@ task's inputs. `ModelBackend` is the `InferenceBackend` protocol over a trialrun
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
-from trialrun.models import CompletionParams
+from trialrun.models import CompletionParams, assistant_message
 
 BACKENDS: dict[str, str] = {
     "direct": "trialrun.benchmarks.backends:direct",
@@ -103,17 +102,7 @@ async def agent(task_input: Any, workspace: Any, tools: Any, model: Any) -> dict
     for _ in range(max_turns):
         completion = await model.acomplete(messages, specs, params)
         calls = completion.tool_calls
-        assistant: dict[str, Any] = {"role": "assistant", "content": completion.text}
-        if calls:
-            assistant["tool_calls"] = [
-                {
-                    "id": c.id,
-                    "type": "function",
-                    "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
-                }
-                for c in calls
-            ]
-        messages.append(assistant)
+        messages.append(assistant_message(completion))  # with any thought signature
         if not calls:
             return {"final_text": completion.text or "", "messages": messages}
         for call in calls:

@@ -62,7 +62,9 @@ def status_error(response: Any) -> StatusError:
     body: Any = text
     with contextlib.suppress(ValueError):
         body = json.loads(text)
-        error = body.get("error", body) if isinstance(body, dict) else None
+        # Gemini's OpenAI-compatible endpoint wraps its error in a list of one
+        first = body[0] if isinstance(body, list) and len(body) == 1 else body
+        error = first.get("error", first) if isinstance(first, dict) else None
         detail = error.get("message") if isinstance(error, dict) else None
         if isinstance(detail, str) and detail:
             message += f" - {detail}"

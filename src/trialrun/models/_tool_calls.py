@@ -32,7 +32,7 @@ def assistant_message(completion: Completion) -> Message:
     """The assistant message an agent keeps in its history for one answer: OpenAI's shape,
     plus each `extra_content` the provider asked to get back (Gemini's thought signatures,
     on the message and on its tool calls; never altered). Providers that did not produce
-    it never send it (`clean_messages` drops it)."""
+    it never send it (`clean_messages` drops it unless told to keep it)."""
     message: Message = {"role": "assistant", "content": completion.text}
     if completion.extra_content is not None:
         message["extra_content"] = completion.extra_content
@@ -53,8 +53,12 @@ def _call_message(call: ToolCall) -> dict[str, Any]:
     return out
 
 
-def clean_messages(messages: list[Message]) -> list[Message]:
-    """OpenAI chat messages with only the keys the API accepts (transcript extras dropped)."""
+def clean_messages(messages: list[Message], *, keep_extra: bool = False) -> list[Message]:
+    """OpenAI chat messages with only the keys the API accepts (transcript extras dropped).
+
+    `keep_extra`: an assistant message's `extra_content` and its tool calls' (a JSON
+    object each, as the server sent it) go back unchanged, for a server that sends them
+    (Gemini's OpenAI-compatible API); they are never added where the history has none."""
     out: list[Message] = []
     for message in messages:
         clean = {k: v for k, v in message.items() if k in _MESSAGE_KEYS}
@@ -62,21 +66,36 @@ def clean_messages(messages: list[Message]) -> list[Message]:
             clean.pop("tool_call_id", None)
             if clean.get("role") != "user":
                 clean.pop("name", None)
-        if clean.get("role") == "assistant" and clean.get("tool_calls"):
-            clean["tool_calls"] = [_clean_call(c) for c in clean["tool_calls"]]
+        if clean.get("role") == "assistant":
+            if keep_extra and isinstance(message.get("extra_content"), dict):
+                clean["extra_content"] = message["extra_content"]
+            if clean.get("tool_calls"):
+                clean["tool_calls"] = [_clean_call(c, keep_extra) for c in clean["tool_calls"]]
+            else:
+                clean.pop("tool_calls", None)
         elif "tool_calls" in clean:
             clean.pop("tool_calls")
         out.append(clean)
     return out
 
 
-def _clean_call(call: dict[str, Any]) -> dict[str, Any]:
+def _clean_call(call: dict[str, Any], keep_extra: bool = False) -> dict[str, Any]:
     function = dict(call.get("function") or {})
     arguments = function.get("arguments")
     if not isinstance(arguments, str):
         arguments = json.dumps(arguments if arguments is not None else {})
-    return {
+    out: dict[str, Any] = {
         "id": call.get("id") or "",
         "type": "function",
         "function": {"name": function.get("name", ""), "arguments": arguments},
     }
+    if keep_extra and isinstance(call.get("extra_content"), dict):
+        out["extra_content"] = call["extra_content"]
+    return out
+
+
+def extra_content(holder: dict[str, Any]) -> dict[str, Any] | None:
+    """A response's `extra_content` on a message or tool call: a JSON object, kept as it
+    came (None when absent or not an object)."""
+    extra = holder.get("extra_content")
+    return extra if isinstance(extra, dict) else None

@@ -10,6 +10,14 @@ The request path is lean (`_http`): the body is built as JSON directly, a task's
 schemas serialised once, sent over one pooled httpx client sized to the trials in
 flight, and only the fields used are read from the answer. Errors keep the openai SDK's
 wording, so messages and retry decisions are as they were with the SDK.
+
+Gemini's OpenAI-compatible endpoint (https://generativelanguage.googleapis.com/v1beta/
+openai/) carries thought signatures as `extra_content: {"google": {"thought_signature":
+…}}` on a tool call (and on the message) and wants each back, unchanged, on the same
+call (Gemini 3 answers 400 without it). An answer's `extra_content` is kept on its
+`ToolCall` / `Completion`, so the history holds it (`assistant_message`); once this
+server has sent one, the history's `extra_content` goes back with the messages. A server
+that never sends it is sent exactly the body it was before.
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from trialrun.models._retry import (
     RetryStats,
     with_retries,
 )
-from trialrun.models._tool_calls import clean_messages, parse_arguments
+from trialrun.models._tool_calls import clean_messages, extra_content, parse_arguments
 from trialrun.models._types import (
     Completion,
     CompletionParams,
@@ -96,6 +104,8 @@ class OpenAICompatModel:
         # reply-constraint forms this server has refused (see `_response_format`)
         self._refused_forms: set[str] = set()
         self._refusal: str | None = None
+        # whether this server has sent `extra_content` (then the history's goes back)
+        self._sends_extra = False
 
     def __repr__(self) -> str:  # never show the key
         return f"<{type(self).__name__} {self.provider}:{self.model_id}>"
@@ -123,7 +133,7 @@ class OpenAICompatModel:
     ) -> dict[str, Any]:
         request: dict[str, Any] = {
             "model": self.model_name,
-            "messages": clean_messages(messages),
+            "messages": clean_messages(messages, keep_extra=self._sends_extra),
             "temperature": 0.0 if params.temperature is None else params.temperature,
         }
         if tools:
@@ -225,10 +235,9 @@ class OpenAICompatModel:
         completion.cost_usd = cost_usd(self.provider, self.model_id, completion.usage, self._prices)
         return completion
 
-    @staticmethod
-    def _completion(response: dict[str, Any]) -> Completion:
-        """Only the fields used: the first choice's text, tool calls and finish reason,
-        and the token counts."""
+    def _completion(self, response: dict[str, Any]) -> Completion:
+        """Only the fields used: the first choice's text, tool calls (with their
+        `extra_content`), finish reason and `extra_content`, and the token counts."""
         choice = response["choices"][0]
         message = choice.get("message")
         message = message if isinstance(message, dict) else {}
@@ -240,7 +249,12 @@ class OpenAICompatModel:
             function = function if isinstance(function, dict) else {}
             name = function.get("name") or ""
             call_id = call.get("id") or f"call_{index}"
-            calls.append(parse_arguments(call_id, str(name), function.get("arguments")))
+            tool_call = parse_arguments(call_id, str(name), function.get("arguments"))
+            extra = extra_content(call)
+            if extra is not None:  # e.g. Gemini's thought signature: it goes back
+                tool_call.extra_content = extra
+                self._sends_extra = True
+            calls.append(tool_call)
         usage = Usage()
         raw_usage = response.get("usage")
         if isinstance(raw_usage, dict):
@@ -250,11 +264,15 @@ class OpenAICompatModel:
             usage.cached = _count(details.get("cached_tokens")) if isinstance(details, dict) else 0
         text = message.get("content")
         reason = choice.get("finish_reason")
+        extra = extra_content(message)
+        if extra is not None:
+            self._sends_extra = True
         return Completion(
             text=text if isinstance(text, str) else None,
             tool_calls=calls,
             usage=usage,
             finish_reason=reason if isinstance(reason, str) else None,
+            extra_content=extra,
         )
 
     async def aclose(self) -> None:
