@@ -9,17 +9,23 @@ C / (2 × delay) trials/s. Each level runs the real runner (`trialrun.run`, the 
 tool loop with its 10 vault tools, the `openai-compat` provider, fresh workspaces,
 graders, transcripts and results lines) for about --seconds of trials.
 
-    python bench/latency_bound.py                 # 16, 64 and 128 in flight
+    python bench/latency_bound.py                 # 16, 64 and 128 in flight, 1 and 2 processes
     python bench/latency_bound.py --in-flight 64  # one level
+    python bench/latency_bound.py --processes 2   # only the run on two worker processes
     python bench/latency_bound.py --client sdk    # the same through the openai SDK
 
 `--client sdk` sends each request through `openai.AsyncOpenAI().chat.completions.create`
 (as trialrun did before its lean path), everything else unchanged: the request path is
 the only difference between the two.
 
+Each level runs once per `--processes` value (default: 1, then 2: the run's trials on
+one process, then on two worker processes, `RunConfig(processes=2)`); a run with worker
+processes includes their start (about half a second) in its wall time.
+
 Prints trials/s and the fraction of the limit per level, the CPU each side used (as a
-share of one core: on two cores, trialrun and the server together can use at most 200 %),
-whether the goals are met (≥ 85 % at 64 in flight, ≥ 75 % at 128), and a JSON object last.
+share of one core: on two cores, trialrun and the server together can use at most 200 %;
+trialrun's share counts its worker processes), whether the goals are met (≥ 85 % at 64 in
+flight, ≥ 75 % at 128) and with which number of processes, and a JSON object last.
 Run it on a quiet machine: other work takes cores from both sides.
 """
 
