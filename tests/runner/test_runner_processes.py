@@ -284,3 +284,18 @@ def test_a_worker_that_cannot_build_the_agent_is_one_user_error(tmp_path, monkey
                  processes=2, concurrency=2, handle_sigint=False, fsync=False)  # fmt: skip
     assert str(info.value).count("\n") == 0 and "gone.py" in str(info.value)
     assert not _workers()
+
+
+def test_a_worker_of_another_protocol_is_one_line(tmp_path, monkeypatch):
+    import functools
+
+    import trialrun.runner._run as run_module
+    from trialrun.runner._remote import WorkerJob
+
+    monkeypatch.setattr(run_module, "WorkerJob", functools.partial(WorkerJob, protocol=1))
+    with pytest.raises(UserError) as info:
+        run_eval(EXAMPLES, [GOOD], out=tmp_path / "o", processes=2, concurrency=2,
+                 handle_sigint=False, fsync=False)  # fmt: skip
+    assert "the driver's protocol is 1; install the same trialrun" in str(info.value)
+    assert "\n" not in str(info.value)
+    assert not _workers()

@@ -311,3 +311,29 @@ def test_early_stop_settles_on_ray_too(cluster, tmp_path):
     [line] = list(RunDir.open(done.path).iter_results())
     assert line.solve is False and line.extra["settled_after"] == 1
     assert done.summary.tasks[0]["settled_after"] == 1
+
+
+def test_a_worker_of_another_trialrun_is_one_line(cluster, tmp_path, monkeypatch):
+    """A driver whose worker protocol differs from the workers' (another trialrun on a
+    node) stops with one line naming the fix, not an infra error per trial."""
+    import functools
+
+    import trialrun.runner._run as run_module
+    from trialrun.runner._remote import WorkerJob
+
+    monkeypatch.setattr(run_module, "WorkerJob", functools.partial(WorkerJob, protocol=1))
+    with pytest.raises(UserError) as info:
+        run_eval(EXAMPLES, [GOOD], out=tmp_path / "o", executor="ray", handle_sigint=False,
+                 fsync=False)  # fmt: skip
+    message = str(info.value)
+    assert message.startswith("--executor ray: a worker runs trialrun ")
+    assert "the driver's protocol is 1; install the same trialrun" in message
+    assert "\n" not in message
+
+
+def test_what_an_older_worker_hands_back_is_refused_in_one_line():
+    from trialrun.runner._remote import check_returned
+
+    with pytest.raises(UserError) as info:
+        check_returned(object(), {"messages": []})  # an older worker's shapes
+    assert "install the same trialrun on the driver and on every worker node" in str(info.value)

@@ -102,6 +102,7 @@ async def _serve(sock: socket.socket) -> None:
     sys.path.extend(p for p in setup.sys_path if p not in sys.path)
     kit = WorkerKit(setup.job)
     try:
+        setup.job.check_protocol()
         ctx, captured = _context(setup, kit)
     except UserError as exc:
         worker.send(("error", str(exc)))

@@ -36,6 +36,7 @@ from trialrun.runner._remote import (
     CapturedTranscripts,
     WorkerJob,
     WorkerKit,
+    check_returned,
     infra_line,
     write_finished,
 )
@@ -271,6 +272,7 @@ def worker_trial(
     from trialrun.runner._trial import RunContext, prepare_task, run_trial
     from trialrun.tools import load_pack
 
+    job.check_protocol()
     task = spec.task
     folder = _fixture_dir(task.task_id, digest, packed)
     _data, fixture_rel, root_rel = packed
@@ -378,7 +380,10 @@ async def execute_ray(
                     spec, _ref = pending.pop(fut)  # a finished trial is written, even after Ctrl-C
                     try:
                         line, transcript = fut.result()
+                        check_returned(line, transcript)
                     except ray.exceptions.RayError as exc:
+                        if isinstance(getattr(exc, "cause", None), UserError):
+                            raise UserError(f"--executor ray: {exc.cause}") from None
                         if stop:  # cancelled by Ctrl-C: not run, a resume runs it
                             continue
                         line, transcript = infra_line(spec, ctx, _one_line(exc))

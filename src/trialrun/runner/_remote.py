@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trialrun.errors import UserError
 from trialrun.rundir import ResultLine, Transcript, transcript_line
+from trialrun.version import __version__
 
 if TYPE_CHECKING:
     from trialrun.agents import Agent
@@ -19,6 +21,19 @@ if TYPE_CHECKING:
     from trialrun.runner._plan import TrialSpec
     from trialrun.runner._settle import Settlement
     from trialrun.runner._trial import RunContext
+
+
+# what a worker and its driver exchange; bumped whenever that changes, so a worker node
+# with another trialrun installed is one clear error, not a confusing failure
+PROTOCOL = 2
+MISMATCH_FIX = "install the same trialrun on the driver and on every worker node"
+
+
+def protocol_mismatch(theirs: object) -> UserError:
+    return UserError(
+        f"a worker runs trialrun {__version__} (worker protocol {PROTOCOL}), the driver's "
+        f"protocol is {theirs}; {MISMATCH_FIX}"
+    )
 
 
 @dataclass(slots=True)
@@ -32,6 +47,22 @@ class WorkerJob:
     agent_timeout_s: float | None = None
     address: str | None = None  # Ray: the cluster's address (None: a local one)
     k_of: dict[str, int] = field(default_factory=dict)  # task id -> its k in this run
+    protocol: int = PROTOCOL  # the driver's
+
+    def check_protocol(self) -> None:
+        """On the worker: refuse a job from a driver of another protocol."""
+        if getattr(self, "protocol", None) != PROTOCOL:
+            raise protocol_mismatch(getattr(self, "protocol", "older"))
+
+
+def check_returned(line: object, transcript: object) -> None:
+    """On the driver: what a worker handed back has this version's shape (a worker with
+    an older trialrun returns other types)."""
+    if not isinstance(line, ResultLine) or not isinstance(transcript, bytes | None):
+        raise UserError(
+            f"a worker handed back {type(line).__name__} and {type(transcript).__name__}, "
+            f"not this trialrun's results line and transcript; {MISMATCH_FIX}"
+        )
 
 
 class WorkerKit:
