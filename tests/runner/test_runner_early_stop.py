@@ -145,3 +145,24 @@ def test_with_trials_in_flight_each_tasks_first_trial_runs_first(tmp_path):
                        handle_sigint=False)
     ran = sorted((x.task_id, x.trial) for x in RunDir.open(outcome.path).results())
     assert ran in ([("a", 0), ("b", 0), ("c", 0)], [("a", 0), ("b", 0), ("c", 0), ("c", 1)])
+
+
+def test_early_stop_on_worker_processes(tmp_path):
+    """With two worker processes the driver settles tasks as their lines come back and
+    hands out no trial of a settled task: the verdicts are a one-process run's, and a
+    failing task runs its first trial, plus at most the one handed out while it ran."""
+    failing = [task(f"f{i}", "pass^k") for i in range(4)]
+    tasks = [*failing, task("always", "pass^k")]
+    model = script(tmp_path, {t.task_id: "bye" for t in failing})
+    two = run_eval(tasks, [model], out=tmp_path / "two", concurrency=2, processes=2,
+                   early_stop=True, handle_sigint=False)  # fmt: skip
+    one = run_eval(tasks, [model], out=tmp_path / "one", concurrency=1, early_stop=True,
+                   handle_sigint=False)  # fmt: skip
+    lines = RunDir.open(two.path).results()
+    count = {t.task_id: sum(1 for x in lines if x.task_id == t.task_id) for t in tasks}
+    assert count["always"] == 5
+    assert all(1 <= count[t.task_id] <= 2 for t in failing), count
+    r2, r1 = rows(two), rows(one)
+    for t in failing:
+        assert r2[t.task_id]["settled"] == r1[t.task_id]["settled"] == "not met"
+    assert r2["always"]["solve_k"] == r1["always"]["solve_k"] == 1.0
