@@ -182,9 +182,12 @@ def test_a_local_cluster_started_by_trialrun_listens_on_loopback_only(tmp_path, 
     marks.mkdir()
     agent = tmp_path / "holding.py"
     agent.write_text(HOLDING_AGENT.format(marks=str(marks)))
-    # a Ray folder of its own (short: unix socket paths), so that the run starts a cluster
-    # instead of joining one another `ray start` on this machine left its address for
+    # a Ray folder of its own (short: unix socket paths), in which a `ray start` of a
+    # cluster long gone left its address: `ray.init()` would try to join it, the run
+    # starts a cluster of its own
     ray_tmp = Path(tempfile.mkdtemp(dir="/tmp", prefix="tr"))
+    (ray_tmp / "ray").mkdir()
+    (ray_tmp / "ray" / "ray_current_cluster").write_text("127.0.0.1:1")
     env = {**os.environ, "RAY_TMPDIR": str(ray_tmp), "RAY_USAGE_STATS_ENABLED": "0"}
     env.pop("RAY_ADDRESS", None)
     run = subprocess.Popen([sys.executable, "-m", "trialrun", "run", str(suite), "--agent",

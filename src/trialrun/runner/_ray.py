@@ -82,10 +82,13 @@ def _probe(address: str) -> None:
 
 
 def connect_ray(address: str | None) -> None:
-    """Join the cluster at `address` (or start a local one) unless this process already has."""
+    """Join the cluster at `address` (else `RAY_ADDRESS`, else start a new local one)
+    unless this process already has. Never the cluster the last `ray start` on this
+    machine recorded, which `ray.init()` would join: it may be gone, or someone else's."""
     ray = import_ray()
     if ray.is_initialized():
         return
+    address = address or os.environ.get("RAY_ADDRESS") or None
     if address:
         _probe(address)
     quiet = logging.getLogger("ray")  # its start-up notices would break `--json`'s stderr
@@ -95,7 +98,7 @@ def connect_ray(address: str | None) -> None:
         with _fd2_captured(bool(address)) as captured, _loopback_kept(_is_loopback(address)):
             try:
                 ray.init(
-                    address=address or None,
+                    address=address or "local",
                     include_dashboard=False,
                     log_to_driver=False,
                     configure_logging=False,
