@@ -244,27 +244,6 @@ def test_processes_from_trialrun_toml(tmp_path):
     assert done.returncode == 0, done.stderr
 
 
-@pytest.mark.parametrize(
-    ("args", "config", "needle"),
-    [
-        (["--processes", "0"], None, "--processes: 0 is not a number of processes; give 1 to 256"),
-        (["--processes", "two"], None, "--processes: 'two' is not a number of processes"),
-        (["--processes", "2", "--executor", "ray"], None,
-         "--processes: only with the local executor"),
-        ([], "[run]\nprocesses = 0\n", "[run] processes (trialrun.toml): 0 is not a number"),
-        ([], "[run]\nprocesses = true\n", "[run] processes (trialrun.toml): True is not a"),
-    ],
-)  # fmt: skip
-def test_a_bad_processes_value_is_one_line(tmp_path, args, config, needle):
-    if config:
-        (tmp_path / "trialrun.toml").write_text(config)
-    done = _cli("run", str(EXAMPLES), "-m", GOOD, "--out", "o", *args, cwd=tmp_path)
-    assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and needle in done.stderr, done.stderr
-    assert "Traceback" not in done.stderr
-    assert not (tmp_path / "o").exists()  # refused before anything was written
-
-
 def test_a_worker_that_cannot_build_the_agent_is_one_user_error(tmp_path, monkeypatch):
     """The driver checks the agent first; a worker that still fails (here: the module
     vanished between the two) reports the same one-line error, and no worker is left."""

@@ -219,29 +219,6 @@ def test_a_local_cluster_started_by_trialrun_listens_on_loopback_only(tmp_path, 
     assert elsewhere == [], elsewhere
 
 
-@pytest.mark.parametrize(
-    ("args", "config", "needle"),
-    [
-        (["--executor", "nope"], None, "--executor nope: unknown executor; use one of: local, ray"),
-        ([], '[run]\nexecutor = "nope"\n', "[run] executor (trialrun.toml): unknown executor"),
-        (["--ray-address", "127.0.0.1:1"], None, "--ray-address: only with --executor ray"),
-        (
-            ["--executor", "ray", "--ray-address", "127.0.0.1:1"],
-            None,
-            "--ray-address 127.0.0.1:1: nothing answers there",
-        ),
-    ],
-)
-def test_a_bad_executor_is_one_line(tmp_path, args, config, needle):
-    if config:
-        (tmp_path / "trialrun.toml").write_text(config)
-    done = _cli("run", str(EXAMPLES), "-m", GOOD, "--out", "o", *args, cwd=tmp_path)
-    assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and needle in done.stderr, done.stderr
-    assert "Traceback" not in done.stderr
-    assert not (tmp_path / "o").exists()  # refused before anything was written
-
-
 def test_without_ray_installed_the_flag_names_the_extra(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` fails as if not installed
     with pytest.raises(UserError) as info:

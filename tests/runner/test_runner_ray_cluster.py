@@ -363,18 +363,26 @@ def agent(task, workspace, tools, model):
 """
 
 
-def test_the_cluster_and_its_driver_listen_on_loopback_only(cluster, tmp_path, ray_listeners):
-    """While a run holds a trial on each worker node: the sockets of every process of the
-    three nodes (GCS, raylets and object managers, agents, workers) and of the driver."""
-    tasks = ["held-0", "held-1"]
+def _suite_with_agent(
+    tmp_path: Path, tasks: list[str], agent_source: str, **fields: object
+) -> tuple[Path, Path, Path]:
+    """(a suite of `tasks`, the agent file made from `agent_source`, its marks folder)."""
     suite = tmp_path / "suite"
     suite.mkdir()
     for task_id in tasks:
         (suite / f"{task_id}.yaml").write_text(TASK.format(task_id=task_id))
     marks = tmp_path / "marks"
     marks.mkdir()
-    agent = tmp_path / "holding_agent.py"
-    agent.write_text(HOLDING_AGENT.format(marks=str(marks)))
+    agent = tmp_path / "agent.py"
+    agent.write_text(agent_source.format(marks=str(marks), **fields))
+    return suite, agent, marks
+
+
+def test_the_cluster_and_its_driver_listen_on_loopback_only(cluster, tmp_path, ray_listeners):
+    """While a run holds a trial on each worker node: the sockets of every process of the
+    three nodes (GCS, raylets and object managers, agents, workers) and of the driver."""
+    tasks = ["held-0", "held-1"]
+    suite, agent, marks = _suite_with_agent(tmp_path, tasks, HOLDING_AGENT)
     run = _cli("run", str(suite), "--agent", f"{agent}:agent", "--executor", "ray",
                "--ray-address", cluster.address, "--out", "o", "--json",
                env=cluster.env, cwd=tmp_path)  # fmt: skip
@@ -404,14 +412,7 @@ def test_a_worker_node_killed_mid_run_loses_no_trial_and_doubles_none(cluster, t
     victim_id = node_id(victim)
     assert victim_id in {n["id"] for n in cluster.alive_nodes() if n["cpus"]}
     tasks = [f"slow-{i}" for i in range(6)]
-    suite = tmp_path / "suite"
-    suite.mkdir()
-    for task_id in tasks:
-        (suite / f"{task_id}.yaml").write_text(TASK.format(task_id=task_id))
-    marks = tmp_path / "marks"
-    marks.mkdir()
-    agent = tmp_path / "slow_agent.py"
-    agent.write_text(SLOW_AGENT.format(marks=str(marks), delay=1.5))
+    suite, agent, marks = _suite_with_agent(tmp_path, tasks, SLOW_AGENT, delay=1.5)
     out = tmp_path / "o"
     run = _cli("run", str(suite), "--agent", f"{agent}:agent", "--executor", "ray",
                "--ray-address", cluster.address, "--out", str(out), "--json",
