@@ -18,11 +18,13 @@ from trialrun.config import load_config
 from trialrun.core import parse_model_spec
 from trialrun.errors import UserError
 from trialrun.runner._open_test import Counts
+from trialrun.runner._plan import effective_k
 from trialrun.runner._settle import Settlement
 from trialrun.tasks import SUITE_DEFAULTS
 from trialrun.tracking import (
     baseline_path,
     configured_alpha,
+    configured_method,
     default_baselines_dir,
     load_baseline,
     view_of_baseline,
@@ -103,8 +105,10 @@ def settlement_for(
     models: Sequence[str],
     k: int | None,
     warnings: list[str],
+    tasks: Sequence[Any] = (),
 ) -> Settlement:
-    """The run's `Settlement`: off, or on for `scope` with each model's baseline loaded."""
+    """The run's `Settlement`: off, or on for `scope` with each model's baseline loaded
+    (and `tasks`, the run's, for the suite-level test it must not change)."""
     if scope is False:
         return Settlement()
     return Settlement(
@@ -113,4 +117,6 @@ def settlement_for(
         baselines=baseline_counts(baselines, models, warnings),
         alpha=configured_alpha(),
         k=k,
+        method=configured_method(),
+        tasks={t.task_id: (effective_k(t, k), str(t.suite), str(t.policy)) for t in tasks},
     )

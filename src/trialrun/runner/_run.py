@@ -280,7 +280,7 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
     extra = manifest.extra if manifest is not None else None
     scope = scope_of(config.early_stop, extra)
     baselines = baselines_folder(config.baselines, extra).resolve()
-    settlement = settlement_for(scope, baselines, models, config.k, warnings)
+    settlement = settlement_for(scope, baselines, models, config.k, warnings, tasks)
 
     # the run folder
     if rundir is None or manifest is None:

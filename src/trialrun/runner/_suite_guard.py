@@ -1,0 +1,78 @@
+"""Could the trials still to run change the suite-level test's answer?
+
+`compare` also runs one stratified exact test over every task both sides share (and a
+gate runs it over the blocking tasks of its `regression_suites`): a task stopped early
+brings fewer trials to it. So against a baseline a task stops only when that answer too,
+regression or not, is the same whatever the run's unfinished trials do — this task's and
+every other task's.
+
+The answer is monotone in each trial's outcome: one more solved (passed) trial in a task
+can only move the test away from "regression", one more unsolved (failed) one towards it,
+and a trial not counted (an infra error, undetermined for solve, not run) lies between.
+So it is fixed when the two extremes agree: every unfinished trial succeeds, every one
+fails. That holds while every task with baseline trials has an after side already (a
+task's first counted trial can pull the pooled rates either way); until then nothing is
+fixed. `tests/runner/test_runner_suite_guard.py` checks the monotonicity against the test
+itself, by brute force over every completion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from trialrun.runner._open_test import Counts
+from trialrun.tracking import suite_test
+
+METRICS = ("solve", "pass")
+ALWAYS, USUALLY = "ALWAYS_PASSES", "USUALLY_PASSES"
+
+
+class Side(NamedTuple):
+    """One task in the suite test: its baseline counts, the run's so far, trials left."""
+
+    before: Counts
+    after: Counts
+    left: int
+
+
+def _strata(sides: Sequence[Side], metric: str, succeed: bool) -> list[tuple[int, int, int, int]]:
+    out = []
+    for before, after, left in sides:
+        if metric == "solve":
+            b, c, n = (before.solved, before.solve_n), after.solved, after.solve_n
+        else:
+            b, c, n = (before.passed, before.n), after.passed, after.n
+        out.append((*b, c + (left if succeed else 0), n + left))
+    return out
+
+
+def suite_answer_fixed(sides: Sequence[Side], alpha: float, method: str) -> bool:
+    """Whether the suite test over `sides` gives the same answer, regression or not, for
+    every outcome of their trials left (solve and pass)."""
+    if not any(side.left for side in sides):
+        return True
+    for before, after, left in sides:
+        if left and ((before.n and not after.n) or (before.solve_n and not after.solve_n)):
+            return False  # its first counted trial is still to come
+    for metric in METRICS:
+        answers = {
+            suite_test(metric, _strata(sides, metric, succeed), alpha, method).verdict
+            == "regression"
+            for succeed in (True, False)
+        }
+        if len(answers) > 1:
+            return False
+    return True
+
+
+def guarded_groups(tasks: Iterable[tuple[str, str, str]]) -> list[frozenset[str]]:
+    """The task sets a suite test is run over, from (task id, suite, policy): every task
+    (`compare`), and per suite its ALWAYS_PASSES tasks and its ALWAYS_ or USUALLY_PASSES
+    tasks (a gate's rule over one suite, without and with `fail_on_usually_regression`)."""
+    rows = list(tasks)
+    groups = {frozenset(tid for tid, _s, _p in rows)}
+    for suite in {s for _t, s, _p in rows}:
+        groups.add(frozenset(t for t, s, p in rows if s == suite and p == ALWAYS))
+        groups.add(frozenset(t for t, s, p in rows if s == suite and p in (ALWAYS, USUALLY)))
+    return [g for g in groups if g]

@@ -1,0 +1,115 @@
+"""Early stop against a baseline does not change the suite-level test's answer.
+
+`suite_answer_fixed` says the stratified test (compare's, and a gate's over one suite)
+gives one answer whatever the unfinished trials do; checked by brute force over every
+completion (each trial solved, unsolved but passed, undetermined, failed or an infra
+error) against `trialrun.tracking.suite_test` itself. End to end: ten pass@k tasks whose
+own comparisons are settled after three solved trials each still run on, because ten
+tasks that each ended 3/5 would be a suite-level regression.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_runner_early_stop_baseline import blessed, lines_of, script, settled_after, write_suite
+
+from trialrun import run as run_eval
+from trialrun.runner._open_test import Counts
+from trialrun.runner._suite_guard import Side, guarded_groups, suite_answer_fixed
+from trialrun.tracking import compare_with_baselines, suite_test
+
+# what one more trial adds to (passed, n, solved, solve_n)
+OUTCOMES = {
+    "solved": (1, 1, 1, 1),
+    "unsolved": (1, 1, 0, 1),  # passed, not solved
+    "undetermined": (1, 1, 0, 0),
+    "failed": (0, 1, 0, 1),
+    "infra": (0, 0, 0, 0),
+}
+
+
+@st.composite
+def counts(draw, most: int = 4) -> Counts:
+    n = draw(st.integers(0, most))
+    solve_n = draw(st.integers(0, n))
+    passed = draw(st.integers(0, n))
+    solved = draw(st.integers(0, min(solve_n, passed)))
+    return Counts(passed, n, solved, solve_n)
+
+
+@st.composite
+def sides(draw) -> list[Side]:
+    out = []
+    for _ in range(draw(st.integers(1, 3))):
+        out.append(Side(draw(counts(5)), draw(counts(3)), draw(st.integers(0, 2))))
+    return out
+
+
+def verdicts(sides_now: list[Side], adds: list[tuple[tuple[int, int, int, int], ...]],
+             alpha: float, method: str) -> tuple[bool, bool]:  # fmt: skip
+    solve, passed = [], []
+    for (before, after, _left), added in zip(sides_now, adds, strict=True):
+        p, n, s, sn = (sum(x[i] for x in added) for i in range(4))
+        solve.append((before.solved, before.solve_n, after.solved + s, after.solve_n + sn))
+        passed.append((before.passed, before.n, after.passed + p, after.n + n))
+    return tuple(  # type: ignore[return-value]
+        suite_test(m, strata, alpha, method).verdict == "regression"
+        for m, strata in (("solve", solve), ("pass", passed))
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(sides(), st.sampled_from([0.05, 0.2, 0.5]), st.sampled_from(["exact", "mid-p"]))
+def test_a_fixed_answer_is_the_answer_of_every_completion(sides_now, alpha, method):
+    if not suite_answer_fixed(sides_now, alpha, method):
+        return
+    per_side = [
+        list(itertools.combinations_with_replacement(OUTCOMES.values(), side.left))
+        for side in sides_now
+    ]
+    answers = {
+        verdicts(sides_now, list(adds), alpha, method) for adds in itertools.product(*per_side)
+    }
+    assert len(answers) == 1, (sides_now, answers)
+
+
+def test_an_open_answer_is_seen_open():
+    """Ten tasks at 3/3 solved (baseline 5/5) with two trials left: all solved is no drop,
+    all failed (30/50 against 50/50) a regression."""
+    side = Side(Counts(5, 5, 5, 5), Counts(3, 3, 3, 3), 2)
+    assert not suite_answer_fixed([side] * 10, 0.05, "exact")
+    assert suite_answer_fixed([side._replace(left=0)] * 10, 0.05, "exact")
+    assert suite_answer_fixed([side], 0.05, "exact")  # one task 3/5 at worst: noise
+
+
+def test_a_task_without_its_first_trial_leaves_the_answer_open():
+    started = Side(Counts(5, 5, 5, 5), Counts(5, 5, 5, 5), 0)
+    unstarted = Side(Counts(5, 5, 5, 5), Counts(0, 0, 0, 0), 1)
+    assert not suite_answer_fixed([started, unstarted], 0.5, "exact")
+
+
+def test_the_groups_are_compares_and_each_suites_gate():
+    rows = [("a", "golden", "ALWAYS_PASSES"), ("b", "golden", "USUALLY_PASSES"),
+            ("c", "replays", "ALWAYS_PASSES")]  # fmt: skip
+    groups = set(guarded_groups(rows))
+    assert groups == {frozenset("abc"), frozenset("a"), frozenset("ab"), frozenset("c")}
+
+
+def test_tasks_whose_own_answer_is_settled_run_on_for_the_suite_test(tmp_path):
+    ids = [f"t{i}" for i in range(10)]
+    suite = write_suite(tmp_path, [(t, "golden", "pass@k") for t in ids])
+    baselines = blessed(tmp_path, suite, {})  # every task solved 5/5
+    model = script(tmp_path, {})  # every trial solved again
+    outcome = run_eval(suite, [model], out=tmp_path / "o", concurrency=1, early_stop=True,
+                       baselines=baselines, handle_sigint=False)  # fmt: skip
+    lines = lines_of(outcome.path)
+    # alone, each task's comparison is settled after 3 solved trials (at worst 3/5 against
+    # 5/5: p = 0.22); ten tasks at 3/5 would be a suite regression, so more trials ran
+    assert sum(len(v) for v in lines.values()) > 3 * len(ids)
+    (match,) = compare_with_baselines(outcome.path, baselines)
+    assert [s.verdict for s in match.comparison.suite_tests] == ["no drop", "no drop"]
+    for task_id in ids:  # whatever settled, settled only once nothing could change
+        assert all(after >= 3 for after in settled_after(lines[task_id]))
