@@ -19,7 +19,7 @@ from test_runner_early_stop_baseline import blessed, lines_of, script, settled_a
 from trialrun import run as run_eval
 from trialrun.runner._open_test import Counts
 from trialrun.runner._suite_guard import Side, guarded_groups, suite_answer_fixed
-from trialrun.tracking import compare_with_baselines, suite_test
+from trialrun.tracking import GateConfig, compare_with_baselines, suite_test
 
 # what one more trial adds to (passed, n, solved, solve_n)
 OUTCOMES = {
@@ -91,11 +91,38 @@ def test_a_task_without_its_first_trial_leaves_the_answer_open():
     assert not suite_answer_fixed([started, unstarted], 0.5, "exact")
 
 
-def test_the_groups_are_compares_and_each_suites_gate():
+def test_the_groups_are_compares_and_each_gates_suite_rule():
     rows = [("a", "golden", "ALWAYS_PASSES"), ("b", "golden", "USUALLY_PASSES"),
-            ("c", "replays", "ALWAYS_PASSES")]  # fmt: skip
-    groups = set(guarded_groups(rows))
-    assert groups == {frozenset("abc"), frozenset("a"), frozenset("ab"), frozenset("c")}
+            ("c", "replays", "ALWAYS_PASSES"),
+            ("d", "failure_replays", "USUALLY_PASSES")]  # fmt: skip
+    merge = GateConfig(regression_suites=["golden"], fail_on_suite_regression=True,
+                       blocking_policy="ALWAYS_PASSES")  # fmt: skip
+    release = GateConfig(regression_suites=["golden", "failure_replays"], alpha=0.1,
+                         fail_on_suite_regression=True, fail_on_usually_regression=True,
+                         blocking_policy="ALWAYS_PASSES")  # fmt: skip
+    quiet = GateConfig(regression_suites=["golden"])  # no suite rule: nothing to guard
+    groups = set(guarded_groups(rows, 0.05, [merge, release, quiet]))
+    assert groups == {(frozenset("abcd"), 0.05), (frozenset("a"), 0.05),
+                      (frozenset("abd"), 0.1)}  # fmt: skip
+
+
+def test_the_gates_of_trialrun_toml_are_guarded(tmp_path, monkeypatch):
+    from trialrun.runner._early_stop import settlement_for
+    from trialrun.tasks import Task
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "trialrun.toml").write_text(
+        "[gates.nightly]\nregression_suites = ['adversarial']\nfail_on_suite_regression = true\n"
+        "alpha = 0.2\n"
+    )
+    tasks = [Task.model_validate({"task_id": t, "suite": s, "description": "d",
+                                  "inputs": {"prompt": "p"},
+                                  "graders": [{"type": "contains", "value": "x"}],
+                                  "tracked_metrics": ["pass^k"]})
+             for t, s in (("a", "golden"), ("b", "adversarial"))]  # fmt: skip
+    settlement = settlement_for(None, tmp_path / "baselines", ["m"], None, [], tasks)
+    assert (frozenset("b"), 0.2) in settlement.suite_groups
+    assert (frozenset("ab"), settlement.alpha) in settlement.suite_groups
 
 
 def test_tasks_whose_own_answer_is_settled_run_on_for_the_suite_test(tmp_path):

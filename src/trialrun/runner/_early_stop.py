@@ -20,12 +20,16 @@ from trialrun.errors import UserError
 from trialrun.runner._open_test import Counts
 from trialrun.runner._plan import effective_k
 from trialrun.runner._settle import Settlement
+from trialrun.runner._suite_guard import guarded_groups
 from trialrun.tasks import SUITE_DEFAULTS
 from trialrun.tracking import (
+    GATES,
+    GateConfig,
     baseline_path,
     configured_alpha,
     configured_method,
     default_baselines_dir,
+    gate_config,
     load_baseline,
     view_of_baseline,
 )
@@ -111,12 +115,27 @@ def settlement_for(
     (and `tasks`, the run's, for the suite-level test it must not change)."""
     if scope is False:
         return Settlement()
+    alpha = configured_alpha()
+    rows = [(t.task_id, str(t.suite), str(t.policy)) for t in tasks]
     return Settlement(
         enabled=True,
         suites=scope,  # type: ignore[arg-type]
         baselines=baseline_counts(baselines, models, warnings),
-        alpha=configured_alpha(),
+        alpha=alpha,
         k=k,
         method=configured_method(),
-        tasks={t.task_id: (effective_k(t, k), str(t.suite), str(t.policy)) for t in tasks},
+        task_k={t.task_id: effective_k(t, k) for t in tasks},
+        suite_groups=guarded_groups(rows, alpha, _gates(warnings)),
     )
+
+
+def _gates(warnings: list[str]) -> list[GateConfig]:
+    """The gates as trialrun.toml sets them (one it cannot read: not guarded, and said)."""
+    project = load_config()
+    out = []
+    for name in GATES:
+        try:
+            out.append(gate_config(name, project))
+        except UserError as exc:
+            warnings.append(f"early stop: gate {name} not guarded ({exc})")
+    return out

@@ -12,8 +12,8 @@ p-value is ≤ `[compare] alpha` is a regression), so the task is settled only o
 answer, regression or not, is the same for every outcome of the task's trials still to
 run (`answer_fixed`: each of them an infra error, undetermined, unsolved, failed or
 solved). A task without a baseline entry keeps the plain rule. The suite-level test
-(compare's over every task, a gate's over one suite's blocking tasks) must not change
-either: a task stops only once no outcome of any unfinished trial of the run could change
+(compare's over every task, each gate's over its regression suites' blocking tasks) must
+not change either: a task stops only once no outcome of any unfinished trial of the run could change
 its answer (`_suite_guard`).
 
 The trial that settles a task has `settled_after: j` in its results line (the task's
@@ -28,7 +28,7 @@ from typing import Any
 from trialrun.rundir import ResultLine
 from trialrun.runner._open_test import Counts, answer_fixed
 from trialrun.runner._plan import effective_k
-from trialrun.runner._suite_guard import Side, guarded_groups, suite_answer_fixed
+from trialrun.runner._suite_guard import Side, suite_answer_fixed
 
 SETTLED_AFTER = "settled_after"
 MAX_GUARDED = 400  # baseline tasks above which the suite test is not re-run per trial
@@ -81,7 +81,9 @@ class Settlement:
     alpha: float = 0.05
     k: int | None = None
     method: str = "exact"  # the suite test's ([compare] method)
-    tasks: dict[str, tuple[int, str, str]] = field(default_factory=dict)  # id: k, suite, policy
+    task_k: dict[str, int] = field(default_factory=dict)  # the run's tasks: their k
+    # the task sets suite tests run over, each with its alpha (`_suite_guard.guarded_groups`)
+    suite_groups: list[tuple[frozenset[str], float]] = field(default_factory=list)
     tallies: dict[tuple[str, str], Tally] = field(default_factory=dict)
     settled: dict[tuple[str, str], int] = field(default_factory=dict)
     skipped: int = 0
@@ -134,8 +136,7 @@ class Settlement:
         """Whether no outcome of the run's unfinished trials (of every task the model's
         baseline has) could change a suite test's answer (`_suite_guard`)."""
         sides: dict[str, Side] = {}
-        rows = []
-        for task_id, (k, suite, policy) in self.tasks.items():
+        for task_id, k in self.task_k.items():
             before = self.baselines.get((task_id, model))
             if before is None:
                 continue
@@ -143,10 +144,9 @@ class Settlement:
             settled = (task_id, model) in self.settled
             left = 0 if settled else max(0, k - tally.finished)
             sides[task_id] = Side(before, tally.counts(), left)
-            rows.append((task_id, suite, policy))
         if len(sides) > MAX_GUARDED:
             return False  # too many to test after each trial: no early stop against it
         return all(
-            suite_answer_fixed([sides[t] for t in group], self.alpha, self.method)
-            for group in guarded_groups(rows)
+            suite_answer_fixed([sides[t] for t in group if t in sides], alpha, self.method)
+            for group, alpha in self.suite_groups
         )

@@ -1,7 +1,8 @@
 """Could the trials still to run change the suite-level test's answer?
 
 `compare` also runs one stratified exact test over every task both sides share (and a
-gate runs it over the blocking tasks of its `regression_suites`): a task stopped early
+gate runs it over the blocking tasks of its `regression_suites`, with the gate's alpha;
+the groups come from the gates in trialrun.toml): a task stopped early
 brings fewer trials to it. So against a baseline a task stops only when that answer too,
 regression or not, is the same whatever the run's unfinished trials do — this task's and
 every other task's.
@@ -22,10 +23,10 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from trialrun.runner._open_test import Counts
-from trialrun.tracking import suite_test
+from trialrun.tracking import GateConfig, suite_test
 
 METRICS = ("solve", "pass")
-ALWAYS, USUALLY = "ALWAYS_PASSES", "USUALLY_PASSES"
+USUALLY = "USUALLY_PASSES"
 
 
 class Side(NamedTuple):
@@ -66,13 +67,22 @@ def suite_answer_fixed(sides: Sequence[Side], alpha: float, method: str) -> bool
     return True
 
 
-def guarded_groups(tasks: Iterable[tuple[str, str, str]]) -> list[frozenset[str]]:
-    """The task sets a suite test is run over, from (task id, suite, policy): every task
-    (`compare`), and per suite its ALWAYS_PASSES tasks and its ALWAYS_ or USUALLY_PASSES
-    tasks (a gate's rule over one suite, without and with `fail_on_usually_regression`)."""
+def guarded_groups(
+    tasks: Iterable[tuple[str, str, str]], alpha: float, gates: Sequence[GateConfig]
+) -> list[tuple[frozenset[str], float]]:
+    """The task sets (and alphas) a suite test is run over, from the run's (task id, suite,
+    policy): every task, at `alpha` (`compare`), and for each gate that blocks on a suite
+    regression, the blocking tasks of its `regression_suites`, at the gate's alpha."""
     rows = list(tasks)
-    groups = {frozenset(tid for tid, _s, _p in rows)}
-    for suite in {s for _t, s, _p in rows}:
-        groups.add(frozenset(t for t, s, p in rows if s == suite and p == ALWAYS))
-        groups.add(frozenset(t for t, s, p in rows if s == suite and p in (ALWAYS, USUALLY)))
-    return [g for g in groups if g]
+    groups = {(frozenset(t for t, _s, _p in rows), alpha)}
+    for gate in gates:
+        if not (gate.fail_on_suite_regression and gate.regression_suites):
+            continue
+
+        def blocks(policy: str, gate: GateConfig = gate) -> bool:
+            usually = gate.fail_on_usually_regression and policy == USUALLY
+            return gate.blocks(policy) or usually
+
+        chosen = frozenset(t for t, s, p in rows if s in gate.regression_suites and blocks(p))
+        groups.add((chosen, gate.alpha if gate.alpha is not None else alpha))
+    return [(g, a) for g, a in groups if g]

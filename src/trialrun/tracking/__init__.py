@@ -25,7 +25,7 @@ from trialrun.tracking._compare import (
 )
 from trialrun.tracking._comparison import BaselineMatch, Comparison, TaskDelta
 from trialrun.tracking._counts import CountsView, view_of_baseline
-from trialrun.tracking._gate_config import GateConfig, gate_config
+from trialrun.tracking._gate_config import GATES, GateConfig, gate_config
 from trialrun.tracking._gate_context import GateContext
 from trialrun.tracking._gate_result import GateResult, ModelGate, RuleResult
 from trialrun.tracking._gates import RULES, run_gate
@@ -44,6 +44,7 @@ from trialrun.tracking._suite_test import SuiteTest, stratified_p_value, suite_t
 from trialrun.tracking._task_test import dropped_p_value, regressed
 
 __all__ = [
+    "GATES",
     "DEFAULT_ALPHA",
     "FORMAT",
     "RULES",
