@@ -18,6 +18,7 @@ from test_runner_early_stop_baseline import blessed, lines_of, script, settled_a
 
 from trialrun import run as run_eval
 from trialrun.runner._open_test import Counts
+from trialrun.runner._settle import Settlement
 from trialrun.runner._suite_guard import Side, guarded_groups, suite_answer_fixed
 from trialrun.tracking import GateConfig, compare_with_baselines, suite_test
 
@@ -123,6 +124,31 @@ def test_the_gates_of_trialrun_toml_are_guarded(tmp_path, monkeypatch):
     settlement = settlement_for(None, tmp_path / "baselines", ["m"], None, [], tasks)
     assert (frozenset("b"), 0.2) in settlement.suite_groups
     assert (frozenset("ab"), settlement.alpha) in settlement.suite_groups
+    assert settlement.gate_alphas == {"b": (0.2,)}  # the gate's per-task rule, at its alpha
+
+
+def test_a_gates_own_alpha_keeps_a_task_running_until_its_answer_is_fixed_there_too():
+    """Baseline solved 5/5; every trial unsolved. After 0/4 with one left, every ending is
+    a regression at α = 0.05 (1/5: p = 0.024; 0/5: 0.004; 0/4: 0.008), but not at a
+    gate's α = 0.01 (1/5 is noise there): only without that gate does the task stop."""
+    from trialrun.rundir import ResultLine
+    from trialrun.tasks import Task
+
+    task = Task.model_validate({"task_id": "t", "suite": "golden", "description": "d",
+                                "inputs": {"prompt": "p"}, "tracked_metrics": ["pass^k"],
+                                "graders": [{"type": "contains", "value": "x"}],
+                                "trials": {"k": 5}})  # fmt: skip
+
+    def settled_after_four(gates: dict[str, tuple[float, ...]]) -> bool:
+        settlement = Settlement(enabled=True, baselines={("t", "m"): Counts(5, 5, 5, 5)},
+                                alpha=0.05, task_k={"t": 5}, gate_alphas=gates)  # fmt: skip
+        for trial in range(4):
+            line = ResultLine(task_id="t", model="m", trial=trial, passed=True, solve=False)
+            settlement.record(task, line)
+        return settlement.is_settled("t", "m")
+
+    assert settled_after_four({})
+    assert not settled_after_four({"t": (0.01,)})
 
 
 def test_tasks_whose_own_answer_is_settled_run_on_for_the_suite_test(tmp_path):

@@ -20,7 +20,7 @@ from trialrun.errors import UserError
 from trialrun.runner._open_test import Counts
 from trialrun.runner._plan import effective_k
 from trialrun.runner._settle import Settlement
-from trialrun.runner._suite_guard import guarded_groups
+from trialrun.runner._suite_guard import gate_alphas, guarded_groups
 from trialrun.tasks import SUITE_DEFAULTS
 from trialrun.tracking import (
     GATES,
@@ -117,6 +117,7 @@ def settlement_for(
         return Settlement()
     alpha = configured_alpha()
     rows = [(t.task_id, str(t.suite), str(t.policy)) for t in tasks]
+    gates = _gates(warnings)
     return Settlement(
         enabled=True,
         suites=scope,  # type: ignore[arg-type]
@@ -125,7 +126,8 @@ def settlement_for(
         k=k,
         method=configured_method(),
         task_k={t.task_id: effective_k(t, k) for t in tasks},
-        suite_groups=guarded_groups(rows, alpha, _gates(warnings)),
+        suite_groups=guarded_groups(rows, alpha, gates),
+        gate_alphas=gate_alphas(rows, alpha, gates),
     )
 
 

@@ -84,6 +84,8 @@ class Settlement:
     task_k: dict[str, int] = field(default_factory=dict)  # the run's tasks: their k
     # the task sets suite tests run over, each with its alpha (`_suite_guard.guarded_groups`)
     suite_groups: list[tuple[frozenset[str], float]] = field(default_factory=list)
+    # a task's per-task test at other alphas than `alpha` (a gate's own, where it judges it)
+    gate_alphas: dict[str, tuple[float, ...]] = field(default_factory=dict)
     tallies: dict[tuple[str, str], Tally] = field(default_factory=dict)
     settled: dict[tuple[str, str], int] = field(default_factory=dict)
     skipped: int = 0
@@ -125,7 +127,8 @@ class Settlement:
         before = self.baselines.get(pair)
         if before is not None:
             left = effective_k(task, self.k) - tally.finished
-            if not answer_fixed(before, tally.counts(), left, self.alpha):
+            alphas = (self.alpha, *self.gate_alphas.get(line.task_id, ()))
+            if not all(answer_fixed(before, tally.counts(), left, a) for a in alphas):
                 return
             if not self._suite_fixed(line.model):
                 return

@@ -67,6 +67,31 @@ def suite_answer_fixed(sides: Sequence[Side], alpha: float, method: str) -> bool
     return True
 
 
+def _blocks(gate: GateConfig, policy: str) -> bool:
+    """Whether a gate's regression rules judge a task of this policy (as `trialrun gate`)."""
+    return gate.blocks(policy) or (gate.fail_on_usually_regression and policy == USUALLY)
+
+
+def gate_alphas(
+    tasks: Iterable[tuple[str, str, str]], alpha: float, gates: Sequence[GateConfig]
+) -> dict[str, tuple[float, ...]]:
+    """Per task id, the alphas other than `alpha` at which a gate's per-task regression
+    rule judges it (a gate with an `alpha` of its own, over the task's suite)."""
+    out: dict[str, tuple[float, ...]] = {}
+    for task_id, suite, policy in tasks:
+        alphas = {
+            gate.alpha
+            for gate in gates
+            if gate.alpha is not None
+            and gate.alpha != alpha
+            and suite in gate.regression_suites
+            and _blocks(gate, policy)
+        }
+        if alphas:
+            out[task_id] = tuple(sorted(alphas))
+    return out
+
+
 def guarded_groups(
     tasks: Iterable[tuple[str, str, str]], alpha: float, gates: Sequence[GateConfig]
 ) -> list[tuple[frozenset[str], float]]:
@@ -78,11 +103,8 @@ def guarded_groups(
     for gate in gates:
         if not (gate.fail_on_suite_regression and gate.regression_suites):
             continue
-
-        def blocks(policy: str, gate: GateConfig = gate) -> bool:
-            usually = gate.fail_on_usually_regression and policy == USUALLY
-            return gate.blocks(policy) or usually
-
-        chosen = frozenset(t for t, s, p in rows if s in gate.regression_suites and blocks(p))
+        chosen = frozenset(
+            t for t, s, p in rows if s in gate.regression_suites and _blocks(gate, p)
+        )
         groups.add((chosen, gate.alpha if gate.alpha is not None else alpha))
     return [(g, a) for g, a in groups if g]
