@@ -218,8 +218,9 @@ class ApiServer:
             return _anthropic_answer(request, action)
         if path.startswith("/v1beta/models/") and path.endswith(":generateContent"):
             if headers.get("x-goog-api-key") != GEMINI_KEY:
-                error = {"code": 403, "message": "API key not valid.", "status": "DENIED"}
-                return 403, {"error": error}
+                error = {"code": 400, "message": "API key not valid. Please pass a valid API "
+                         "key.", "status": "INVALID_ARGUMENT"}  # fmt: skip (Gemini's answer)
+                return 400, {"error": error}
             return _gemini_answer(request, action)
         return 404, {"error": {"message": f"no route {path}"}}
 
@@ -384,7 +385,7 @@ def test_429_is_retried_then_succeeds(api, provider):
     [
         ("anthropic", "HTTP 400: Error code: 400 - messages: field required"),
         ("gemini", "HTTP 400: Error code: 400 - * GenerateContentRequest.contents: contents "
-                   "is not specified; check GEMINI_API_KEY"),
+                   "is not specified"),
     ],
 )  # fmt: skip
 def test_400_is_one_line_with_the_apis_message_and_not_retried(api, provider, wording):
@@ -394,6 +395,19 @@ def test_400_is_one_line_with_the_apis_message_and_not_retried(api, provider, wo
     message = str(info.value)
     assert message.startswith(f"{spec(provider, api)}: {wording}")
     assert "\n" not in message and "attempt" not in message and len(api.requests) == 1
+    assert "check" not in message  # a malformed request is not a key problem
+
+
+def test_a_wrong_gemini_key_is_a_400_that_names_the_variable(api, monkeypatch):
+    """Gemini answers a bad key with 400 INVALID_ARGUMENT "API key not valid": the fix
+    names the variable then (and only then, among 400s)."""
+    monkeypatch.setenv("GEMINI_API_KEY", "AIza-wrong-key-0123456789")
+    with pytest.raises(InfraError) as info:
+        asyncio.run(complete(spec("gemini", api), ASK, [], CompletionParams()))
+    message = str(info.value)
+    assert "HTTP 400: Error code: 400 - API key not valid. Please pass a valid API key.; " \
+        "check GEMINI_API_KEY" in message
+    assert "AIza-wrong-key" not in message
 
 
 def test_429_every_time_ends_after_the_configured_attempts(api):

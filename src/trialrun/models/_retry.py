@@ -164,7 +164,7 @@ async def with_retries(
     policy: RetryPolicy,
     what: str,
     secrets: Iterable[str | None] = (),
-    hint: Callable[[int | None], str] | None = None,
+    hint: Callable[[int | None, str], str] | None = None,
     stats: RetryStats | None = None,
     classify_fn: Callable[[BaseException], Decision] = classify,
     sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
@@ -174,7 +174,7 @@ async def with_retries(
     """Run `call` until it succeeds or the policy gives up; then raise InfraError.
 
     `what` names the endpoint in messages (e.g. "openai-compat:qwen @ http://…");
-    `hint(status)` may add a fix for fatal errors (e.g. "check OPENAI_API_KEY").
+    `hint(status, message)` may add a fix for fatal errors (e.g. "check OPENAI_API_KEY").
     `timeout_s` bounds each attempt as a whole (an SDK's own timeout is often per read):
     an attempt without an answer by then is retried. `timing` receives the answering
     attempt's duration. ModelTimeout, UserError and cancellation pass through untouched.
@@ -206,7 +206,7 @@ async def with_retries(
             if decision == "fatal" or attempt >= policy.max_attempts:
                 stats.failures += 1
                 status = status_of(exc)
-                extra = hint(status) if hint else ""
+                extra = hint(status, message) if hint else ""
                 tries = "" if decision == "fatal" else f" after {attempt} attempt(s)"
                 fix = f"; {extra}" if extra else ""
                 raise InfraError(redact(f"{what}: {message}{tries}{fix}", secrets)) from None

@@ -253,7 +253,7 @@ class AnthropicModel:
             policy=self.retry_policy,
             what=f"anthropic:{self.model_id}",
             secrets=[self._api_key],
-            hint=lambda s: "check ANTHROPIC_API_KEY" if s in (401, 403) else "",
+            hint=lambda s, _message: "check ANTHROPIC_API_KEY" if s in (401, 403) else "",
             stats=self.stats,
             timeout_s=timeout,
             timing=timing,

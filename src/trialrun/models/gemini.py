@@ -302,6 +302,13 @@ class GeminiModel:
     def __repr__(self) -> str:  # never show the key
         return f"<GeminiModel {self.model_id}>"
 
+    def _hint(self, status: int | None, message: str) -> str:
+        """Gemini answers a bad key with 400 ("API key not valid"): name the variable then,
+        not for every 400 (a malformed request, a missing thought signature)."""
+        if status in (401, 403) or (status == 400 and "api key" in message.lower()):
+            return f"check {self._variable}"
+        return ""
+
     def size_pool(self, in_flight: int) -> None:
         """Keep up to `in_flight` connections open (the runner's concurrency)."""
         self._http.size(in_flight)
@@ -351,7 +358,7 @@ class GeminiModel:
             policy=self.retry_policy,
             what=f"gemini:{self.model_id}",
             secrets=[self._api_key],
-            hint=lambda s: f"check {self._variable}" if s in (400, 401, 403) else "",
+            hint=self._hint,
             stats=self.stats,
             timeout_s=timeout,
             timing=timing,

@@ -120,7 +120,7 @@ class OpenAICompatModel:
         """Keep up to `in_flight` connections open (the runner's concurrency)."""
         self._http.size(in_flight)
 
-    def _hint(self, status: int | None) -> str:
+    def _hint(self, status: int | None, message: str = "") -> str:
         if status in (401, 403):
             var = self._key_variable or "the API key variable"
             return f"check {var}"
