@@ -18,6 +18,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from run_folders import counts, keys
 
 from trialrun import RunHooks, UserError
 from trialrun import run as run_eval
@@ -28,7 +29,6 @@ pytestmark = pytest.mark.timeout(300)
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "tasks"
 GOOD = f"scripted:{ROOT / 'examples' / 'scripts' / 'good.yaml'}"
-COUNTS = ("n", "passed", "solved", "undetermined", "infra_errors")
 WORKER_MODULE = "trialrun.runner._proc_worker"
 
 TASK = """\
@@ -68,16 +68,6 @@ def agent(task, workspace, tools, model):
         time.sleep(0.01)
     return f"done by {{os.getpid()}}" if len(list(PIDS.iterdir())) >= 2 else "alone"
 """
-
-
-def counts(run_path: Path) -> dict[tuple[str, str], tuple]:
-    summary = RunDir.open(run_path).stored_summary()
-    assert summary is not None
-    return {(r["task_id"], r["model"]): tuple(r[c] for c in COUNTS) for r in summary.tasks}
-
-
-def keys(run_path: Path) -> list[tuple[str, str, int]]:
-    return [line.key for line in RunDir.open(run_path).iter_results()]
 
 
 def _suite(tmp_path: Path, k: int, n_tasks: int = 1) -> Path:

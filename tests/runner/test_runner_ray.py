@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
+from run_folders import counts, keys
 
 from trialrun import RunHooks, UserError
 from trialrun import run as run_eval
@@ -30,7 +31,6 @@ pytestmark = pytest.mark.timeout(300)
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "tasks"
 GOOD = f"scripted:{ROOT / 'examples' / 'scripts' / 'good.yaml'}"
-COUNTS = ("n", "passed", "solved", "undetermined", "infra_errors")
 
 TASK = """\
 task_id: {task_id}
@@ -55,16 +55,6 @@ def cluster() -> str:
         yield ray.get_runtime_context().gcs_address
     finally:
         ray.shutdown()
-
-
-def counts(run_path: Path) -> dict[tuple[str, str], tuple]:
-    summary = RunDir.open(run_path).stored_summary()
-    assert summary is not None
-    return {(r["task_id"], r["model"]): tuple(r[c] for c in COUNTS) for r in summary.tasks}
-
-
-def keys(run_path: Path) -> list[tuple[str, str, int]]:
-    return [line.key for line in RunDir.open(run_path).iter_results()]
 
 
 def test_the_example_suite_gets_the_local_executors_verdicts(cluster, tmp_path):
