@@ -31,7 +31,7 @@ from trialrun.runner._plan import effective_k
 from trialrun.runner._suite_guard import Side, suite_answer_fixed
 
 SETTLED_AFTER = "settled_after"
-MAX_GUARDED = 400  # baseline tasks above which the suite test is not re-run per trial
+MAX_GUARDED = 100  # baseline tasks above which the suite test is not re-run per trial
 
 
 def settles(metric: str, line: ResultLine) -> bool:
