@@ -86,6 +86,22 @@ def wait_for_trials_in_flight(out: Path, proc: subprocess.Popen, skip=()) -> Pat
     raise AssertionError(f"no workspace appeared under {out}/*/{INFLIGHT}: {stderr}")
 
 
+def settled_in_flight(run_dir: Path, quiet_s: float = 1.0) -> list[Path]:
+    """The run's in-flight workspaces once they stay the same for `quiet_s`: the first
+    one seen can be the workspace image being captured (made, read back and removed just
+    before the trial's own workspace is written)."""
+    seen, since = in_flight(run_dir), time.monotonic()
+    deadline = since + 60
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        now = in_flight(run_dir)
+        if now != seen:
+            seen, since = now, time.monotonic()
+        elif now and time.monotonic() - since >= quiet_s:
+            return now
+    raise AssertionError(f"the in-flight workspaces of {run_dir} never settled: {seen}")
+
+
 def kill_mid_run(suite: Path, out: Path, tmp_path: Path, name: str, skip=()) -> Path:
     """Start a run whose trials take seconds, SIGKILL it with trials in flight."""
     model = script(tmp_path / f"{name}.json", delay=2.0)
@@ -132,7 +148,7 @@ def test_clean_removes_abandoned_workspaces_and_leaves_a_live_runs_alone(suite, 
     live_proc = start(["run", suite, "-m", model, "-k", "1", "-j", "1", "--out", out], tmp_path)
     try:
         live = wait_for_trials_in_flight(out, live_proc, skip=[dead])
-        live_workspaces = in_flight(live)
+        live_workspaces = settled_in_flight(live)
 
         result = cli(["clean", out], tmp_path)
         assert result.returncode == 0, result.stderr
