@@ -223,7 +223,8 @@ def test_the_fixture_travels_with_the_task(tmp_path, suite_of):
     import shutil
 
     from trialrun.runner import TrialSpec
-    from trialrun.runner._ray import RayJob, pack_fixtures, worker_trial
+    from trialrun.runner._ray import pack_fixtures, worker_trial
+    from trialrun.runner._remote import WorkerJob
     from trialrun.tasks import load_tasks
 
     suite, agent, marks = suite_of(k=1, always=False)
@@ -231,7 +232,7 @@ def test_the_fixture_travels_with_the_task(tmp_path, suite_of):
     [task] = load_tasks([suite]).tasks
     packed = pack_fixtures(task)
     shutil.rmtree(suite)
-    job = RayJob(model_specs={f"agent:{agent}": f"agent:{agent}"}, agent=agent)
+    job = WorkerJob(model_specs={f"agent:{agent}": f"agent:{agent}"}, agent=agent)
     spec = TrialSpec(task, f"agent:{agent}", 0)
     line, transcript = worker_trial(job, spec, "crashy", "agent", "digest", packed)
     assert line.passed is True and line.error is None, line.error
@@ -249,7 +250,9 @@ def test_a_worker_makes_each_model_once(tmp_path, monkeypatch, suite_of):
     suite, _agent, _marks = suite_of(k=2, always=False)
     [task] = load_tasks([suite]).tasks
     packed = _ray.pack_fixtures(task)
-    job = _ray.RayJob(model_specs={GOOD: GOOD})
+    from trialrun.runner._remote import WorkerJob
+
+    job = WorkerJob(model_specs={GOOD: GOOD})
     for key in [key for key in _ray._WORKER if key.startswith("kit:")]:
         monkeypatch.delitem(_ray._WORKER, key)  # a fresh worker
     made: list[str] = []

@@ -206,9 +206,6 @@ def _quiet_error_listener() -> None:
     ray_worker.print_to_stdstream = to_logger
 
 
-RayJob = WorkerJob  # the name the Ray executor's callers know
-
-
 def pack_fixtures(task: Any) -> tuple[bytes, str | None, str | None]:
     """(a tar of the task's fixture files, the fixture folder and the fixtures/ root
     inside it). Symlinks are followed: their targets travel as files."""
