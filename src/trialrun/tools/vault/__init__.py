@@ -1,7 +1,9 @@
 """The vault tool pack: Obsidian-style note tools confined to the trial's workspace.
 
 Tool and parameter names are pinned (listed under "Vault tools" in the README): task
-suites and agents' prompts written for Gemini Scribe depend on them.
+suites and agents' prompts written for Gemini Scribe depend on them. Besides the note
+tools, the pack holds Scribe's own: memory, past sessions, skills and (offline) images,
+which keep their state under Scribe's `gemini-scribe/` folder.
 """
 
 from __future__ import annotations
@@ -19,8 +21,12 @@ from trialrun.tools.vault._files import (
     read_file,
     write_file,
 )
+from trialrun.tools.vault._images import generate_image
+from trialrun.tools.vault._memory import read_memory, update_memory
 from trialrun.tools.vault._meta import update_frontmatter
 from trialrun.tools.vault._search import find_files_by_content, find_files_by_name
+from trialrun.tools.vault._sessions import recall_sessions
+from trialrun.tools.vault._skills import activate_skill
 
 VAULT_TOOLS: list[Tool] = [
     read_file,
@@ -33,6 +39,11 @@ VAULT_TOOLS: list[Tool] = [
     update_frontmatter,
     find_files_by_name,
     find_files_by_content,
+    update_memory,
+    read_memory,
+    recall_sessions,
+    activate_skill,
+    generate_image,
 ]  # type: ignore[list-item]
 
 VAULT_TOOL_NAMES: tuple[str, ...] = tuple(t.name for t in VAULT_TOOLS)
