@@ -245,12 +245,12 @@ def test_validate_reports_warnings_with_exit_0(tmp_path: Path) -> None:
     write(
         tmp_path / "s.json",
         json.dumps(
-            {"id": "s", "description": "d", "userMessage": "u", "forbiddenTools": ["update_memory"]}
+            {"id": "s", "description": "d", "userMessage": "u", "forbiddenTools": ["google_search"]}
         ),
     )
     result = invoke("validate", str(tmp_path))
     assert result.exit_code == 0
-    assert "forbiddenTools.0: warning: tool 'update_memory'" in result.stderr
+    assert "forbiddenTools.0: warning: tool 'google_search'" in result.stderr
     doc = json.loads(invoke("validate", str(tmp_path), "--json").stdout)
     assert doc["ok"] is True and len(doc["warnings"]) == 1
 

@@ -78,12 +78,25 @@ def test_setup_may_seed_a_folder(tmp_path: Path) -> None:
 
 
 def test_unknown_tool_warning_suggests_the_close_vault_tool(tmp_path: Path) -> None:
-    f = _scribe(tmp_path, "t", expectedTools=["read_fil", "update_memory"])
+    f = _scribe(tmp_path, "t", expectedTools=["read_fil", "google_search"])
     report = load_tasks([f])
     assert report.ok
     messages = {w.field: w.message for w in report.warnings}
     assert messages["expectedTools.0"].endswith("did you mean 'read_file'?")
     assert "did you mean" not in messages["expectedTools.1"]
+
+
+def test_scribes_memory_session_skill_and_image_tools_validate_clean(tmp_path: Path) -> None:
+    scribe_tools = ["update_memory", "read_memory", "recall_sessions", "activate_skill"]
+    f = _scribe(
+        tmp_path,
+        "t",
+        expectedTools=scribe_tools,
+        forbiddenTools=["generate_image"],
+        vaultAssertions=[{"type": "fileExists", "path": "gemini-scribe/AGENTS.md"}],
+    )
+    report = load_tasks([f])
+    assert (report.problems, report.warnings) == ([], [])
 
 
 def test_boolean_tool_call_budget_is_a_problem(tmp_path: Path) -> None:

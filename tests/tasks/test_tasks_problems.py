@@ -313,17 +313,17 @@ def test_unknown_tool_is_a_warning_not_a_problem(tmp_path: Path) -> None:
         tmp_path / "t.yaml",
         BASE_YAML.replace(
             "    value: hi\n",
-            "    value: hi\n  - type: forbiddenTools\n    tools: [delete_file, update_memory]\n"
-            "  - {type: toolArgs, tool: recall_sessions, args: {}}\n",
+            "    value: hi\n  - type: forbiddenTools\n    tools: [delete_file, google_search]\n"
+            "  - {type: toolArgs, tool: fetch_url, args: {}}\n",
         ),
     )
     report = load_tasks([f])
     assert report.problems == [] and len(report.tasks) == 1
     out = [str(w) for w in report.warnings]
     assert out == [
-        f"{f}:10: graders.1.tools.1: warning: tool 'update_memory' is not provided by "
+        f"{f}:10: graders.1.tools.1: warning: tool 'google_search' is not provided by "
         "trialrun's vault pack (a call to it can never happen)",
-        f"{f}:11: graders.2.tool: warning: tool 'recall_sessions' is not provided by "
+        f"{f}:11: graders.2.tool: warning: tool 'fetch_url' is not provided by "
         "trialrun's vault pack (a call to it can never happen)",
     ]
 
@@ -336,7 +336,7 @@ def test_scribe_unknown_tool_warning_uses_scribe_path(tmp_path: Path) -> None:
                 "id": "s",
                 "description": "d",
                 "userMessage": "u",
-                "expectedTools": ["read_file", "activate_skill"],
+                "expectedTools": ["read_file", "deep_research"],
             },
             indent=2,
         ),

@@ -32,7 +32,7 @@ def call(vault: Path) -> Callable[..., ToolResult]:
     tools = {t.name: t for t in load_pack("vault")}
     ctx = ToolContext(workspace=vault, task_id="t")
 
-    def run(name: str, **arguments: Any) -> ToolResult:
+    def run(name: str, /, **arguments: Any) -> ToolResult:
         return asyncio.run(tools[name].call(ctx, arguments))
 
     return run

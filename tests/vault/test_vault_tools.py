@@ -28,7 +28,13 @@ def test_pack_has_exactly_the_pinned_tools_and_parameters() -> None:
             ["query"],
             ["caseSensitive", "useRegex", "limit", "contextLines"],
         ),
+        "update_memory": (["content"], []),
+        "read_memory": ([], []),
+        "recall_sessions": ([], ["query", "filePath", "project", "limit"]),
+        "activate_skill": (["name"], ["resource_path"]),
+        "generate_image": (["prompt"], ["output_path", "background"]),
     }
+    assert sorted(expected) == sorted(params)
     for name, (required, optional) in expected.items():
         assert params[name]["required"] == required, name
         assert sorted(params[name]["properties"]) == sorted(required + optional), name
