@@ -35,16 +35,18 @@ def missing_suites(ctx: GateContext) -> Outcome:
     missing = [s for s in required if s not in present]
     blocking = [s for s in missing if not ctx.config.allows_missing(s)]
     allowed = [s for s in missing if s not in blocking]
+    judged = {"judged": len(ctx.covered)}
     if blocking:
         text = (
             f"no {', '.join(blocking)} task in this run's {ctx.gate} gate; run the suite, or "
             f"list it in [gates.{ctx.gate}] allow_missing"
         )
         text += f"; {_allowed(allowed)}" if allowed else ""
-        return Outcome([RuleResult(SUITE_RULE, "failed", text)])
+        return Outcome([RuleResult(SUITE_RULE, "failed", text, **judged)])
     if allowed:
-        return Outcome([RuleResult(SUITE_RULE, "warned", _allowed(allowed))])
-    return Outcome([RuleResult(SUITE_RULE, "passed", f"each of {', '.join(required)} ran")])
+        return Outcome([RuleResult(SUITE_RULE, "warned", _allowed(allowed), **judged)])
+    text = f"each of {', '.join(required)} ran"
+    return Outcome([RuleResult(SUITE_RULE, "passed", text, **judged)])
 
 
 def missing_baseline_tasks(ctx: GateContext) -> Outcome:

@@ -399,12 +399,12 @@ def suite_rates(ctx: GateContext) -> Outcome:
 Rule = Callable[[GateContext], Outcome]
 RULES: list[Rule] = [
     empty,
-    missing_suites,
-    missing_baseline_tasks,
     safety,
     forbidden,
     always_passes,
     insufficient,
+    missing_suites,
+    missing_baseline_tasks,
     no_baseline,
     regression,
     suite_regression,
