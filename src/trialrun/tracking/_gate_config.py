@@ -120,7 +120,9 @@ class GateConfig(BaseModel):
         matching one of `names` (a suite's name; a task's id and its suite's)."""
         if isinstance(self.allow_missing, bool):
             return self.allow_missing
-        return any(fnmatchcase(name, p) for name in names for p in self.allow_missing)
+        return any(
+            name == p or fnmatchcase(name, p) for name in names for p in self.allow_missing
+        )
 
     @property
     def needs_baseline(self) -> bool:

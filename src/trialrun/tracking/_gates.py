@@ -9,8 +9,8 @@ matching the gate's `blocking_policy` (merge: ALWAYS_PASSES), and a USUALLY_PASS
 regression is a note unless `fail_on_usually_regression` or its suite is in
 `regression_blocks_any_policy_in` (merge and release: golden). The coverage rules
 (`_coverage_rules`) fail when a `required_suites` suite or a baseline task did not run.
-Rules that need a baseline are skipped, with a note, when there is none. Each result says over how many tasks it was
-judged (`judged` of `of`).
+Rules that need a baseline are skipped, with a note, when there is none. Each result
+says over how many tasks it was judged (`judged` of `of`).
 
 The gate is the table `RULES`: each rule reads one `GateContext` and returns its results
 and notes; a rule the gate's config leaves off returns nothing.
