@@ -1,5 +1,6 @@
 """The golden fix-auth-bypass and adversarial prompt-injection_tool-misuse examples, run
-both ways through the CLI: the good script solves them and passes the merge gate; the bad
+both ways through the CLI: the good script solves them and passes the merge gate (its
+missing failure_replays suite allowed); the bad
 one fails for the reason the output names, and its safety violation fails the gate."""
 
 from __future__ import annotations
@@ -61,9 +62,19 @@ def test_good_script_solves_both_and_passes_the_merge_gate(good) -> None:
     assert len(pytest_verdicts) == 2 and all(v["passed"] for v in pytest_verdicts)
     assert all(x["repeated_calls"] == 0 and x["tool_errors"] == 0 for x in lines)
     assert all(x["recovered"] is None and x["time_to_first_tool_s"] >= 0 for x in lines)
-    gate = trialrun("gate", "merge", str(run_dir), cwd=tmp)
+    # the run has no failure_replays task: the merge gate says so, unless allowed
+    short = trialrun("gate", "merge", str(run_dir), cwd=tmp)
+    assert short.returncode == 1, short.stdout + short.stderr
+    assert "FAIL suite missing [over 2 tasks]: no failure_replays task" in short.stdout
+    config = tmp / "allow" / "trialrun.toml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text('[gates.merge]\nallow_missing = ["failure_replays"]\n')
+    gate = trialrun("gate", "merge", str(run_dir), "--config", str(config), cwd=tmp)
     assert gate.returncode == 0, gate.stdout + gate.stderr
     assert "ok   safety violation" in gate.stdout
+    assert "warn suite missing [over 2 tasks]: allowed by allow_missing: failure_replays" in (
+        gate.stdout
+    )
 
 
 def test_bad_script_cheats_on_the_tests_and_is_named(bad) -> None:

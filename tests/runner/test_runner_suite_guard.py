@@ -107,6 +107,17 @@ def test_the_groups_are_compares_and_each_gates_suite_rule():
                       (frozenset("abd"), 0.1)}  # fmt: skip
 
 
+def test_the_merge_gate_guards_a_golden_task_whatever_its_policy():
+    # a golden regression blocks merge whatever the policy (issue 25), so early stop keeps
+    # a golden USUALLY_PASSES task in the merge gate's suite test too
+    from trialrun.tracking import gate_config
+
+    rows = [("a", "golden", "ALWAYS_PASSES"), ("b", "golden", "USUALLY_PASSES"),
+            ("c", "adversarial", "USUALLY_PASSES")]  # fmt: skip
+    groups = set(guarded_groups(rows, 0.05, [gate_config("merge")]))
+    assert groups == {(frozenset("abc"), 0.05), (frozenset("ab"), 0.05)}
+
+
 def test_the_gates_of_trialrun_toml_are_guarded(tmp_path, monkeypatch):
     from trialrun.runner._early_stop import settlement_for
     from trialrun.tasks import Task

@@ -104,7 +104,8 @@ def test_bless_notes_the_old_file_it_supersedes(make_run, T, tmp_path: Path) -> 
 
 def test_gate_cli_says_it_used_the_old_name(make_run, T, tmp_path: Path) -> None:
     old = _old_baseline(make_run, T, tmp_path)
-    run = make_run([T("a", n=10, k=10)], model=COMPAT)
+    others = [T("adv", suite="adversarial", n=10), T("fr", suite="failure_replays", n=5)]
+    run = make_run([T("a", n=10, k=10), *others], model=COMPAT)
     result = runner.invoke(app, ["gate", "merge", str(run), "--baselines", str(old.parent)])
     assert result.exit_code == 0, result.output
     assert f"note: {old}" in result.stderr

@@ -2,7 +2,8 @@
 
 Merge: a safety violation or a forbidden tool call in ANY covered task fails, whatever its
 policy; an ALWAYS_PASSES task fails on any counted trial not solved, whatever the baseline;
-a USUALLY_PASSES drop the exact test flags is a note unless `fail_on_usually_regression`.
+a USUALLY_PASSES drop the exact test flags is a note unless `fail_on_usually_regression`
+(or, since issue 25, the task is golden: tests/tracking/test_tracking_gate_coverage.py).
 Release: every covered task of every suite meets its suite's metric, whatever its policy.
 Every rule line says over how many tasks it was judged.
 """
@@ -24,7 +25,9 @@ def _failed(result) -> dict[str, list[str]]:
 
 
 def _gate(gate: str, run: Path, where: Path, **config) -> object:
-    project = ProjectConfig(data={"gates": {gate: config}}) if config else ProjectConfig()
+    """The gate with `config`; suites these small runs leave out are allowed (a warning),
+    the coverage rules have their own tests."""
+    project = ProjectConfig(data={"gates": {gate: {"allow_missing": True, **config}}})
     return run_gate(gate, run, baselines_dir=where, config=project)
 
 
@@ -102,16 +105,22 @@ def test_always_passes_rule_can_be_turned_off(make_run, T, tmp_path) -> None:
 
 
 def test_usually_passes_regression_is_a_note_unless_configured(make_run, T, tmp_path) -> None:
+    # outside golden (where any regression blocks merge), in a suite the rule judges
+    suites = {"regression_suites": ["golden", "adversarial"]}
+    u1 = {"suite": "adversarial", "n": 10, "k": 10, "policy": "USUALLY_PASSES"}
     out = tmp_path / "baselines"
-    bless(make_run([T("g1"), T("u1", n=10, k=10, policy="USUALLY_PASSES")]), out)
-    run = make_run([T("g1"), T("u1", n=10, k=10, solved=2, policy="USUALLY_PASSES")])
-    result = _gate("merge", run, out)
+    bless(make_run([T("g1"), T("u1", **u1)]), out)
+    run = make_run([T("g1"), T("u1", solved=2, **u1)])
+    result = _gate("merge", run, out, **suites)
     assert result.passed, gate_lines(result)
     assert any(
         "regression" in n and "u1 solved 10/10 → 2/10" in n for n in result.models[0].notes
     )
-    strict = _gate("merge", run, out, fail_on_usually_regression=True)
-    assert _failed(strict) == {"golden regression": ["u1"], "golden suite-level regression": []}
+    strict = _gate("merge", run, out, fail_on_usually_regression=True, **suites)
+    assert _failed(strict) == {
+        "golden/adversarial regression": ["u1"],
+        "golden/adversarial suite-level regression": [],
+    }
     assert gate_config("merge").fail_on_usually_regression is False
 
 

@@ -170,15 +170,17 @@ def test_merge_gate_fails_on_a_suite_regression_only(make_run, T, tmp_path) -> N
     before, after = _uniform_drop(make_run, T)
     out = tmp_path / "bl"
     bless(before, out)
-    # ALWAYS_PASSES every-trial rule off, to see the regression rules alone
-    cfg = ProjectConfig(data={"gates": {"merge": {"always_passes_every_trial": False}}})
+    # ALWAYS_PASSES every-trial rule off and a golden-only run allowed, to see the
+    # regression rules alone
+    alone = {"always_passes_every_trial": False, "allow_missing": True}
+    cfg = ProjectConfig(data={"gates": {"merge": alone}})
     result = run_gate("merge", after, baselines_dir=out, config=cfg)
     failed = {r.rule for m in result.models for r in m.rules if r.status == "failed"}
     assert failed == {"golden suite-level regression"}
     cfg = ProjectConfig(
         data={
             "gates": {
-                "merge": {"always_passes_every_trial": False, "fail_on_suite_regression": False}
+                "merge": {**alone, "fail_on_suite_regression": False}
             }
         }
     )

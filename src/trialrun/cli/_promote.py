@@ -194,7 +194,8 @@ def register_workflow(app: typer.Typer) -> None:
         paths: list[str] = typer.Argument(..., help="Task files/folders and pytest files."),
         store: str = typer.Option(None, "--store", help=STORE_HELP),
     ) -> None:
-        """Flag ALWAYS_PASSES tasks and tests with no promotion record (exit 1)."""
+        """Flag ALWAYS_PASSES tasks and tests with no promotion record, golden tasks marked
+        USUALLY_PASSES and invalid task files (exit 1)."""
         from trialrun.history import HistoryStore, lint
 
         for raw in paths:

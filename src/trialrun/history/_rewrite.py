@@ -37,6 +37,19 @@ def read_policy(kind: str, source: str, test_id: str) -> str | None:
     return str(value) if value is not None else None
 
 
+def policy_line(source: str, test_id: str) -> int | None:
+    """The 1-based line of a task file's written `policy` (None: not written)."""
+    text = _read(source)
+    if source.endswith(".toml"):
+        start, end = _toml_block(text, source, test_id)
+        lines = text.splitlines()
+        return next(
+            (i + 1 for i in range(start, end) if re.match(r"\s*policy\s*=", lines[i])), None
+        )
+    node = _task_node(text, source, test_id)
+    return int(node.lc.value("policy")[0]) + 1 if "policy" in node else None
+
+
 def set_policy(kind: str, source: str, test_id: str, new: str) -> str:
     """Write `new` as the test's policy; returns the file's new text."""
     text = _read(source)

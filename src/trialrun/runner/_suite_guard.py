@@ -26,7 +26,6 @@ from trialrun.runner._open_test import Counts
 from trialrun.tracking import GateConfig, suite_test
 
 METRICS = ("solve", "pass")
-USUALLY = "USUALLY_PASSES"
 
 
 class Side(NamedTuple):
@@ -67,9 +66,10 @@ def suite_answer_fixed(sides: Sequence[Side], alpha: float, method: str) -> bool
     return True
 
 
-def _blocks(gate: GateConfig, policy: str) -> bool:
-    """Whether a gate's regression rules judge a task of this policy (as `trialrun gate`)."""
-    return gate.blocks(policy) or (gate.fail_on_usually_regression and policy == USUALLY)
+def _blocks(gate: GateConfig, policy: str, suite: str) -> bool:
+    """Whether a gate's regression rules judge a task of this policy and suite (as
+    `trialrun gate`: a golden task blocks merge whatever its policy)."""
+    return gate.regression_blocks(policy, suite)
 
 
 def gate_alphas(
@@ -85,7 +85,7 @@ def gate_alphas(
             if gate.alpha is not None
             and gate.alpha != alpha
             and suite in gate.regression_suites
-            and _blocks(gate, policy)
+            and _blocks(gate, policy, suite)
         }
         if alphas:
             out[task_id] = tuple(sorted(alphas))
@@ -104,7 +104,7 @@ def guarded_groups(
         if not (gate.fail_on_suite_regression and gate.regression_suites):
             continue
         chosen = frozenset(
-            t for t, s, p in rows if s in gate.regression_suites and _blocks(gate, p)
+            t for t, s, p in rows if s in gate.regression_suites and _blocks(gate, p, s)
         )
         groups.add((chosen, gate.alpha if gate.alpha is not None else alpha))
     return [(g, a) for g, a in groups if g]

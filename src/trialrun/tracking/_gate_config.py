@@ -4,12 +4,14 @@ trialrun.toml override any key (`false` turns a threshold off)."""
 from __future__ import annotations
 
 from difflib import get_close_matches
+from fnmatch import fnmatchcase
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
+from trialrun.tasks import SUITE_DEFAULTS
 
 GATES = ("merge", "nightly", "release")
 SUITES = ("golden", "adversarial", "open_ended", "failure_replays")
@@ -50,6 +52,9 @@ class GateConfig(BaseModel):
     regression_suites: list[str] = Field(default_factory=list)
     # A USUALLY_PASSES task's regression (exact test) fails the gate instead of a note.
     fail_on_usually_regression: bool = False
+    # Of the `regression_suites`, those where a regression blocks whatever the task's
+    # policy (the spec: "golden regression" fails merge).
+    regression_blocks_any_policy_in: list[str] = Field(default_factory=list)
     # The stratified suite test over the `regression_suites` tasks blocks when it flags.
     fail_on_suite_regression: bool = False
     alpha: float | None = Field(default=None, gt=0, lt=1)
@@ -63,6 +68,11 @@ class GateConfig(BaseModel):
     allow_insufficient: bool = True
     allow_empty: bool = True
     suites: dict[str, SuiteThreshold] = Field(default_factory=dict)
+    # Suites that must each have a task in the gate; a task of the model's baseline in one of
+    # them must be in the run.
+    required_suites: list[str] = Field(default_factory=list)
+    # Opt out of `required_suites`: true (everything), or suite names and task-id globs.
+    allow_missing: bool | list[str] = False
 
     @field_validator(
         "alpha",
@@ -79,7 +89,9 @@ class GateConfig(BaseModel):
     def _turn_off(cls, value: Any) -> Any:
         return _off(value)
 
-    @field_validator("regression_suites", "suites")
+    @field_validator(
+        "regression_suites", "suites", "required_suites", "regression_blocks_any_policy_in"
+    )
     @classmethod
     def _known_suites(cls, value: Any) -> Any:
         for name in value:
@@ -87,9 +99,30 @@ class GateConfig(BaseModel):
                 raise ValueError(f"unknown suite '{name}' (known: {', '.join(SUITES)})")
         return value
 
+    @field_validator("allow_missing")
+    @classmethod
+    def _patterns(cls, value: Any) -> Any:
+        if isinstance(value, list) and any(not p.strip() for p in value):
+            raise ValueError("an empty name; list suite names or task-id globs")
+        return value
+
     def blocks(self, policy: str) -> bool:
         """Whether a covered task of this policy can fail the gate."""
         return self.blocking_policy in ("any", policy)
+
+    def regression_blocks(self, policy: str, suite: str) -> bool:
+        """Whether a regression of a task of this policy and suite fails the gate."""
+        usually = self.fail_on_usually_regression and policy == "USUALLY_PASSES"
+        return self.blocks(policy) or usually or suite in self.regression_blocks_any_policy_in
+
+    def allows_missing(self, *names: str) -> bool:
+        """Whether `allow_missing` lets a suite or task go missing: true, or an entry
+        matching one of `names` (a suite's name; a task's id and its suite's)."""
+        if isinstance(self.allow_missing, bool):
+            return self.allow_missing
+        return any(
+            name == p or fnmatchcase(name, p) for name in names for p in self.allow_missing
+        )
 
     @property
     def needs_baseline(self) -> bool:
@@ -111,18 +144,18 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "forbidden_tools": True,
         "always_passes_every_trial": True,
         "regression_suites": ["golden"],
+        "regression_blocks_any_policy_in": ["golden"],
         "fail_on_suite_regression": True,
         "max_p95_latency_increase_ms": 15,
         "max_cost_increase_pct": 10,
         "allow_insufficient": False,
         "allow_empty": False,
+        "required_suites": [s for s, d in SUITE_DEFAULTS.items() if d.ci_merge_gate],
     },
-    "nightly": {},
-    "release": {
-        "safety_violations": True,
-        "forbidden_tools": True,
-        "allow_insufficient": False,
-        "allow_empty": False,
+    "nightly": {},  # a report: no rule fails unless trialrun.toml sets one
+    "release": {  # every merge key (below), then these
+        "blocking_policy": "any",
+        "required_suites": list(SUITES),
         "suites": {
             "golden": dict(_EVERY_TRIAL),
             "adversarial": dict(_EVERY_TRIAL),
@@ -131,6 +164,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         },
     },
 }
+DEFAULTS["release"] = {**DEFAULTS["merge"], **DEFAULTS["release"]}
 
 
 def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ class GateContext:
     baseline_label: str | None = None
     comparison: Comparison | None = None  # blocking tasks vs the baseline (None: no baseline)
     full: Comparison | None = None  # every covered task vs the baseline
+    baseline_suites: dict[str, str] = field(default_factory=dict)  # baseline task id → suite
 
     @property
     def blocking(self) -> list[TaskRecord]:
@@ -57,6 +58,7 @@ def gate_context(
     if baseline is not None:
         before, after = view_of_baseline(baseline), view_of_run(run, model)
         against = baseline_label or "baseline"
+        ctx.baseline_suites = {t: str(c.suite or "golden") for t, c in before.tasks.items()}
         blocking = {r.task_id for r in ctx.blocking}
         every = {r.task_id for r in covered}
         ctx.comparison = compare_views(

@@ -6,9 +6,11 @@ thresholds judge every covered task whatever its policy; the ALWAYS_PASSES rule 
 every covered ALWAYS_PASSES task (any counted trial not solved fails it); the
 insufficient-data, regression, latency/cost and rate rules fail only on covered tasks
 matching the gate's `blocking_policy` (merge: ALWAYS_PASSES), and a USUALLY_PASSES
-regression is a note unless `fail_on_usually_regression`. Rules that need a baseline are
-skipped, with a note, when there is none. Each result says over how many tasks it was
-judged (`judged` of `of`).
+regression is a note unless `fail_on_usually_regression` or its suite is in
+`regression_blocks_any_policy_in` (merge and release: golden). The coverage rules
+(`_coverage_rules`) fail when a `required_suites` suite or a baseline task did not run.
+Rules that need a baseline are skipped, with a note, when there is none. Each result
+says over how many tasks it was judged (`judged` of `of`).
 
 The gate is the table `RULES`: each rule reads one `GateContext` and returns its results
 and notes; a rule the gate's config leaves off returns nothing.
@@ -24,6 +26,8 @@ from trialrun.config import ProjectConfig, load_config
 from trialrun.errors import UserError
 from trialrun.rundir import Baseline
 from trialrun.tracking._baseline import baseline_path, load_baseline
+from trialrun.tracking._comparison import TaskDelta
+from trialrun.tracking._coverage_rules import missing_baseline_tasks, missing_suites
 from trialrun.tracking._gate_config import gate_config
 from trialrun.tracking._gate_context import GateContext, Outcome, gate_context
 from trialrun.tracking._gate_result import GateResult, ModelGate, RuleResult
@@ -36,7 +40,7 @@ from trialrun.tracking._settings import (
 from trialrun.tracking._suite_test import suite_test
 
 FORBIDDEN_GRADER = "forbiddenTools"
-ALWAYS, USUALLY = "ALWAYS_PASSES", "USUALLY_PASSES"
+ALWAYS = "ALWAYS_PASSES"
 EPS = 1e-12
 # (TaskRecord figure, its name, how a task's counts are quoted when it is below)
 RATES: tuple[tuple[str, str, Callable[[TaskRecord], str]], ...] = (
@@ -230,11 +234,19 @@ def no_baseline(ctx: GateContext) -> Outcome:
     )
 
 
+def _regression_blocks(ctx: GateContext, task: TaskDelta) -> bool:
+    """Whether this compared task's regression can fail the gate (its policy in the run)."""
+    policy = next((r.policy for r in ctx.covered if r.task_id == task.task_id), ALWAYS)
+    return ctx.config.regression_blocks(policy, task.suite)
+
+
 def regression(ctx: GateContext) -> Outcome:
     """No covered task of `regression_suites` that blocks may regress (Fisher p ≤ alpha).
 
-    A USUALLY_PASSES task's regression blocks only with `fail_on_usually_regression`;
-    otherwise it is a note, as is every other regression the exact test flags.
+    A task blocks by `blocking_policy`, or in a suite of `regression_blocks_any_policy_in`
+    (merge: golden) whatever its policy; any other USUALLY_PASSES task's regression blocks
+    only with `fail_on_usually_regression`. Every other regression the exact test flags is
+    a note.
     """
     suites = ctx.config.regression_suites
     if not suites:
@@ -244,14 +256,8 @@ def regression(ctx: GateContext) -> Outcome:
     if ctx.full is None:
         return Outcome([RuleResult(name, "skipped", "no baseline", judged=0, of=len(members))])
     policy = {r.task_id: r.policy for r in ctx.covered}
-
-    def blocks(task_id: str) -> bool:
-        kind = policy.get(task_id, ALWAYS)
-        usually = ctx.config.fail_on_usually_regression and kind == USUALLY
-        return ctx.config.blocks(kind) or usually
-
     judged = [t for t in ctx.full.tasks if t.suite in suites]
-    regs = [t for t in judged if t.label == "regression" and blocks(t.task_id)]
+    regs = [t for t in judged if t.label == "regression" and _regression_blocks(ctx, t)]
     counts = _over(len(judged), len(members), "not in the baseline")
     out = Outcome()
     if regs:
@@ -283,14 +289,7 @@ def suite_regression(ctx: GateContext) -> Outcome:
     name = f"{'/'.join(suites)} suite-level regression"
     if ctx.full is None:  # the per-task regression rule already says "no baseline"
         return Outcome()
-    policy = {r.task_id: r.policy for r in ctx.covered}
-
-    def blocks(task_id: str) -> bool:
-        kind = policy.get(task_id, ALWAYS)
-        usually = ctx.config.fail_on_usually_regression and kind == USUALLY
-        return ctx.config.blocks(kind) or usually
-
-    judged = [t for t in ctx.full.tasks if t.suite in suites and blocks(t.task_id)]
+    judged = [t for t in ctx.full.tasks if t.suite in suites and _regression_blocks(ctx, t)]
     solve = [(t.before.solved, t.before.solve_n, t.after.solved, t.after.solve_n) for t in judged]
     passed = [(t.before.passed, t.before.n, t.after.passed, t.after.n) for t in judged]
     method = ctx.full.suite_tests[0].method if ctx.full.suite_tests else "exact"
@@ -404,6 +403,8 @@ RULES: list[Rule] = [
     forbidden,
     always_passes,
     insufficient,
+    missing_suites,
+    missing_baseline_tasks,
     no_baseline,
     regression,
     suite_regression,
