@@ -19,7 +19,7 @@ from trialrun.errors import UserError
 from trialrun.metrics import percentile
 from trialrun.reports import gate_lines
 from trialrun.tracking import RuleResult, bless, gate_config, run_gate
-from trialrun.tracking._bootstrap import PairedTotals, quantile_draws, rng
+from trialrun.tracking._bootstrap import PairedTotals, quantile_draws
 from trialrun.tracking._spend_rules import cost_verdict, latency_verdict
 
 LATENCY, COST = "P95 latency increase", "cost increase"
@@ -84,16 +84,16 @@ def test_a_rerun_of_the_same_distribution_passes(
     assert comparison is not None and round(comparison.latency_delta_ms or 0) == point_ms
     rule = _rule(result, LATENCY)
     assert rule.status == "passed", rule.message
-    assert f"(+{point_ms} ms, 95% interval -" in rule.message
+    assert f"(+{point_ms} ms, 95% bounds -" in rule.message
     assert rule.message.endswith("limit 15 ms: within noise")
 
 
-def test_a_clear_shift_fails_with_its_interval_shown(make_run, T, tmp_path) -> None:
+def test_a_clear_shift_fails_with_its_bounds_shown(make_run, T, tmp_path) -> None:
     before = scripted(1)
     result = _gate(make_run, T, before, [x + 0.2 for x in scripted(45)], tmp_path)
     rule = _rule(result, LATENCY)
     assert rule.status == "failed"
-    assert "(+216 ms, 95% interval +" in rule.message
+    assert "(+216 ms, 95% bounds +" in rule.message
     assert rule.message.endswith("limit 15 ms: exceeded beyond noise")
     text = "\n".join(gate_lines(result))
     assert f"FAIL {LATENCY} [over {TASKS} tasks]: {rule.message}" in text
@@ -112,7 +112,7 @@ def test_cost_fifty_percent_up_fails_and_noise_passes(make_run, T, tmp_path) -> 
     worse = _gate(make_run, T, lat, lat, tmp_path / "a", _costs(1), _costs(2, scale=1.5))
     rule = _rule(worse, COST)
     assert rule.status == "failed"
-    assert "95% interval +" in rule.message and rule.message.endswith("exceeded beyond noise")
+    assert "95% bounds +" in rule.message and rule.message.endswith("exceeded beyond noise")
     # a rerun whose mean cost per trial happens to be more than 10% up: noise
     seed = next(s for s in range(2, 200) if _mean(_costs(s)) > 1.1 * _mean(_costs(1)))
     same = _gate(make_run, T, lat, lat, tmp_path / "b", _costs(1), _costs(seed))
@@ -151,7 +151,7 @@ def _latency(before, after, ms: float | None = 15, confidence: float = 0.95):
 def test_the_confidence_is_configurable_and_checked(make_run, T, tmp_path) -> None:
     loose = ProjectConfig(data={"gates": {"merge": {"spend_confidence": 0.5}}})
     result = _gate(make_run, T, loopback(1), loopback(59), tmp_path, config=loose)
-    assert "50% interval" in _rule(result, LATENCY).message
+    assert "50% bounds" in _rule(result, LATENCY).message
     bad = ProjectConfig(data={"gates": {"merge": {"spend_confidence": 1.5}}})
     with pytest.raises(UserError, match=r"\[gates.merge\] spend_confidence: "):
         gate_config("merge", bad)
@@ -164,7 +164,7 @@ def test_few_trials_are_said(make_run, T, tmp_path) -> None:
     result = run_gate("merge", run, baselines_dir=blessed, config=ProjectConfig())
     rule = _rule(result, LATENCY)
     assert rule.status == "passed"
-    assert "few trials (3 → 3): the P95 is near the slowest one, the interval is wide" in (
+    assert "few trials (3 → 3): the P95 is near the slowest one, the bounds are wide" in (
         rule.message
     )
 
@@ -181,20 +181,20 @@ def test_an_old_baseline_without_raw_latencies_is_judged_on_its_p95(make_run, T,
     rule = _rule(run_gate("merge", run, baselines_dir=blessed, config=ProjectConfig()), LATENCY)
     assert rule.status == "failed"
     assert "no per-trial latencies on one side" in rule.message
-    assert "no interval, the P95s judged alone" in rule.message
+    assert "no bounds, the P95s judged alone" in rule.message
 
 
-def test_one_task_with_a_cost_has_no_interval_and_says_so() -> None:
+def test_one_task_with_a_cost_has_no_bounds_and_says_so() -> None:
     one = [PairedTotals(0.003, 3, 0.006, 3)]
     verdict = cost_verdict(0.001, 0.002, one, max_pct=10, max_usd=None, confidence=0.95)
     assert verdict is not None and verdict.failed
-    assert "1 task(s) with a cost: no interval (it resamples tasks)" in verdict.message
+    assert "1 task(s) with a cost: no bounds (they resample tasks)" in verdict.message
 
 
 def test_quantile_draws_are_the_bootstrap_of_the_p95() -> None:
     # two values a < b: a resample is (a, a), (b, b) or mixed (a quarter, a quarter, a
     # half); its P95 is a, b or a + 0.95 (b - a)
-    draws = quantile_draws([1.0, 2.0], 95, 20000, rng())
+    draws = quantile_draws([1.0, 2.0], 95, 20000)
     share = {v: draws.count(v) / len(draws) for v in (1.0, 2.0, 1.95)}
     assert sum(share.values()) == pytest.approx(1.0)
     assert share[1.0] == pytest.approx(0.25, abs=0.02)

@@ -1,4 +1,4 @@
-"""Seeded bootstrap intervals: a P95 difference between two samples, and a paired
+"""Seeded bootstrap bounds: of a P95 difference between two samples, and of a paired
 difference of per-trial means over tasks. Pure python, deterministic (fixed seed).
 
 A quantile's bootstrap costs two random numbers per draw, whatever the number of values.
@@ -13,18 +13,21 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from operator import itemgetter
 
 from trialrun.metrics import percentile
 
 DRAWS = 2000
-SEED = 25  # fixed: the same inputs always give the same interval
+SEED = 25  # fixed: the same inputs always give the same bounds
 
 
 @dataclass(frozen=True, slots=True)
-class Interval:
-    """A two-sided bootstrap interval (percentile method) at `confidence`."""
+class Bounds:
+    """One-sided bootstrap confidence bounds (percentile method): the increase is above
+    `low` with `confidence`, below `high` with `confidence` (together a 2c − 1 interval)."""
 
     low: float
     high: float
@@ -32,18 +35,17 @@ class Interval:
 
     @property
     def label(self) -> str:
-        """"95%" (how the interval is introduced in messages)."""
-        return f"{self.confidence * 100:g}%"
+        """How messages introduce the bounds, e.g. "95% bounds"."""
+        return f"{self.confidence * 100:g}% bounds"
 
 
-def interval(draws: Sequence[float], confidence: float) -> Interval:
-    """The central `confidence` share of the draws (linear-interpolated percentiles)."""
-    tail = (1 - confidence) / 2 * 100
-    low = percentile(list(draws), tail)
-    high = percentile(list(draws), 100 - tail)
+def bounds(draws: Sequence[float], confidence: float) -> Bounds:
+    """The `1 - confidence` and `confidence` percentiles of the draws (interpolated)."""
+    low = percentile(list(draws), (1 - confidence) * 100)
+    high = percentile(list(draws), confidence * 100)
     if low is None or high is None:
-        raise ValueError("an interval needs at least one draw")
-    return Interval(low, high, confidence)
+        raise ValueError("bounds need at least one draw")
+    return Bounds(low, high, confidence)
 
 
 def rng() -> random.Random:
@@ -51,29 +53,60 @@ def rng() -> random.Random:
     return random.Random(SEED)
 
 
-def quantile_draws(
-    values: Sequence[float], q: float, draws: int, generator: random.Random
+@lru_cache(maxsize=32)
+def _order_uniforms(
+    sizes: tuple[int, ...], q: float, draws: int
+) -> tuple[tuple[tuple[float, float], ...], ...]:
+    """Per sample size in turn, `draws` pairs (U₍ⱼ₎, U₍ⱼ₊₁₎) at the rank of the `q`
+    percentile, from one fresh generator: they depend on the sizes only, so they are kept
+    (the values are mapped through them per call; the result is the same as drawing anew)."""
+    generator = rng()
+    out = []
+    for n in sizes:
+        rank = math.floor((n - 1) * q / 100)
+        above = n - rank - 1
+        pairs = []
+        for _ in range(draws):
+            u = generator.betavariate(rank + 1, n - rank)
+            v = u + (1 - u) * (1 - generator.random() ** (1 / above)) if above > 0 else u
+            pairs.append((u, v))
+        out.append(tuple(pairs))
+    return tuple(out)
+
+
+def _replicates(
+    ordered: list[float], q: float, pairs: tuple[tuple[float, float], ...]
 ) -> list[float]:
-    """Bootstrap replicates of the `q` percentile (0–100) of `values` (see the module doc)."""
-    ordered = sorted(values)
     n = len(ordered)
-    if n == 0:
-        raise ValueError("no values to resample")
     position = (n - 1) * q / 100
-    rank = math.floor(position)  # the lower order statistic, 0-based
-    frac = position - rank
-    above = n - rank - 1  # values above the lower order statistic
-    out: list[float] = []
-    for _ in range(draws):
-        u = generator.betavariate(rank + 1, n - rank)
-        low = ordered[min(int(u * n), n - 1)]
-        if frac > 0 and above > 0:
-            v = u + (1 - u) * (1 - generator.random() ** (1 / above))
-            high = ordered[min(int(v * n), n - 1)]
-            out.append(low + (high - low) * frac)
-        else:
-            out.append(low)
+    frac = position - math.floor(position)
+    last = n - 1
+    out = []
+    for u, v in pairs:
+        low = ordered[min(int(u * n), last)]
+        out.append(low + (ordered[min(int(v * n), last)] - low) * frac if frac else low)
     return out
+
+
+def quantile_draws(values: Sequence[float], q: float, draws: int) -> list[float]:
+    """Bootstrap replicates of the `q` percentile (0–100) of `values` (see the module doc)."""
+    if not values:
+        raise ValueError("no values to resample")
+    [pairs] = _order_uniforms((len(values),), q, draws)
+    return _replicates(sorted(values), q, pairs)
+
+
+def quantile_difference_draws(
+    before: Sequence[float], after: Sequence[float], q: float, draws: int
+) -> list[tuple[float, float]]:
+    """Bootstrap replicates of the `q` percentile of each sample, drawn independently:
+    (before, after) pairs."""
+    if not before or not after:
+        raise ValueError("no values to resample")
+    b_pairs, a_pairs = _order_uniforms((len(before), len(after)), q, draws)
+    b = _replicates(sorted(before), q, b_pairs)
+    a = _replicates(sorted(after), q, a_pairs)
+    return list(zip(b, a, strict=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,26 +120,30 @@ class PairedTotals:
     after_trials: int
 
 
-def paired_mean_draws(
-    units: Sequence[PairedTotals], draws: int, generator: random.Random
-) -> list[tuple[float, float]]:
+@lru_cache(maxsize=8)
+def _task_picks(m: int, draws: int) -> tuple[Callable[[list[float]], tuple[float, ...]], ...]:
+    """`draws` resamples of m tasks from a fresh generator, each as a getter of the picked
+    items: they depend on m only, so they are kept (the same as drawing anew)."""
+    generator = rng()
+    population = range(m)
+    if m == 1:  # itemgetter of one index gives the item, not a tuple
+        return tuple(lambda column: (column[0],) for _ in range(draws))
+    return tuple(itemgetter(*generator.choices(population, k=m)) for _ in range(draws))
+
+
+def paired_mean_draws(units: Sequence[PairedTotals], draws: int) -> list[tuple[float, float]]:
     """Bootstrap replicates of (mean before, mean after) per trial, resampling tasks (the
     same tasks on both sides: the task is the unit a rerun repeats). A replicate whose
     side has no trial is left out."""
-    m = len(units)
-    if m == 0:
+    if not units:
         raise ValueError("no tasks to resample")
-    bt = [u.before_total for u in units]
-    bn = [u.before_trials for u in units]
-    at = [u.after_total for u in units]
-    an = [u.after_trials for u in units]
-    population = range(m)
+    before_total = [u.before_total for u in units]
+    before_trials = [float(u.before_trials) for u in units]
+    after_total = [u.after_total for u in units]
+    after_trials = [float(u.after_trials) for u in units]
     out: list[tuple[float, float]] = []
-    for _ in range(draws):
-        picks = generator.choices(population, k=m)
-        b_trials = sum(bn[i] for i in picks)
-        a_trials = sum(an[i] for i in picks)
-        if b_trials and a_trials:
-            b = sum(bt[i] for i in picks) / b_trials
-            out.append((b, sum(at[i] for i in picks) / a_trials))
+    for pick in _task_picks(len(units), draws):
+        bn, an = sum(pick(before_trials)), sum(pick(after_trials))
+        if bn and an:
+            out.append((sum(pick(before_total)) / bn, sum(pick(after_total)) / an))
     return out

@@ -1,12 +1,12 @@
 """The gate's spend rules: P95 latency and cost per trial may not grow beyond their limits.
 
-A rule fails only when the increase is beyond the limit with confidence: the whole
-bootstrap interval of the increase (`spend_confidence`, default 95 %, two-sided) lies
-above the limit. A P95 difference is bootstrapped over the pooled trial latencies of each
-side; the cost per trial over the common tasks, paired (a baseline keeps each task's mean
-cost, not each trial's). Every message shows the interval; when none can be drawn (no raw
-latencies in an old baseline, fewer than two tasks with a cost) it says so and the rule
-judges the figures themselves, as a point comparison.
+A rule fails only when the increase is beyond the limit with confidence: the one-sided
+bootstrap lower bound of the increase (`spend_confidence`, default 95 %) is above the
+limit. A P95 difference is bootstrapped over the pooled trial latencies of each side; the
+cost per trial over the common tasks, paired (a baseline keeps each task's mean cost, not
+each trial's). Every message shows the lower and upper bounds; when none can be drawn (no
+raw latencies in an old baseline, fewer than two tasks with a cost) it says so and the
+rule judges the figures themselves, as a point comparison.
 """
 
 from __future__ import annotations
@@ -17,12 +17,11 @@ from typing import Any
 
 from trialrun.tracking._bootstrap import (
     DRAWS,
-    Interval,
+    Bounds,
     PairedTotals,
-    interval,
+    bounds,
     paired_mean_draws,
-    quantile_draws,
-    rng,
+    quantile_difference_draws,
 )
 from trialrun.tracking._gate_context import GateContext, Outcome
 from trialrun.tracking._gate_result import RuleResult
@@ -47,8 +46,8 @@ def _verdict(failed: bool, beyond_point: bool) -> str:
     return "within noise" if beyond_point else "within the limit"
 
 
-def _range(iv: Interval, fmt: str, unit: str) -> str:
-    return f"{iv.label} interval {fmt.format(iv.low)}…{fmt.format(iv.high)}{unit}"
+def _range(iv: Bounds, fmt: str, unit: str) -> str:
+    return f"{iv.label} {fmt.format(iv.low)}…{fmt.format(iv.high)}{unit}"
 
 
 def _usd(value: float) -> str:
@@ -65,7 +64,7 @@ def latency_verdict(
     max_pct: float | None,
     confidence: float,
 ) -> SpendVerdict:
-    """P95 `before_s` → `after_s` against the limits, with the bootstrap interval of the
+    """P95 `before_s` → `after_s` against the limits, with the bootstrap bounds of the
     increase drawn from the raw latencies (none on a side: the P95s alone are judged)."""
     delta_ms = (after_s - before_s) * 1000
     change = delta_ms / (before_s * 1000) * 100 if before_s > 0 else None
@@ -78,19 +77,17 @@ def latency_verdict(
         text = (
             f"{head} ({delta_ms:+.0f} ms); limit {limit}: "
             f"{'exceeded' if beyond_point else 'within the limit'}; no per-trial "
-            "latencies on one side (an old baseline?): no interval, the P95s judged alone"
+            "latencies on one side (an old baseline?): no bounds, the P95s judged alone"
         )
         return SpendVerdict(beyond_point, text)
-    gen = rng()
-    b = quantile_draws(latencies_before_s, 95, DRAWS, gen)
-    a = quantile_draws(latencies_after_s, 95, DRAWS, gen)
-    ms_iv = interval([(y - x) * 1000 for x, y in zip(b, a, strict=True)], confidence)
+    draws = quantile_difference_draws(latencies_before_s, latencies_after_s, 95, DRAWS)
+    ms_iv = bounds([(y - x) * 1000 for x, y in draws], confidence)
     parts = [f"{delta_ms:+.0f} ms, {_range(ms_iv, '{:+.0f}', ' ms')}"]
     failed = max_ms is not None and ms_iv.low > max_ms
     if max_pct is not None and change is not None:
-        ratios = [(y / x - 1) * 100 for x, y in zip(b, a, strict=True) if x > 0]
+        ratios = [(y / x - 1) * 100 for x, y in draws if x > 0]
         if ratios:
-            pct_iv = interval(ratios, confidence)
+            pct_iv = bounds(ratios, confidence)
             parts.append(f"{change:+.1f}%, {_range(pct_iv, '{:+.1f}', '%')}")
             failed = failed or pct_iv.low > max_pct
     text = f"{head} ({'; '.join(parts)}); limit {limit}: {_verdict(failed, beyond_point)}"
@@ -98,7 +95,7 @@ def latency_verdict(
     if fewest < FEW_TRIALS:
         text += (
             f"; few trials ({len(latencies_before_s)} → {len(latencies_after_s)}): "
-            "the P95 is near the slowest one, the interval is wide"
+            "the P95 is near the slowest one, the bounds are wide"
         )
     return SpendVerdict(failed, text)
 
@@ -113,7 +110,7 @@ def cost_verdict(
     confidence: float,
 ) -> SpendVerdict | None:
     """Cost per trial `before` → `after` against the limits, with the paired bootstrap
-    interval over `tasks`; None when only a relative limit is set and the baseline is 0."""
+    bounds over `tasks`; None when only a relative limit is set and the baseline is 0."""
     head = f"${before:.4f} → ${after:.4f} per trial"
     if max_usd is None and before <= 0 < after:
         return None
@@ -123,7 +120,7 @@ def cost_verdict(
         max_pct is not None and change is not None and change > max_pct
     )
     costed = sum(1 for t in tasks if t.before_trials or t.after_trials)
-    draws = paired_mean_draws(tasks, DRAWS, rng()) if costed >= 2 else []
+    draws = paired_mean_draws(tasks, DRAWS) if costed >= 2 else []
     if not draws:
         shown = [f"{change:+.1f}%"] if max_pct is not None and change is not None else []
         shown += [_usd(after - before)] if max_usd is not None else []
@@ -131,7 +128,7 @@ def cost_verdict(
         text = (
             f"{head}{inner}; limit {limit}: "
             f"{'exceeded' if beyond_point else 'within the limit'}; {costed} task(s) "
-            "with a cost: no interval (it resamples tasks), the figures judged alone"
+            "with a cost: no bounds (they resample tasks), the figures judged alone"
         )
         return SpendVerdict(beyond_point, text)
     parts: list[str] = []
@@ -139,13 +136,13 @@ def cost_verdict(
     if max_pct is not None and change is not None:
         ratios = [(y / x - 1) * 100 for x, y in draws if x > 0]
         if ratios:
-            pct_iv = interval(ratios, confidence)
+            pct_iv = bounds(ratios, confidence)
             parts.append(f"{change:+.1f}%, {_range(pct_iv, '{:+.1f}', '%')}")
             failed = pct_iv.low > max_pct
     if max_usd is not None:
-        usd_iv = interval([y - x for x, y in draws], confidence)
+        usd_iv = bounds([y - x for x, y in draws], confidence)
         low, high = _usd(usd_iv.low), _usd(usd_iv.high)
-        parts.append(f"{_usd(after - before)}, {usd_iv.label} interval {low}…{high}")
+        parts.append(f"{_usd(after - before)}, {usd_iv.label} {low}…{high}")
         failed = failed or usd_iv.low > max_usd
     inner = f" ({'; '.join(parts)})" if parts else ""
     return SpendVerdict(failed, f"{head}{inner}; limit {limit}: {_verdict(failed, beyond_point)}")
