@@ -19,7 +19,15 @@ from trialrun.errors import UserError
 from trialrun.metrics import percentile
 from trialrun.reports import gate_lines
 from trialrun.tracking import RuleResult, bless, gate_config, run_gate
-from trialrun.tracking._bootstrap import PairedTotals, quantile_draws
+from trialrun.tracking._bootstrap import (
+    CACHED_TASKS,
+    PairedTotals,
+    _draw_task_picks,
+    _kept_task_picks,
+    _order_uniforms,
+    _task_picks,
+    quantile_draws,
+)
 from trialrun.tracking._spend_rules import cost_verdict, latency_verdict
 
 LATENCY, COST = "P95 latency increase", "cost increase"
@@ -128,9 +136,11 @@ def test_the_same_inputs_give_the_same_verdict(make_run, T, tmp_path) -> None:
     first = _gate(make_run, T, loopback(1), loopback(59), tmp_path / "a")
     again = _gate(make_run, T, loopback(1), loopback(59), tmp_path / "b")
     assert [r.message for r in first.models[0].rules] == [r.message for r in again.models[0].rules]
-    # and whatever order the trials come in
+    # and whatever order the trials come in, and whether the draws were kept or drawn anew
     before, after = loopback(1), loopback(59)
     verdict = _latency(before, after)
+    _order_uniforms.cache_clear()
+    assert _latency(before, after) == verdict
     random.Random(3).shuffle(before)
     random.Random(4).shuffle(after)
     assert _latency(before, after) == verdict
@@ -189,6 +199,16 @@ def test_one_task_with_a_cost_has_no_bounds_and_says_so() -> None:
     verdict = cost_verdict(0.001, 0.002, one, max_pct=10, max_usd=None, confidence=0.95)
     assert verdict is not None and verdict.failed
     assert "1 task(s) with a cost: no bounds (they resample tasks)" in verdict.message
+
+
+def test_kept_task_resamples_are_the_ones_drawn_anew() -> None:
+    # up to CACHED_TASKS tasks the resamples are kept; past it they are drawn each time
+    column = [float(i) for i in range(12)]
+    kept = [pick(column) for pick in _kept_task_picks(12, 50)]
+    assert kept == [pick(column) for pick in _draw_task_picks(12, 50)]
+    assert len(set(kept)) > 1
+    assert _task_picks(CACHED_TASKS + 1, 5) is not _task_picks(CACHED_TASKS + 1, 5)
+    assert _task_picks(CACHED_TASKS, 5) is _task_picks(CACHED_TASKS, 5)
 
 
 def test_quantile_draws_are_the_bootstrap_of_the_p95() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
@@ -53,7 +53,7 @@ def rng() -> random.Random:
     return random.Random(SEED)
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=16)
 def _order_uniforms(
     sizes: tuple[int, ...], q: float, draws: int
 ) -> tuple[tuple[tuple[float, float], ...], ...]:
@@ -120,15 +120,31 @@ class PairedTotals:
     after_trials: int
 
 
-@lru_cache(maxsize=8)
-def _task_picks(m: int, draws: int) -> tuple[Callable[[list[float]], tuple[float, ...]], ...]:
-    """`draws` resamples of m tasks from a fresh generator, each as a getter of the picked
-    items: they depend on m only, so they are kept (the same as drawing anew)."""
+Picker = Callable[[list[float]], tuple[float, ...]]
+CACHED_TASKS = 100  # resamples of up to this many tasks are kept (2000 × m indices each)
+
+
+def _draw_task_picks(m: int, draws: int) -> Iterator[Picker]:
+    """`draws` resamples of m tasks from a fresh generator, each as a getter of the items."""
     generator = rng()
     population = range(m)
-    if m == 1:  # itemgetter of one index gives the item, not a tuple
-        return tuple(lambda column: (column[0],) for _ in range(draws))
-    return tuple(itemgetter(*generator.choices(population, k=m)) for _ in range(draws))
+    for _ in range(draws):
+        picks = generator.choices(population, k=m)
+        if m == 1:  # itemgetter of one index gives the item, not a tuple
+            yield lambda column: (column[0],)
+        else:
+            yield itemgetter(*picks)
+
+
+@lru_cache(maxsize=8)
+def _kept_task_picks(m: int, draws: int) -> tuple[Picker, ...]:
+    return tuple(_draw_task_picks(m, draws))
+
+
+def _task_picks(m: int, draws: int) -> Iterable[Picker]:
+    """The resamples of m tasks: they depend on m only, so small ones are kept (the same
+    as drawing them anew)."""
+    return _kept_task_picks(m, draws) if m <= CACHED_TASKS else _draw_task_picks(m, draws)
 
 
 def paired_mean_draws(units: Sequence[PairedTotals], draws: int) -> list[tuple[float, float]]:
