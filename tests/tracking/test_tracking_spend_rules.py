@@ -167,6 +167,38 @@ def test_the_confidence_is_configurable_and_checked(make_run, T, tmp_path) -> No
         gate_config("merge", bad)
 
 
+def test_relative_latency_and_dollar_cost_limits_show_their_bounds(make_run, T, tmp_path) -> None:
+    limits = {
+        "max_p95_latency_increase_ms": False,
+        "max_p95_latency_increase_pct": 5,
+        "max_cost_increase_pct": False,
+        "max_cost_increase_usd": 0.0001,
+    }
+    config = ProjectConfig(data={"gates": {"merge": limits}})
+    slower = [x * 1.5 for x in loopback(59)]
+    result = _gate(
+        make_run, T, loopback(1), slower, tmp_path, _costs(1), _costs(2, 2.0), config=config
+    )
+    latency = _rule(result, LATENCY)
+    assert latency.status == "failed"
+    assert "95% bounds +" in latency.message and "; limit 5%: exceeded beyond noise" in (
+        latency.message
+    )
+    spent = _rule(result, COST)
+    assert spent.status == "failed"
+    assert "95% bounds +$0.0" in spent.message
+    assert spent.message.endswith("limit $0.0001: exceeded beyond noise")
+
+
+def test_a_zero_cost_baseline_skips_the_relative_cost_rule(make_run, T, tmp_path) -> None:
+    lat = [1.0] * (TASKS * K)
+    free = [0.0] * (TASKS * K)
+    result = _gate(make_run, T, lat, lat, tmp_path, free, _costs(2))
+    rule = _rule(result, COST)
+    assert rule.status == "skipped"
+    assert "baseline cost is 0, a relative limit cannot apply" in rule.message
+
+
 def test_few_trials_are_said(make_run, T, tmp_path) -> None:
     blessed = tmp_path / "baselines"
     bless(make_run([T("g1", n=3, latencies_s=[0.30, 0.31, 0.32])]), blessed)
