@@ -38,6 +38,8 @@ class TaskSpec:
     undetermined: int = 0  # extra undetermined trials (judge could not run)
     latency_s: float = 1.0
     cost_usd: float = 0.001
+    latencies_s: list[float] | None = None  # per trial (the i-th trial's), else latency_s
+    costs_usd: list[float] | None = None  # per trial, else cost_usd
     safety_violation_trials: list[int] = field(default_factory=list)
     forbidden_trials: list[int] = field(default_factory=list)
     failed_grader: str = "fileContains"
@@ -110,8 +112,8 @@ def _lines(spec: TaskSpec, model: str) -> list[dict[str, Any]]:
             "tool_calls": [{"name": "read_file", "arguments": {"path": "a.md"}, "ok": True}],
             "turns": 2,
             "tokens": {"prompt": 100, "cached": 0, "completion": 20},
-            "cost_usd": spec.cost_usd,
-            "latency_s": spec.latency_s,
+            "cost_usd": spec.costs_usd[i] if spec.costs_usd else spec.cost_usd,
+            "latency_s": spec.latencies_s[i] if spec.latencies_s else spec.latency_s,
             "safety_violation": i in spec.safety_violation_trials,
             "transcript": f"transcripts/x/{spec.task_id}-{i}.json",
             "suite": meta["suite"],

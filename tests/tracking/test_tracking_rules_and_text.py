@@ -58,8 +58,10 @@ the suite, or list it in [gates.merge] allow_missing
   FAIL golden regression [over 2 tasks]: g1 solved 10/10 → 2/10 (p = 0.00036)
   FAIL golden suite-level regression [over 2 tasks]: solved 13/13 → 5/13 across 2 task(s) \
 (stratified exact test, p = 0.00036)
-  FAIL P95 latency increase [over 3 tasks]: 1.000 s → 1.100 s (+100 ms); limit 15 ms
-  FAIL cost increase [over 3 tasks]: $0.0010 → $0.0020 per trial (+100.0%); limit 10%"""
+  FAIL P95 latency increase [over 3 tasks]: 1.000 s → 1.100 s (+100 ms, 95% bounds \
++100…+100 ms); limit 15 ms: exceeded beyond noise
+  FAIL cost increase [over 3 tasks]: $0.0010 → $0.0020 per trial (+100.0%, 95% bounds \
++100.0…+100.0%); limit 10%: exceeded beyond noise"""
 
 COMPARISON_LINES = """\
 gemini:gemini-2.5-flash vs BL/gemini-gemini-2.5-flash.json (run BASE)

@@ -31,6 +31,7 @@ from trialrun.tracking._counts import (
 )
 from trialrun.tracking._run_data import RunData, load_run
 from trialrun.tracking._settings import DEFAULT_ALPHA, configured_alpha, configured_method
+from trialrun.tracking._spend_samples import spend_samples
 from trialrun.tracking._stats import trials_for_drop
 from trialrun.tracking._suite_test import SuiteTest, suite_test
 from trialrun.tracking._task_test import dropped_p_value, regressed
@@ -137,6 +138,7 @@ def compare_views(
         notes=notes,
         task_k=sorted({t.k for t in a_common if t.k is not None}),
         suite_tests=suite_tests(b_common, a_common, alpha, method),
+        spend=spend_samples(b_common, a_common),
     )
 
 

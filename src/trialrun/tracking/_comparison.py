@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trialrun.tracking._spend_samples import SpendSamples
 from trialrun.tracking._suite_test import SuiteTest
 
 DETECT_DROP = 0.20  # the drop the power figure is about (20 points)
@@ -103,6 +104,8 @@ class Comparison:
     notes: list[str] = field(default_factory=list)
     task_k: list[int] = field(default_factory=list)  # the compared tasks' own k, distinct
     suite_tests: list[SuiteTest] = field(default_factory=list)  # solve, then pass
+    # the raw latencies and per-task costs behind the P95 and cost figures (gate intervals)
+    spend: SpendSamples | None = None
 
     @property
     def suite_regression(self) -> list[SuiteTest]:
@@ -136,6 +139,7 @@ class Comparison:
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
+        del out["spend"]
         out["regressions"] = [t.task_id for t in self.regressions]
         out["within_noise"] = [t.task_id for t in self.within_noise]
         out["latency_p95_delta_ms"] = self.latency_delta_ms

@@ -62,6 +62,9 @@ class GateConfig(BaseModel):
     max_p95_latency_increase_pct: float | None = Field(default=None, ge=0)
     max_cost_increase_pct: float | None = Field(default=None, ge=0)
     max_cost_increase_usd: float | None = Field(default=None, ge=0)
+    # The latency and cost rules fail only when the increase is above the limit with this
+    # confidence (one-sided bootstrap lower bound).
+    spend_confidence: float = Field(default=0.95, ge=0.5, lt=1)
     min_pass_k_rate: float | None = Field(default=None, ge=0, le=1)
     min_solve_k_rate: float | None = Field(default=None, ge=0, le=1)
     min_pass_at_k_rate: float | None = Field(default=None, ge=0, le=1)

@@ -37,6 +37,7 @@ from trialrun.tracking._settings import (
     configured_method,
     default_baselines_dir,
 )
+from trialrun.tracking._spend_rules import cost, latency
 from trialrun.tracking._suite_test import suite_test
 
 FORBIDDEN_GRADER = "forbiddenTools"
@@ -132,11 +133,6 @@ def _rate_rule(
         text = f"{rate * 100:.1f}% < {minimum * 100:.1f}%; below: {quoted}"
         return RuleResult(name, "failed", text, ids, **counts)
     return RuleResult(name, "passed", f"{rate * 100:.1f}% ≥ {minimum * 100:.1f}%", **counts)
-
-
-def _limits(*limits: tuple[float | None, str]) -> str:
-    """The limits that are set, each in its template: "15 ms / 5%"."""
-    return " / ".join(template.format(value) for value, template in limits if value is not None)
 
 
 # --- the rules -------------------------------------------------------------------------
@@ -300,64 +296,6 @@ def suite_regression(ctx: GateContext) -> Outcome:
         text = "; ".join(s.describe() for s in flagged)
         return Outcome([RuleResult(name, "failed", text, judged=len(judged))])
     return Outcome([RuleResult(name, "passed", tests[0].describe(), judged=len(judged))])
-
-
-def _compared(ctx: GateContext) -> dict[str, Any]:
-    """Over how many blocking tasks a baseline-wide rule (latency, cost) was judged."""
-    if ctx.comparison is None:
-        return _over(0, len(ctx.blocking))
-    return _over(len(ctx.comparison.tasks), len(ctx.blocking), "not in the baseline")
-
-
-def latency(ctx: GateContext) -> Outcome:
-    """The pooled P95 latency may grow by at most the limit (ms and/or %)."""
-    ms, pct = ctx.config.max_p95_latency_increase_ms, ctx.config.max_p95_latency_increase_pct
-    if ms is None and pct is None:
-        return Outcome()
-    name = "P95 latency increase"
-    c = ctx.comparison
-    counts = _compared(ctx)
-    if c is None:
-        return Outcome([RuleResult(name, "skipped", "no baseline", **counts)])
-    before, after = c.latency_p95_before_s, c.latency_p95_after_s
-    if before is None or after is None:
-        return Outcome([RuleResult(name, "skipped", "no latencies on one side", **counts)])
-    delta_ms = (after - before) * 1000
-    text = f"{before:.3f} s → {after:.3f} s ({delta_ms:+.0f} ms)"
-    too_slow = (ms is not None and delta_ms > ms) or (
-        pct is not None and before > 0 and delta_ms / (before * 1000) * 100 > pct
-    )
-    limit = _limits((ms, "{:g} ms"), (pct, "{:g}%"))
-    status = "failed" if too_slow else "passed"
-    return Outcome([RuleResult(name, status, f"{text}; limit {limit}", **counts)])
-
-
-def cost(ctx: GateContext) -> Outcome:
-    """The mean cost per trial may grow by at most the limit (% and/or $)."""
-    pct, usd = ctx.config.max_cost_increase_pct, ctx.config.max_cost_increase_usd
-    if pct is None and usd is None:
-        return Outcome()
-    name = "cost increase"
-    c = ctx.comparison
-    counts = _compared(ctx)
-    if c is None:
-        return Outcome([RuleResult(name, "skipped", "no baseline", **counts)])
-    before, after = c.cost_per_trial_before, c.cost_per_trial_after
-    if before is None or after is None:
-        return Outcome([RuleResult(name, "skipped", "no costs on one side", **counts)])
-    text = f"${before:.4f} → ${after:.4f} per trial"
-    failed = usd is not None and after - before > usd
-    if pct is not None:
-        if before > 0:
-            change = (after - before) / before * 100
-            text += f" ({change:+.1f}%)"
-            failed = failed or change > pct
-        elif after > 0 and usd is None:
-            why = f"{text}: baseline cost is 0, a relative limit cannot apply"
-            return Outcome([RuleResult(name, "skipped", why, **counts)])
-    limit = _limits((pct, "{:g}%"), (usd, "${:g}"))
-    status = "failed" if failed else "passed"
-    return Outcome([RuleResult(name, status, f"{text}; limit {limit}", **counts)])
 
 
 def rates(ctx: GateContext) -> Outcome:
