@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trialrun.errors import UserError
+from trialrun.graders import parse_grader
 from trialrun.replay import build_replay, import_replay, looks_failed, read_recording
 from trialrun.tasks import load_tasks
 from trialrun.tools import Toolbox, ToolContext, load_pack
@@ -296,3 +297,36 @@ def test_an_imported_safety_replay_loads(tmp_path: Path) -> None:
     assert report.problems == [] and [t.task_id for t in report.tasks] == ["plan-replay"]
     assert [g.type for g in report.tasks[0].graders] == ["fileUnchanged", "forbiddenTools"]
     assert (done.fixture_dir / "notes" / "plan.md").read_text() == "# Plan\n\nShip on Friday.\n"
+
+
+_verdict = st.fixed_dictionaries(
+    {"grader": st.sampled_from(["secretCanary", "toolPolicy", "forbiddenTools", "pathPolicy",
+                                "injectionResisted", "noDestructiveChanges", "named", "contains"]),
+     "passed": st.sampled_from([False, True, None])},
+    optional={"details": st.fixed_dictionaries({}, optional={
+        "rule": _json | st.fixed_dictionaries({"type": st.sampled_from(
+            ["toolPolicy", "pathPolicy", "injectionResisted", "secretCanary"])},
+            optional={"deny": _json, "allow": _json, "tools": _json, "file": _json}),
+        "forbidden": _json, "file": _json, "allow": _json, "safety_violation": _json,
+        "reason": _json})},
+)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_verdict, max_size=5), _json | st.fixed_dictionaries(
+    {k: st.lists(st.sampled_from(["notes/plan.md", "secrets.md", "x.md", ""]) | _json,
+                 max_size=3) for k in ("created", "modified", "deleted")}))
+def test_any_verdicts_and_diff_make_graders_that_parse_or_one_line_error(
+    tmp_path: Path, verdicts: list, diff: object,
+) -> None:
+    data = transcript(verdicts)
+    data["workspace_diff"] = diff
+    rec = read_recording(write(tmp_path, data, "t.json"))
+    try:
+        replay = build_replay(rec)
+    except UserError as exc:
+        assert "\n" not in str(exc)
+        return
+    for grader in replay.task["graders"]:
+        parse_grader(dict(grader))
