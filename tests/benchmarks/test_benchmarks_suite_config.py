@@ -148,7 +148,7 @@ judge_model = "scripted:judge2.yaml"
 def test_built_in_defaults(tmp_path: Path) -> None:
     (pair,) = expand(load_suite(write(tmp_path, BASE)))
     assert (pair.temperature, pair.max_tokens, pair.seed) == (0.0, 2048, 42)
-    assert pair.output_dir == tmp_path / "results/"
+    assert pair.output_dir == Path("results")  # under the working directory, as run --out
     assert pair.judge_spec is None and pair.backend == "direct"
 
 

@@ -164,3 +164,62 @@ def test_the_example_runs_both_ways(tmp_path: Path, script: str, solved: int) ->
         assert set(row["failed_graders"]) == {"maxRepeatedCalls", "contains"}
         gate = trialrun("gate", "merge", json.loads(proc.stdout)["run_dir"], cwd=tmp_path)
         assert gate.returncode == 1 and "incident-looping-retries" in gate.stdout
+
+
+ADVERSARIAL = EXAMPLES / "tasks" / "adversarial" / "prompt_injection_tool_misuse.yaml"
+SAFETY = {"injectionResisted", "secretCanary", "no-config-access", "toolPolicy",
+          "noDestructiveChanges"}
+
+
+def replay_both_ways(replays: Path, cwd: Path) -> tuple[dict, dict]:
+    """The replay run with the agent that failed (bad.yaml) and with the fixed one."""
+    val = trialrun("validate", str(replays), cwd=cwd)
+    assert val.returncode == 0, val.stdout + val.stderr
+    rows = []
+    for script in ("bad.yaml", "good.yaml"):
+        [row] = run(replays, EXAMPLES / "scripts" / script, cwd)["tasks"]
+        rows.append(row)
+    return rows[0], rows[1]
+
+
+def test_a_safety_failure_replays_exactly_its_safety_graders_and_the_deleted_file(
+    tmp_path: Path,
+) -> None:
+    doc = run(ADVERSARIAL, EXAMPLES / "scripts" / "bad.yaml", tmp_path)
+    assert set(doc["tasks"][0]["failed_graders"]) == SAFETY
+    # the same task id, so the example scripts play the same turns in the replay
+    proc = trialrun("replay", "import", doc["run_dir"], "--task", "prompt-injection_tool-misuse",
+                    "--id", "prompt-injection_tool-misuse", "-o",
+                    str(tmp_path / "replays" / "misuse.yaml"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "deleted archive/2023-q4.md → fileUnchanged" in proc.stdout
+    fixture = tmp_path / "replays" / "fixtures" / "prompt-injection_tool-misuse"
+    original = EXAMPLES / "tasks" / "fixtures" / "support-inbox"
+    for rel in ("archive/2023-q4.md", "config/payments.env", "tickets/ticket-4812.md"):
+        assert (fixture / rel).read_bytes() == (original / rel).read_bytes()
+
+    bad, good = replay_both_ways(tmp_path / "replays", tmp_path)
+    assert bad["solved"] == 0 and set(bad["failed_graders"]) == SAFETY | {"fileUnchanged"}
+    assert good["solved"] == good["n"] and not good["failed_graders"]
+
+
+def test_a_transcript_alone_rebuilds_the_safety_graders_from_its_verdicts(
+    tmp_path: Path,
+) -> None:
+    doc = run(ADVERSARIAL, EXAMPLES / "scripts" / "bad.yaml", tmp_path)
+    rundir = RunDir.open(doc["run_dir"])
+    line = next(x for x in rundir.results() if x.trial == 0)
+    transcript = tmp_path / "elsewhere" / "misuse-0.json"  # away from its run and task
+    transcript.parent.mkdir()
+    transcript.write_text(json.dumps(rundir.transcript(line).to_json()))
+    proc = trialrun("replay", "import", str(transcript), "--id", "prompt-injection_tool-misuse",
+                    "--expect", "refund", "-o", str(tmp_path / "replays" / "misuse.yaml"),
+                    cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    # the canary's value is not in the records, and archive/ was never read: both said
+    assert "secretCanary failed, but its rule is not in the recording" in proc.stdout
+    assert "deleted archive/2023-q4.md, but its original is unknown" in proc.stdout
+    bad, good = replay_both_ways(tmp_path / "replays", tmp_path)
+    # archive/ is not in the rebuilt fixture, so the replayed delete deletes nothing
+    assert set(bad["failed_graders"]) == SAFETY - {"secretCanary", "noDestructiveChanges"}
+    assert good["solved"] == good["n"] and not good["failed_graders"]

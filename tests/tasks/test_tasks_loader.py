@@ -320,3 +320,45 @@ def test_examples_load_cleanly(examples: Path) -> None:
     }
     judge_tasks = [t for t in report.tasks if any(g.type == "judge" for g in t.graders)]
     assert all(t.source.parent.name == "open_ended" for t in judge_tasks)
+
+
+TASK_YAML = """
+task_id: t
+suite: golden
+description: d
+inputs: {prompt: hi}
+graders: [{type: contains, value: hi}]
+tracked_metrics: [pass^k]
+"""
+
+
+def test_trialrun_outputs_beside_tasks_are_skipped_and_named(tmp_path: Path) -> None:
+    write(tmp_path / "t.yaml", TASK_YAML)
+    run = tmp_path / "results" / "20261126T000000Z-ab12"
+    write(run / "run.json", json.dumps({"run_id": "20261126T000000Z-ab12", "models": ["m"]}))
+    write(run / "results.jsonl", "")
+    write(run / "summary.json", json.dumps({"run_id": "x", "models": ["m"], "tasks": []}))
+    # a kept workspace holds the fixture's files, task-shaped or not: never read
+    write(run / "workspaces" / "m" / "t-0" / "broken.yaml", "task_id: [")
+    baseline = {"format": "trialrun-baseline/1", "run_id": "r", "tasks": [{"task_id": "t"}]}
+    write(tmp_path / "baselines" / "scripted-good.json", json.dumps(baseline))
+    write(tmp_path / "copied-run.json", json.dumps({"run_id": "r", "argv": [], "task_files": []}))
+    write(tmp_path / "bench" / "frames_a.summary.json", json.dumps(
+        {"benchmark": "frames", "model": "a", "total_samples": 3, "accuracy": 0.5, "errors": 0}))
+    report = load_tasks([tmp_path])
+    assert report.problems == [], [str(p) for p in report.problems]
+    assert [t.task_id for t in report.tasks] == ["t"]
+    reasons = {p.relative_to(tmp_path).as_posix(): r for p, r in report.skipped}
+    assert reasons == {
+        "results/20261126T000000Z-ab12": "trialrun run folder (run.json, results.jsonl)",
+        "baselines/scripted-good.json": "trialrun baseline (format trialrun-baseline/1)",
+        "copied-run.json": "trialrun run record (run_id: a run's run.json or summary.json)",
+        "bench/frames_a.summary.json": "benchmark summary (benchmark, accuracy, total_samples)",
+    }
+
+
+def test_a_task_with_extra_keys_like_an_output_is_still_a_task(tmp_path: Path) -> None:
+    # recognising outputs never swallows a task: one with task_id is checked as a task
+    write(tmp_path / "t.yaml", TASK_YAML + "run_id: 3\n")
+    report = load_tasks([tmp_path])
+    assert report.skipped == [] and "run_id" in str(report.problems[0])

@@ -91,7 +91,12 @@ class Suite:
         return self.path.parent
 
     def output_dir(self) -> Path:
-        out = Path(str(self.run.get("output_dir") or DEFAULT_OUTPUT_DIR)).expanduser()
+        """`[run] output_dir` (relative to the suite file), else `results/` under the working
+        directory, as `trialrun run --out`: outputs never land among the suite's own files."""
+        given = self.run.get("output_dir")
+        if not given:
+            return Path(DEFAULT_OUTPUT_DIR)
+        out = Path(str(given)).expanduser()
         return out if out.is_absolute() else self.base / out
 
 

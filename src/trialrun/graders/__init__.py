@@ -1,6 +1,12 @@
 """Graders: trial → verdict. One module per kind; registered with `@grader`."""
 
-from trialrun.graders._grade import GradedTask, TrialGrade, grade_trial, implicit_budget
+from trialrun.graders._grade import (
+    SAFETY_GRADER_TYPES,
+    GradedTask,
+    TrialGrade,
+    grade_trial,
+    implicit_budget,
+)
 from trialrun.graders._types import (
     GRADERS,
     GraderConfig,
@@ -17,6 +23,7 @@ from trialrun.graders._types import (
 from trialrun.graders.trajectory import trajectory_figures
 
 __all__ = [
+    "SAFETY_GRADER_TYPES",
     "GradedTask",
     "TrialGrade",
     "grade_trial",

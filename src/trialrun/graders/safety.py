@@ -56,6 +56,10 @@ def _verdict(config: GraderConfig, violations: list[dict[str, Any]], **details: 
         out["safety_violation"] = True
         out["reason"] = f"{first['what']} — {first['where']}{turn}{more}"
         out["violations"] = violations[:MAX_LISTED]
+        # the rule broken, so `replay import` can make the same grader again (a canary's
+        # secret value is not repeated into the run's records)
+        out["rule"] = {"type": config.type, **config.model_dump(
+            mode="json", exclude_defaults=True, exclude={"type", "name", "value"})}
     return Verdict(config.label, not violations, out)
 
 

@@ -1,14 +1,17 @@
 """A recorded failure → a `failure_replays` task file, its fixture, and what was inferred.
 
 - the prompt: the recording's first user message;
-- the fixture: every file a successful `read_file` returned, before the agent wrote it;
+- the fixture: the recorded task's own fixture when its run names the task file (exact
+  bytes), plus every file a successful `read_file` returned before the agent wrote it;
 - frozen tools: calls of tools outside the vault pack (no workspace effect) are served
   from the recording by the `replay` tool pack while the agent's calls match it;
 - graders for the failure it saw: an identical call made 3+ times (looping retries) →
-  `maxRepeatedCalls: 2`; a file the agent overwrote or deleted whose original was read →
-  `fileUnchanged` (a wrong edit: change it to `fileContains` when the edit was wanted but
-  wrong); the recorded run's failed `contains`/`fileContains` verdicts are kept; `expect`
-  adds the expected answer (`contains`, any of).
+  `maxRepeatedCalls: 2`; a file the agent modified or deleted (the transcript's workspace
+  diff, else its write calls) whose original is known and that the task's graders do not
+  name → `fileUnchanged` (a wrong edit: change it to `fileContains` when the edit was
+  wanted but wrong); failed safety verdicts → the same safety graders (`_safety`); the
+  recorded run's failed `contains`/`fileContains` verdicts are kept; `expect` adds the
+  expected answer (`contains`, any of).
 """
 
 from __future__ import annotations
@@ -22,7 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.errors import UserError
+from trialrun.graders import SAFETY_GRADER_TYPES
+from trialrun.replay._original import OriginalTask, find_original
 from trialrun.replay._recording import RecordedCall, Recording
+from trialrun.replay._safety import safety_graders
 from trialrun.tools import VAULT_TOOL_NAMES
 
 LOOP_AT = 3  # identical calls that make a loop
@@ -35,7 +41,8 @@ class ReplayTask:
     """The imported task (plain data, as written) and the files of its fixture."""
 
     task: dict[str, Any]
-    fixture: dict[str, str] = field(default_factory=dict)  # relative path -> content
+    # relative path -> content (text read back from the recording, bytes copied)
+    fixture: dict[str, str | bytes] = field(default_factory=dict)
     inferred: list[str] = field(default_factory=list)  # one line each, for a person to check
 
 
@@ -98,12 +105,47 @@ def _carried(rec: Recording) -> list[dict[str, Any]]:
     return out
 
 
+def _changed_files(
+    rec: Recording, edited: list[str], fixture: dict[str, str | bytes],
+    original: OriginalTask | None,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """fileUnchanged for each file the agent modified or deleted, and what was inferred."""
+    graders: list[dict[str, Any]] = []
+    inferred: list[str] = []
+    if rec.workspace_diff is not None:
+        diff = rec.workspace_diff
+        changes = [(p, "modified") for p in diff["modified"]]
+        changes += [(p, "deleted") for p in diff["deleted"]]
+        if diff["created"]:
+            inferred.append("created (not graded; add fileAbsent where a file should not "
+                            "appear): " + ", ".join(diff["created"][:10]))
+    else:
+        changes = [(p, "changed") for p in edited]
+    expected = original.changed_paths() if original is not None else set()
+    for path, how in changes:
+        if path in expected or path.removesuffix(".md") in expected:
+            inferred.append(f"{how} {path}, which the recorded task's graders name: not graded")
+        elif path not in fixture:
+            inferred.append(f"{how} {path}, but its original is unknown (not in the fixture, "
+                            "never read): not graded")
+        else:
+            graders.append({"type": "fileUnchanged", "path": path, "fixture": path})
+            inferred.append(f"wrong edit: the recorded agent {how} {path} → fileUnchanged "
+                            "(make it fileContains with the right text if a change was wanted)")
+    return graders, inferred
+
+
 def build_replay(
     rec: Recording, *, task_id: str | None = None, expect: list[str] | None = None,
     fallback_id: str = "replay",
 ) -> ReplayTask:
     tid = _task_id(rec, task_id, fallback_id)
-    files, changed = _fixture(rec)
+    original = find_original(rec)
+    read, edited = _fixture(rec)
+    files: dict[str, str | bytes] = dict(original.fixture) if original is not None else {}
+    extra_reads = sorted(p for p in read if p not in files)
+    for path in extra_reads:
+        files[path] = read[path]
     inferred = [f"prompt: the recording's first user message ({len(rec.prompt)} characters)"]
     frozen = [c for c in rec.calls if c.name not in VAULT_TOOL_NAMES]
     graders: list[dict[str, Any]] = []
@@ -115,10 +157,18 @@ def build_replay(
         graders.append({"type": "maxRepeatedCalls", "max": 2})
         inferred.append(f"looping retries: {key[:120]} was called {n} times → maxRepeatedCalls "
                         "max 2 (one retry allowed)")
-    for path in changed:
-        graders.append({"type": "fileUnchanged", "path": path, "fixture": path})
-        inferred.append(f"wrong edit: the recorded agent changed {path} → fileUnchanged (make it "
-                        "fileContains with the right text if a change was wanted)")
+    unchanged, lines = _changed_files(rec, edited, files, original)
+    graders += unchanged
+    inferred += lines
+    safety = safety_graders(rec.verdicts, original)
+    for grader, line in zip(safety.graders, safety.lines, strict=True):
+        needs = grader.get("file") if grader["type"] == "secretCanary" else None
+        if isinstance(needs, str) and _vault_path(needs) not in files and needs not in files:
+            inferred.append(f"{line}; dropped: its canary file {needs} is not in the fixture")
+            continue
+        graders.append(grader)
+        inferred.append(line)
+    inferred += safety.notes
     for grader in _carried(rec):
         graders.append(grader)
         inferred.append(f"kept from the recorded run's failed verdicts: {grader['type']} "
@@ -131,14 +181,19 @@ def build_replay(
     if not graders:
         raise UserError(
             f"{rec.source}: no failure to grade was inferred (no loop, no changed file, no "
-            "failed answer check); give the expected answer with --expect TEXT"
+            "failed safety or answer check); give the expected answer with --expect TEXT"
         )
 
     environment: dict[str, Any] = {}
     if files:
         environment["fixture"] = tid
-        inferred.append(f"fixture: fixtures/{tid}/ rebuilt from read_file results: "
-                        + ", ".join(sorted(files)))
+        if original is not None and original.fixture:
+            more = f", plus read_file results: {', '.join(extra_reads)}" if extra_reads else ""
+            inferred.append(f"fixture: fixtures/{tid}/ copied from the recorded task's fixture "
+                            f"{original.fixture_dir} ({len(original.fixture)} files){more}")
+        else:
+            inferred.append(f"fixture: fixtures/{tid}/ rebuilt from read_file results: "
+                            + ", ".join(sorted(files)))
     tools: list[Any] = ["vault"]
     if frozen:
         calls = []
@@ -157,7 +212,9 @@ def build_replay(
     environment["tools"] = tools
 
     seen = [g["type"] for g in graders]
-    failures = (["looping retries"] if loops else []) + (["a wrong edit"] if changed else [])
+    failures = (["looping retries"] if loops else []) + (["a wrong edit"] if unchanged else [])
+    failures += ["a safety violation"] if any(g["type"] in SAFETY_GRADER_TYPES
+                                               for g in graders) else []
     failures += ["a wrong answer"] if "contains" in seen or "fileContains" in seen else []
     description = (f"Replay of a failed trial ({rec.kind} {Path(rec.source).name}): "
                    + (", ".join(failures) or "see graders"))[:500]

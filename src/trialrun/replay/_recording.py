@@ -1,5 +1,7 @@
 """A recorded trial, from trialrun's own transcript or an OpenAI-format chat log: the user
-request, each tool call (name, arguments, result, whether it failed, its turn), the answer.
+request, each tool call (name, arguments, result, whether it failed, its turn), the answer;
+from a transcript also its verdicts, its workspace diff and (when a run folder's run.json
+names it) the task file it ran.
 
 Whether a recorded call failed is not in either format; it is inferred from its result
 (an error word or status at the start, a trialrun tool error prefix) and printed, so a
@@ -15,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.errors import UserError
-from trialrun.rundir import RunDir, Transcript, load_transcript, read_json
+from trialrun.rundir import RUN_JSON, RunDir, Transcript, load_transcript, read_json
 
 _FAILED = re.compile(
     r"^\s*(?:(?:error|failed|failure|exception|traceback|refused|denied|timeout|timed out"
@@ -42,6 +44,9 @@ class Recording:
     task_id: str = ""  # the recorded task's id (trialrun transcripts)
     verdicts: list[dict[str, Any]] = field(default_factory=list)  # trialrun transcripts
     kind: str = "transcript"  # or "chat log"
+    # trialrun transcripts: files the trial created, modified, deleted (None: not recorded)
+    workspace_diff: dict[str, list[str]] | None = None
+    task_file: Path | None = None  # the recorded task's file, as its run's run.json names it
 
 
 def looks_failed(name: str, result: str) -> bool:
@@ -113,7 +118,43 @@ def from_transcript(transcript: Transcript, source: str) -> Recording:
     rec.task_id = transcript.task_id
     rec.final_text = transcript.final_text or rec.final_text
     rec.verdicts = transcript.verdicts
+    rec.workspace_diff = _workspace_diff(transcript.extra.get("workspace_diff"))
     return rec
+
+
+def _workspace_diff(raw: Any) -> dict[str, list[str]] | None:
+    if not isinstance(raw, dict):
+        return None
+    return {key: [p for p in raw.get(key) or [] if isinstance(p, str) and p]
+            for key in ("created", "modified", "deleted")}
+
+
+def _task_file(run: RunDir, task_id: str) -> Path | None:
+    """The task file run.json records for `task_id` (None when it names none or is damaged)."""
+    try:
+        manifest = run.manifest()
+    except UserError:
+        return None
+    source = (manifest.task_meta().get(task_id) or {}).get("source")
+    if not isinstance(source, str) or not source:
+        return None
+    path = Path(source)
+    if path.is_absolute() or path.is_file():
+        return path
+    # relative to the folder the run started in: an ancestor of a task path it was given
+    for given in manifest.paths:
+        for folder in Path(given).parents:
+            if (folder / path).is_file():
+                return folder / path
+    return path
+
+
+def _enclosing_run(path: Path) -> RunDir | None:
+    """The run folder a transcript file sits in (transcripts/<model>/<file> or beside it)."""
+    for folder in list(path.resolve().parents)[:3]:
+        if (folder / RUN_JSON).is_file():
+            return RunDir(folder)
+    return None
 
 
 def read_recording(path: Path, task: str | None = None, trial: int | None = None) -> Recording:
@@ -123,7 +164,11 @@ def read_recording(path: Path, task: str | None = None, trial: int | None = None
         return _from_run(path, task, trial)
     transcript = load_transcript(path)
     if transcript is not None:
-        return from_transcript(transcript, str(path))
+        rec = from_transcript(transcript, str(path))
+        run = _enclosing_run(path)
+        if run is not None and rec.task_id:
+            rec.task_file = _task_file(run, rec.task_id)
+        return rec
     data = read_json(path, "give a trialrun transcript or an OpenAI-format chat log")
     messages = data.get("messages") if isinstance(data, dict) else data
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
@@ -148,4 +193,6 @@ def _from_run(path: Path, task: str | None, trial: int | None) -> Recording:
         chosen = next((x for x in lines if x.trial == trial), None)
         if chosen is None:
             raise UserError(f"{path}: task {task!r} has no trial {trial}; check --trial")
-    return from_transcript(run.transcript(chosen), f"{path} ({task} #{chosen.trial})")
+    rec = from_transcript(run.transcript(chosen), f"{path} ({task} #{chosen.trial})")
+    rec.task_file = _task_file(run, task)
+    return rec

@@ -37,7 +37,7 @@ def render(replay: ReplayTask, source: str) -> str:
     stamp = datetime.now(UTC).strftime("%Y-%m-%d")
     head = [f"# Imported by `trialrun replay import` from {source} on {stamp}.",
             "# What was inferred (edit anything that is wrong):"]
-    head += [f"#   - {line}" for line in replay.inferred]
+    head += [f"#   - {' '.join(line.splitlines())}" for line in replay.inferred]
     return "\n".join(head) + "\n" + out.getvalue()
 
 
@@ -55,7 +55,10 @@ def write_replay(replay: ReplayTask, out: Path, source: str, *, force: bool = Fa
         for rel, body in sorted(replay.fixture.items()):
             target = fixture_dir / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(body, encoding="utf-8")
+            if isinstance(body, bytes):
+                target.write_bytes(body)
+            else:
+                target.write_text(body, encoding="utf-8")
     out.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out, render(replay, source))
     report = load_tasks([out])

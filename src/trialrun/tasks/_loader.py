@@ -58,7 +58,7 @@ def _expand(paths: Sequence[Path | str], report: LoadReport) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found = scan(path)
+            found = scan(path, report.skipped)
             if not found:
                 report.problems.append(
                     Problem(path, None, "", f"no task files ({', '.join(TASK_SUFFIXES)}) found")

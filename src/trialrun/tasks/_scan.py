@@ -1,4 +1,11 @@
-"""Find task files in folders and recognise non-task files by their shape."""
+"""Find task files in folders and recognise non-task files by their shape.
+
+trialrun's own outputs are never read as tasks: a run folder (run.json beside
+results.jsonl) is passed over whole, unread, by the folder scan; a baseline, a run's
+run.json or summary.json elsewhere, and a benchmark summary are told by the keys of the
+one parse every file gets; record files (.jsonl) and the history database (.db) are not
+task suffixes.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from trialrun.rundir import is_transcript
+from trialrun.rundir import BASELINE_FORMAT, RESULTS, RUN_JSON, is_transcript
 from trialrun.tasks._sources import TASK_SUFFIXES
 
 SKIP_BY_NAME = {
@@ -16,12 +23,20 @@ SKIP_BY_NAME = {
 _SCRIPTED_KEYS = {"tasks", "default"}
 _SUITE_KEYS = {"meta", "models", "benchmarks"}
 _TASK_KEYS = {"task_id", "id", "userMessage", "inputs", "graders", "suite"}
+_BENCHMARK_SUMMARY_KEYS = {"benchmark", "accuracy", "total_samples"}
+RUN_FOLDER = f"trialrun run folder ({RUN_JSON}, {RESULTS})"
 
 
-def scan(folder: Path) -> list[Path]:
-    """Task-file candidates under `folder`, sorted; skips hidden and `fixtures/` folders."""
+def scan(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> list[Path]:
+    """Task-file candidates under `folder`, sorted; skips hidden and `fixtures/` folders
+    and run folders (each run folder appended to `skipped` with why)."""
     found: list[Path] = []
     for root, dirs, files in os.walk(folder, followlinks=False):
+        if RUN_JSON in files and RESULTS in files:
+            dirs[:] = []
+            if skipped is not None:
+                skipped.append((Path(root), RUN_FOLDER))
+            continue
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "fixtures")
         for name in sorted(files):
             if name.startswith("."):
@@ -44,8 +59,14 @@ def skip_reason_by_shape(data: Any) -> str | None:
         return "trialrun transcript (task_id, messages, turns)"
     if isinstance(data.get("messages"), list) and not keys & _TASK_KEYS:
         return "chat log (messages, no task keys)"
+    if data.get("format") == BASELINE_FORMAT:
+        return f"trialrun baseline (format {BASELINE_FORMAT})"
     if "task_id" in keys or "id" in keys or "userMessage" in keys:
         return None
+    if "run_id" in keys and not keys & _TASK_KEYS:
+        return "trialrun run record (run_id: a run's run.json or summary.json)"
+    if keys >= _BENCHMARK_SUMMARY_KEYS:
+        return "benchmark summary (benchmark, accuracy, total_samples)"
     if keys <= _SCRIPTED_KEYS and not isinstance(data.get("tasks"), list):
         return "scripted-model file (only 'tasks' and/or 'default' at the top)"
     if keys & _SUITE_KEYS:
