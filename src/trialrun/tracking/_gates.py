@@ -24,6 +24,7 @@ from trialrun.config import ProjectConfig, load_config
 from trialrun.errors import UserError
 from trialrun.rundir import Baseline
 from trialrun.tracking._baseline import baseline_path, load_baseline
+from trialrun.tracking._drift_rule import drift
 from trialrun.tracking._gate_config import gate_config
 from trialrun.tracking._gate_context import GateContext, Outcome, gate_context
 from trialrun.tracking._gate_result import GateResult, ModelGate, RuleResult
@@ -407,6 +408,7 @@ RULES: list[Rule] = [
     no_baseline,
     regression,
     suite_regression,
+    drift,
     latency,
     cost,
     rates,
