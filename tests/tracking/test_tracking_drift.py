@@ -91,7 +91,9 @@ def test_fail_on_drift_fails_the_gate(make_run, T, tmp_path) -> None:
     assert gate_config("nightly").fail_on_drift is False
 
 
-def test_fail_on_drift_must_be_a_boolean() -> None:
-    project = ProjectConfig(data={"gates": {"merge": {"fail_on_drift": "sometimes"}}})
-    with pytest.raises(UserError, match=r"\[gates.merge\] fail_on_drift"):
-        gate_config("merge", project)
+def test_fail_on_drift_is_a_gate_key() -> None:
+    on = ProjectConfig(data={"gates": {"merge": {"fail_on_drift": True}}})
+    assert gate_config("merge", on).fail_on_drift is True
+    bad = ProjectConfig(data={"gates": {"merge": {"fail_on_drift": "sometimes"}}})
+    with pytest.raises(UserError, match=r"\[gates.merge\] fail_on_drift: .*boolean"):
+        gate_config("merge", bad)
