@@ -318,7 +318,7 @@ def heatmap(
                 continue
             value, tip = found
             fill = NO_VERDICT if value is None else heat_color(value)
-            parts.append(f'<rect x="{x0 + cell * j}" y="{y}" width="{cell - 2}" '
+            parts.append(f'<rect class="hc" x="{x0 + cell * j}" y="{y}" width="{cell - 2}" '
                          f'height="{cell - 2}" style="fill:{fill}"><title>{escape(tip)}'
                          "</title></rect>")
     _heat_legend(parts, PAD_L, height - 24)

@@ -214,7 +214,7 @@ function verdictBlock(c, title) {
   return h("div", { class: "verdict", "data-suite": c.suite_verdict },
     h("p", {}, h("b", {}, title + ": "), h("span", { class: "mean-solve" }, c.mean_solve),
       c.solve_k ? "; " + c.solve_k : ""),
-    h("p", { class: "suite" + (c.suite_verdict === "regression" ? " bad" : "") }, c.suite_verdict === "regression" ? badge("regression") : null, c.suite),
+    h("p", { class: "suite" + (c.suite_verdict === "regression" ? " bad" : "") }, c.suite),
     h("p", { class: "counts" }, c.counts),
     dropped.length ? h("table", { class: "drops" },
       h("thead", {}, h("tr", {}, ["task", "change", "verdict"].map((x) => h("th", {}, x)))),
