@@ -20,6 +20,7 @@ from trialrun.tracking import load_run
 
 runner = CliRunner()
 FLASH, PRO, QWEN = "gemini:gemini-2.5-flash", "gemini:gemini-2.5-pro", "ollama:qwen3:8b"
+LLAMA = "ollama:llama3.1:8b"
 
 
 def _hold_lock(run: Path) -> None:
@@ -41,6 +42,11 @@ def test_compare_names_models_in_one_run_only(make_run, T) -> None:
     assert (doc["only_in_run"], doc["only_in_against"]) == ([PRO], [QWEN])
     page = RunStore(after.parent).compare(after.name, before.name)
     assert (page["only_in_a"], page["only_in_b"]) == ([PRO], [QWEN])
+    # no model in common: the compare page still names each side's models
+    other = make_run({QWEN: [T("a")], LLAMA: [T("a")]})
+    page = RunStore(after.parent).compare(other.name, after.name)
+    assert page["models"] == []
+    assert (page["only_in_a"], page["only_in_b"]) == ([QWEN, LLAMA], [FLASH, PRO])
 
 
 def _cells(task: str, runs: range) -> list[HeatCell]:

@@ -175,9 +175,14 @@ class RunStore:
         """The newer run (after) against the older one (before), by run id."""
         after, before = sorted([a, b], reverse=True)
         after_dir, before_dir = self.path_of(after), self.path_of(before)
-        comparisons = compare_runs(after_dir, before_dir, alpha=configured_alpha())
-        return comparison_page(comparisons, after, before,
-                               one_sided_models(after_dir, before_dir))
+        sides = one_sided_models(after_dir, before_dir)
+        try:
+            comparisons = compare_runs(after_dir, before_dir, alpha=configured_alpha())
+        except UserError:
+            if not sides:
+                raise
+            comparisons = []  # no model in common: the page names each side's models
+        return comparison_page(comparisons, after, before, sides)
 
     def close(self) -> None:
         with self._lock:
