@@ -51,7 +51,7 @@ def _task_k(c: Comparison) -> str:
 def _suite_line(c: Comparison) -> list[str]:
     """One line: the suite-level test (the first that flags, else the first that dropped,
     else the solve test), as every surface quotes it."""
-    return [f"  {suite_text(c.suite_shown)}"] if c.suite_tests else []
+    return [f"  {suite_text(c.suite_shown)}"] if c.tasks else []
 
 
 def task_tag(t: TaskDelta) -> str:
