@@ -70,6 +70,14 @@ def test_heat_map_draws_a_cell_only_for_a_run_that_ran() -> None:
     assert "blank: not in that run" in svg and "no verdict" in svg  # the legend
 
 
+def test_heat_map_from_run_folders_skips_a_model_that_did_not_run_a_task(make_run, T) -> None:
+    make_run({FLASH: [T("a"), T("b", solved=1)]})
+    make_run({FLASH: [T("a")], PRO: [T("b")]})  # the pro model ran b only
+    svg = RunStore(make_run.root / "results").history()["svg"]
+    assert f"b · {PRO}" in svg and f"a · {PRO}" not in svg
+    assert "no verdict (every trial" not in svg  # no grey cell for a task never run
+
+
 def test_live_viewer_says_pending_for_tasks_not_yet_run(make_run, T) -> None:
     run = make_run([T("done", n=3), T("waiting", n=1, k=3)], summary=False)
     before = {r["task_id"]: r["status"] for r in RunView(run).overview()["tasks"]}

@@ -65,7 +65,8 @@ class HeatCell:
 
 
 def cells_from_summaries(runs: Sequence[tuple[str, Summary]]) -> list[HeatCell]:
-    """The heat map's cells from finished run folders (run id, its summary.json)."""
+    """The heat map's cells from finished run folders (run id, its summary.json); a task
+    × model without a trial in a run has no cell there."""
     return [
         HeatCell(
             run_id=run_id,
@@ -78,7 +79,13 @@ def cells_from_summaries(runs: Sequence[tuple[str, Summary]]) -> list[HeatCell]:
         )
         for i, (run_id, summary) in enumerate(runs)
         for row in summary.tasks
+        if _ran(row)
     ]
+
+
+def _ran(row: dict[str, Any]) -> bool:
+    """A summary row with a trial: a model's row for a task it never ran has none."""
+    return any(int(row.get(key) or 0) for key in ("n", "infra_errors", "undetermined"))
 
 
 _RUN_ID = re.compile(r"^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})\d{2}Z(?:-(\w+))?")
