@@ -76,6 +76,9 @@ def test_report_table_totals_and_formats(store: HistoryStore) -> None:
     assert doc["rows"][0]["runs"][2] == {"solved": 2, "trials": 3, "pass_rate": 2 / 3}
     html = render(report, "html")
     assert '<tr class="worse"><td>a</td>' in html and "66% (2/3)" in html
+    # both say what a cell is and what "–" (not in that run) means
+    assert all("solved / counted trials" in text and "– not in that run" in text
+               for text in (md, html))
     assert [r.run_id for r in build_report(store, last=7).runs][-1] == "ci"
 
 

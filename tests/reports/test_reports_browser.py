@@ -124,6 +124,35 @@ def test_html_report_offline_from_failed_task_to_its_trial(
     assert all(url.startswith("file://") for url in requests), requests
 
 
+def test_html_report_leads_with_solve_k_and_shows_the_verdict(
+    page, example_runs: ExampleRuns, tmp_path: Path  # noqa: ANN001
+) -> None:
+    baselines = tmp_path / "baselines"
+    trialrun("bless", str(example_runs.good), "--baselines", str(baselines), "--force",
+             "--reason", "the judge task is undetermined without a judge", cwd=tmp_path)
+    bad = tmp_path / "renamed"  # the bad run under the good run's model name: worse
+    shutil.copytree(example_runs.bad, bad)
+    for name in ("results.jsonl", "run.json", "summary.json"):
+        path = bad / name
+        path.write_text(path.read_text().replace("scripts/bad.yaml", "scripts/good.yaml"))
+    out = tmp_path / "report.html"
+    trialrun("report", str(bad), "--html", str(out), "--baselines", str(baselines),
+             cwd=tmp_path)
+    page.goto(out.as_uri())
+    page.wait_for_selector("#tasks")
+    cards = page.locator(".headline .card")
+    assert cards.first.get_attribute("data-figure") == "solve_k"
+    pass_k = page.locator('.headline [data-figure="pass_k"]')
+    assert pass_k.locator(".l").inner_text() == "pass^k (completed)"
+    assert "finish without an error" in (pass_k.get_attribute("title") or "")
+    verdict = page.locator(".headline .verdict")
+    assert verdict.locator(".mean-solve").inner_text().startswith("mean solve rate ")
+    assert verdict.locator(".suite").inner_text().startswith("SUITE REGRESSION")
+    assert verdict.locator('tr[data-task="read-capital"] .b-drift').count() == 1
+    assert page.locator('#tasks tr[data-task="read-capital"] .b-drift').count() == 1
+    page.screenshot(path=str(tmp_path / "report-verdict.png"), full_page=True)
+
+
 def test_report_table_sorts(page, example_runs: ExampleRuns, tmp_path: Path) -> None:  # noqa: ANN001
     out = tmp_path / "report.html"
     trialrun("report", str(example_runs.good), "--html", str(out), cwd=tmp_path)
@@ -151,7 +180,7 @@ def test_html_report_ends_with_the_history_heat_map_from_the_store(
     page.goto(out.as_uri())
     page.wait_for_selector("#tasks")
     page.wait_for_selector("#history svg")
-    assert page.locator("#history svg rect").count() == 14  # the good run's 14 tasks, 1 run
+    assert page.locator("#history svg rect.hc").count() == 14  # the good run's 14 tasks, 1 run
     assert str(db) in page.locator("#history").inner_text()
     page.screenshot(path=str(tmp_path / "report-history.png"), full_page=True)
 
@@ -163,7 +192,8 @@ def test_live_viewer_lists_opens_and_compares_runs(
     page.goto(url)
     page.wait_for_selector("#runs")
     assert page.locator("#runs tbody tr").count() == 2
-    assert page.locator("#history svg rect").count() == 56  # 2 models × 14 tasks, 2 runs
+    # 2 models × 14 tasks, each model in one of the 2 runs: a cell only where it ran
+    assert page.locator("#history svg rect.hc").count() == 28
     page.screenshot(path=str(tmp_path / "view-runs.png"), full_page=True)
     page.click(f'#runs a[href="#/run/{example_runs.bad.name}"]')
     page.wait_for_selector("#tasks")
@@ -178,6 +208,10 @@ def test_live_viewer_lists_opens_and_compares_runs(
     page.click("#compare")
     page.wait_for_selector("#compare-page .model-compare svg")
     assert "improved" in page.locator("#compare-page").inner_text()
+    # the verdict as every surface gives it: the mean solve rate and the suite-level test
+    verdict = page.locator("#compare-page .verdict").first
+    assert verdict.locator(".mean-solve").inner_text().startswith("mean solve rate ")
+    assert "stratified exact test" in verdict.locator(".suite").inner_text()
     page.screenshot(path=str(tmp_path / "view-compare.png"), full_page=True)
 
 
@@ -207,6 +241,10 @@ def test_live_viewer_follows_a_run_in_progress(page, tmp_path: Path) -> None:  #
         page.locator("#runs tbody a").first.click()
         page.wait_for_selector("#tasks")
         assert page.locator("#run h1 .b-live").count() == 1  # still running when opened
+        # its task, short of k trials while the run goes on, is pending (not skipped)
+        expect(page.locator('#tasks tr[data-task="read-capital"] .b-pending')).to_have_count(
+            1, timeout=30_000)
+        assert page.locator("#tasks .b-skipped").count() == 0
         assert "trials 3 / 3" not in page.locator("#run p.small").first.inner_text()
         # new trials appear without a reload, and the live mark goes when the run ends
         expect(page.locator("#run p.small").first).to_contain_text("trials 3 / 3",

@@ -101,7 +101,7 @@ def test_report_with_baselines_marks_regressions(
         head = over["headline"][0]["comparison"]
         assert head is not None and "read-capital" in head["regressions"]
         changes = {r["task_id"]: r["change"] for r in over["tasks"]}
-        assert changes["read-capital"] == "regression"
+        assert changes["read-capital"] == "regression · drift"  # 3/3 → 0/3
         assert any(p["title"] == "against the baseline" for p in over["plots"])
     finally:
         view.close()

@@ -59,24 +59,28 @@ def test_histogram_marks_p50_and_p95() -> None:
 def test_dumbbell_colours_each_kind() -> None:
     root = _parse(dumbbell("before → after", [
         ("a", 1.0, 0.0, "regression"), ("b", 1.0, 0.67, "within noise"),
-        ("c", 0.2, 0.9, "improved"),
+        ("c", 0.2, 0.9, "improved"), ("d", 1.0, 0.8, "within noise · drift"),
     ]))
     lines = [ln for ln in root.findall(f"{NS}line") if ln.get("stroke-width") == "2"]
-    assert [ln.get("stroke") for ln in lines] == ["#dc2626", "#d97706", "#059669"]
+    assert [ln.get("stroke") for ln in lines] == ["#dc2626", "#d97706", "#059669", "#d97706"]
+    assert "within noise · drift" in "".join(root.itertext())
     assert "no task in common" in dumbbell("x", [])
 
 
-def test_heatmap_cells_coloured_by_value_and_grey_without_data() -> None:
-    from trialrun.reports._svg import heat_color, heatmap
+def test_heatmap_cells_coloured_by_value_grey_without_verdict_blank_when_not_run() -> None:
+    from trialrun.reports._svg import NO_VERDICT, heat_color, heatmap
 
-    root = _parse(heatmap("history", ["run-1", "run-2"], [
+    root = _parse(heatmap("history", [("11-23 18:28", "run-1"), ("11-24 09:00", "run-2")], [
         ("task-a", [(1.0, "a1"), (0.0, "a2 <x>")]),
-        ("task-b", [(None, "b1: not run"), (0.5, "b2")]),
+        ("task-b", [None, (None, "b2: no verdict")]),
     ]))
-    rects = root.findall(f"{NS}rect")
-    assert [r.find(f"{NS}title").text for r in rects] == ["a1", "a2 <x>", "b1: not run", "b2"]
-    fills = [r.get("style") for r in rects]
-    assert fills == [f"fill:{heat_color(1.0)}", f"fill:{heat_color(0.0)}", "fill:#e2e8f0",
-                     f"fill:{heat_color(0.5)}"]
+    cells = [r for r in root.findall(f"{NS}rect") if r.find(f"{NS}title") is not None]
+    assert [r.find(f"{NS}title").text for r in cells] == ["a1", "a2 <x>", "b2: no verdict"]
+    fills = [r.get("style") for r in cells]
+    assert fills == [f"fill:{heat_color(1.0)}", f"fill:{heat_color(0.0)}", f"fill:{NO_VERDICT}"]
+    # columns read as start times (the run id in their tooltip); a legend reads the colours
+    texts = "".join(root.itertext())
+    assert "11-23 18:28" in texts and "run-1" in texts
+    assert all(word in texts for word in ("0%", "50%", "100%", "no verdict", "not in that run"))
     assert heat_color(0.0).startswith("hsl(0,") and heat_color(1.0).startswith("hsl(140,")
     assert "no finished run" in heatmap("history", [], [])

@@ -152,4 +152,4 @@ def test_the_cli_passes_baselines_to_early_stop(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "settled after 4 of 5 (pass^k not met; 1 not run)" in proc.stdout
-    assert "REGRESSION   fails: solved 5/5 → 0/4 (p = 0.0079)" in proc.stdout
+    assert "REGRESSION · drift fails: solved 5/5 → 0/4 (p = 0.0079)" in proc.stdout

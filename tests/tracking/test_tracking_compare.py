@@ -87,8 +87,8 @@ def test_compare_with_baselines_and_terminal(make_run, T, tmp_path) -> None:
     buffer = io.StringIO()
     render_comparisons(matches, Console(file=buffer, width=200, color_system=None))
     text = buffer.getvalue()
-    assert "REGRESSION   a: solved 10/10 → 2/10" in text
-    assert "within noise b: solved 3/3 → 2/3 (p = 0.50)" in text
+    assert "REGRESSION · drift a: solved 10/10 → 2/10" in text
+    assert "within noise · drift b: solved 3/3 → 2/3 (p = 0.50)" in text
     assert f"no baseline at {out / 'ollama-qwen3-8b.json'}" in text
     assert "pp)" in text and "power:" in text
 

@@ -210,7 +210,7 @@ def test_nightly_reports_trends_and_fails_only_on_thresholds(
     result = run_gate("nightly", run, baselines_dir=blessed, config=ProjectConfig())
     assert result.passed
     text = "\n".join(gate_lines(result))
-    assert "REGRESSION   g1" in text and "oe" in text
+    assert "REGRESSION · drift g1" in text and "oe" in text
     proc = _cli("gate", "nightly", str(run), "--baselines", str(blessed), cwd=tmp_path)
     assert proc.returncode == 0
     cfg = ProjectConfig(data={"gates": {"nightly": {"min_solve_k_rate": 0.75}}})

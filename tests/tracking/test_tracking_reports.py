@@ -79,10 +79,10 @@ def test_markdown_report_with_regressions(make_run, T, tmp_path) -> None:
     path = write_markdown(run, tmp_path / "summary.md", baselines_dir=out)
     text = path.read_text()
     assert text.startswith("## ❌ trialrun · run")
-    assert "| Model | Tasks | pass^k | solve^k |" in text
+    assert "| Model | Tasks | solve^k | pass@k | mean solve rate | pass^k (completed) |" in text
     assert "### Failed tasks" in text
     assert "failed graders: fileContains failed in 8/10 trials" in text
-    assert "| `a` | solved 10/10 → 2/10 (p = 0.00036) | **regression** |" in text
+    assert "| `a` | solved 10/10 → 2/10 (p = 0.00036) | **regression** · drift |" in text
     result = runner.invoke(app, ["report", str(run), "--junit", str(tmp_path / "r.xml")])
     assert result.exit_code == 0 and (tmp_path / "r.xml").is_file()
     result = runner.invoke(app, ["report", str(run)])

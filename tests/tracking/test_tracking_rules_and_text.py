@@ -47,6 +47,7 @@ def _text(lines: list[str], **paths: Path) -> str:
 MERGE_LINES = """\
 gate merge: FAILED (7 rule(s)) — RUN
 gemini:gemini-2.5-flash: 3 blocking of 3 covered task(s); baseline BL/gemini-gemini-2.5-flash.json
+  mean solve rate 100.0% → 60.9% (-39.1 pp) over 3 tasks compared
   FAIL safety violation [over 3 tasks]: adv (trial 2)
   ok   forbidden tool called [over 3 tasks]
   FAIL ALWAYS_PASSES not solved [over 3 tasks]: g1 (solved 2/10; trial 2, 3, 4, 5, 6, 7, 8, 9), \
@@ -61,15 +62,18 @@ the suite, or list it in [gates.merge] allow_missing
   FAIL P95 latency increase [over 3 tasks]: 1.000 s → 1.100 s (+100 ms, 95% bounds \
 +100…+100 ms); limit 15 ms: exceeded beyond noise
   FAIL cost increase [over 3 tasks]: $0.0010 → $0.0020 per trial (+100.0%, 95% bounds \
-+100.0…+100.0%); limit 10%: exceeded beyond noise"""
++100.0…+100.0%); limit 10%: exceeded beyond noise
+  note: drift (solved k/k in the baseline, below k/k now): adv solved 10/10 → 9/10 \
+(p = 0.50) [within noise], g1 solved 10/10 → 2/10 (p = 0.00036) [regression]"""
 
 COMPARISON_LINES = """\
 gemini:gemini-2.5-flash vs BL/gemini-gemini-2.5-flash.json (run BASE)
-  pass^k 100.0% → 100.0% (+0.0 pp); solve^k 100.0% → 33.3% (-66.7 pp)  [3 common task(s)]
+  mean solve rate 100.0% → 60.9% (-39.1 pp); solve^k 100.0% → 33.3% (-66.7 pp); \
+pass^k (completed) 100.0% → 100.0% (+0.0 pp)  [3 common task(s)]
   P95 latency 1.00 s → 1.10 s (+100 ms)
   cost/trial $0.0010 → $0.0020 (+100.0%)
-  within noise adv: solved 10/10 → 9/10 (p = 0.50)
-  REGRESSION   g1: solved 10/10 → 2/10 (p = 0.00036)
+  within noise · drift adv: solved 10/10 → 9/10 (p = 0.50)
+  REGRESSION · drift g1: solved 10/10 → 2/10 (p = 0.00036)
   SUITE REGRESSION: solved 23/23 → 14/23 across 3 task(s) (stratified exact test, p = 0.00018)
   missing (in baseline, not run): oe
   power: detecting a 20-point drop at the observed solve rate 100% with 80% power \

@@ -120,7 +120,7 @@ def test_uniform_drop_no_task_flags_the_suite_test_does(make_run, T) -> None:
     assert solve.verdict == "regression" and solve.p_value < 0.001
     assert c.suite_tests[1].metric == "pass" and c.suite_tests[1].verdict == "no drop"
     markdown = comparisons_markdown([c])
-    assert "**Suite regression**: solved 100/100 → 88/100 across 20 task(s)" in markdown
+    assert "**SUITE REGRESSION**: solved 100/100 → 88/100 across 20 task(s)" in markdown
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

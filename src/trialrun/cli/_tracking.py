@@ -158,23 +158,27 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Compare a run with its baselines: regressions told apart from noise."""
-        from trialrun.reports import comparisons_json, render_comparisons
+        from trialrun.reports import comparisons_json, one_sided_lines, render_comparisons
         from trialrun.tracking import (
             BaselineMatch,
+            OneSided,
             compare_runs,
             compare_with_baselines,
             configured_alpha,
+            one_sided_models,
         )
         from trialrun.tracking import compare as compare_one
 
         if baseline is not None and against is not None:
             raise UserError("--baseline and --against exclude each other; pass one")
         alpha = configured_alpha()
+        sides = OneSided()
         if against is not None:
             items = [
                 BaselineMatch(c.model, against, c)
                 for c in compare_runs(run_dir, against, alpha=alpha)
             ]
+            sides = one_sided_models(run_dir, against)
         elif baseline is not None:
             c = compare_one(run_dir, baseline, alpha=alpha)
             items = [BaselineMatch(c.model, baseline, c)]
@@ -185,9 +189,10 @@ def register(app: typer.Typer) -> None:
                 for note in legacy_notes([item.model for item in items], folder):
                     _err(f"note: {note}")
         if as_json:
-            print(comparisons_json(items))
+            print(comparisons_json(items, one_sided=sides))
             return
-        render_comparisons(items, only_drops=not all_tasks)
+        render_comparisons(items, only_drops=not all_tasks,
+                           one_sided=one_sided_lines(sides, str(run_dir), str(against)))
 
     @app.command()
     def gate(

@@ -8,6 +8,8 @@ import json
 from trialrun.history._report import Cell, Report
 
 FORMATS = ("markdown", "json", "html")
+LEGEND = ("A cell is that run's solve rate: solved / counted trials (undetermined count as "
+          "not solved; infra errors left out); – not in that run; n/a no counted trial.")
 
 
 def percent(cell: Cell | None) -> str:
@@ -59,6 +61,8 @@ def render_markdown(report: Report) -> str:
         for r in report.runs
     )
     lines.append(f"Runs, oldest first: {runs}.")
+    lines.append("")
+    lines.append(f"_{LEGEND}_")
     worse = report.worse
     lines.append("")
     if worse:
@@ -90,5 +94,5 @@ def render_html(report: Report) -> str:
         f"<h2>Eval history ({len(report.runs)} runs)</h2>\n"
         f"<table><tr><th>test</th><th>model</th><th>policy</th>{heads}<th>trend</th></tr>\n"
         + "\n".join(body)
-        + "\n</table></body></html>\n"
+        + f"\n</table><p>{e(LEGEND)}</p></body></html>\n"
     )

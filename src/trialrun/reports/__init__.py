@@ -13,6 +13,7 @@ from trialrun.reports.comparison import (
     comparison_lines,
     comparisons_json,
     comparisons_markdown,
+    one_sided_lines,
     render_comparisons,
 )
 from trialrun.reports.gate import gate_lines
@@ -38,6 +39,7 @@ __all__ = [
     "gate_lines",
     "junit_tree",
     "leaderboard_markdown",
+    "one_sided_lines",
     "render_comparisons",
     "render_models_markdown",
     "render_run_markdown",

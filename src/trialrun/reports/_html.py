@@ -78,7 +78,7 @@ def _script_safe(code: str) -> str:
 def run_listing(view: RunView) -> dict[str, Any]:
     """One entry of `/api/runs` for a run."""
     over = view.overview()
-    rates = [h.get("solve_k_rate") for h in over["headline"]]
+    rates = {h["model"]: h.get("solve_k_rate") for h in over["headline"]}
     return {
         "run_id": view.run_id,
         "started_at": over["started_at"],
@@ -86,7 +86,16 @@ def run_listing(view: RunView) -> dict[str, Any]:
         "finished": over["finished"],
         "expected": over["expected"],
         "in_progress": over["in_progress"],
-        "solve_k_rate": rates[0] if len(rates) == 1 else None,
+        **solve_k_rates(rates),
+    }
+
+
+def solve_k_rates(rates: dict[str, Any]) -> dict[str, Any]:
+    """A run's solve^k in the runs list: per model (`solve_k_rates`, a run of several
+    models shows each), and `solve_k_rate` when it has one model."""
+    return {
+        "solve_k_rate": next(iter(rates.values())) if len(rates) == 1 else None,
+        "solve_k_rates": rates,
     }
 
 

@@ -28,11 +28,11 @@ from trialrun.reports._across import (
     comparison_page,
     history_page,
 )
-from trialrun.reports._html import render_page, run_listing
+from trialrun.reports._html import render_page, run_listing, solve_k_rates
 from trialrun.reports._view import RunView, dumps
 from trialrun.rundir import RESULTS, RUN_JSON, SUMMARY, RunDir
 from trialrun.runner import lock_holder
-from trialrun.tracking import compare_runs, configured_alpha
+from trialrun.tracking import compare_runs, configured_alpha, one_sided_models
 
 LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
@@ -119,13 +119,13 @@ class RunStore:
             summary = run.stored_summary()
             if summary is not None:
                 manifest = run.manifest()
-                rates = [(summary.aggregate.get(m) or {}).get("solve_k_rate")
-                         for m in summary.models]
+                rates = {m: (summary.aggregate.get(m) or {}).get("solve_k_rate")
+                         for m in summary.models}
                 return {
                     "run_id": path.name, "started_at": manifest.started_at,
                     "models": summary.models, "finished": summary.finished_trials,
                     "expected": summary.expected_trials, "in_progress": False,
-                    "solve_k_rate": rates[0] if len(rates) == 1 else None,
+                    **solve_k_rates(rates),
                 }
         return run_listing(self.view(path.name))
 
@@ -174,9 +174,15 @@ class RunStore:
     def compare(self, a: str, b: str) -> dict[str, Any]:
         """The newer run (after) against the older one (before), by run id."""
         after, before = sorted([a, b], reverse=True)
-        comparisons = compare_runs(self.path_of(after), self.path_of(before),
-                                   alpha=configured_alpha())
-        return comparison_page(comparisons, after, before)
+        after_dir, before_dir = self.path_of(after), self.path_of(before)
+        sides = one_sided_models(after_dir, before_dir)
+        try:
+            comparisons = compare_runs(after_dir, before_dir, alpha=configured_alpha())
+        except UserError:
+            if not sides:
+                raise
+            comparisons = []  # no model in common: the page names each side's models
+        return comparison_page(comparisons, after, before, sides)
 
     def close(self) -> None:
         with self._lock:

@@ -219,18 +219,19 @@ KIND_COLORS = {
 
 def dumbbell(title: str, rows: Sequence[tuple[str, float | None, float | None, str]]) -> str:
     """Before → after per row (fractions 0–1): (label, before, after, kind), kind coloured
-    as in `KIND_COLORS` (regression, within noise, improved, unchanged)."""
+    as in `KIND_COLORS` (regression, within noise, improved, unchanged; a kind may add
+    " · drift")."""
     if not rows:
         return _empty(title, "no task in common")
     row = 20
     height = PAD_T + row * len(rows) + 40
     label_w = 150
-    x0, x1 = PAD_L + label_w, W - PAD_R - 80
+    x0, x1 = PAD_L + label_w, W - PAD_R - 130
     parts = _open(title, height=height)
     _percent_grid(parts, x0, x1, height - 36)
     for i, (label, before, after, kind) in enumerate(rows):
         y = PAD_T + row * i + 10
-        color = KIND_COLORS.get(kind, "#64748b")
+        color = KIND_COLORS.get(kind.split(" · ")[0], "#64748b")  # "within noise · drift"
         parts.append(f'<text x="{x0 - 8}" y="{y + 4}" class="tl" text-anchor="end">'
                      f"{escape(label[:28])}</text>")
         if before is not None and after is not None:
@@ -258,34 +259,68 @@ def heat_color(value: float) -> str:
     return f"hsl({v * 140:.0f},70%,{48 - 6 * v:.0f}%)"
 
 
-Cell = tuple[float | None, str]  # a heat map cell: value (None: no data), tooltip
+Cell = tuple[float | None, str]  # a heat map cell: value (None: no verdict), tooltip
+LEGEND_STOPS = (0.0, 0.25, 0.5, 0.75, 1.0)
+NO_VERDICT = "#94a3b8"
 
 
-def heatmap(title: str, columns: Sequence[str], rows: Sequence[tuple[str, Sequence[Cell]]]) -> str:
-    """A grid of fractions 0–1: one column per run (oldest left), one row per label; each
-    cell is (value or None for no data, its tooltip). A row without cells is a heading."""
+def _heat_legend(parts: list[str], x: float, y: float) -> None:
+    """The colour scale (0 → 100 % solved), the grey of no verdict and the blank cell."""
+    parts.append(f'<text x="{_f(x)}" y="{_f(y + 11)}" class="tl">solved:</text>')
+    x += 46
+    for stop in LEGEND_STOPS:
+        parts.append(f'<rect x="{_f(x)}" y="{_f(y)}" width="14" height="14" '
+                     f'style="fill:{heat_color(stop)}"/>')
+        parts.append(f'<text x="{_f(x + 17)}" y="{_f(y + 11)}" class="tl">'
+                     f"{int(stop * 100)}%</text>")
+        x += 52
+    parts.append(f'<rect x="{_f(x)}" y="{_f(y)}" width="14" height="14" '
+                 f'style="fill:{NO_VERDICT}"/>')
+    parts.append(f'<text x="{_f(x + 17)}" y="{_f(y + 11)}" class="tl">no verdict</text>')
+    x += 86
+    parts.append(f'<rect x="{_f(x)}" y="{_f(y)}" width="14" height="14" fill="none" '
+                 'stroke="#cbd5e1" stroke-dasharray="2 2"/>')
+    parts.append(f'<text x="{_f(x + 17)}" y="{_f(y + 11)}" class="tl">blank: not in that '
+                 "run</text>")
+
+
+def heatmap(
+    title: str,
+    columns: Sequence[tuple[str, str]],
+    rows: Sequence[tuple[str, Sequence[Cell | None]]],
+) -> str:
+    """A grid of fractions 0–1: one column per run (oldest left), given as (label, run
+    id); one row per label, each cell (value, or None for no verdict; tooltip) or None
+    where that row was not in the run (left blank). A row without cells is a heading.
+    A legend under the grid reads the colours."""
     if not rows or not columns:
         return _empty(title, "no finished run with a summary yet")
-    cell, label_w = 18, 220
-    width = max(W, PAD_L + label_w + cell * len(columns) + 20)
-    height = PAD_T + 110 + cell * len(rows) + 10
-    x0, y0 = PAD_L + label_w, PAD_T + 110
+    cell, label_w, top = 22, 220, 100
+    grid_w = cell * len(columns)
+    width = max(W + 60, PAD_L + label_w + grid_w + 20)  # the legend fits
+    x0, y0 = PAD_L + label_w, PAD_T + top
+    height = y0 + cell * len(rows) + 36
     parts = _open(title, width=width, height=height)
-    for j, name in enumerate(columns):
+    for j, (label, run_id) in enumerate(columns):
         x = x0 + cell * j + cell / 2
         parts.append(f'<text x="{_f(x)}" y="{y0 - 6}" class="tl" '
-                     f'transform="rotate(-55 {_f(x)} {y0 - 6})">{escape(name[:20])}</text>')
+                     f'transform="rotate(-55 {_f(x)} {y0 - 6})"><title>{escape(run_id)}'
+                     f"</title>{escape(label)}</text>")
     for i, (label, cells) in enumerate(rows):
         y = y0 + cell * i
         if not cells:  # a heading (the model of the rows below)
-            parts.append(f'<text x="{PAD_L}" y="{y + 13}" class="ct">{escape(label[:80])}</text>')
+            parts.append(f'<text x="{PAD_L}" y="{y + 15}" class="ct">{escape(label[:80])}</text>')
             continue
-        parts.append(f'<text x="{x0 - 6}" y="{y + 13}" class="tl" text-anchor="end">'
+        parts.append(f'<text x="{x0 - 6}" y="{y + 15}" class="tl" text-anchor="end">'
                      f"{escape(label[:40])}</text>")
-        for j, (value, tip) in enumerate(cells):
-            fill = "#e2e8f0" if value is None else heat_color(value)
-            parts.append(f'<rect x="{x0 + cell * j}" y="{y}" width="{cell - 2}" '
+        for j, found in enumerate(cells):
+            if found is None:  # not in that run: no cell
+                continue
+            value, tip = found
+            fill = NO_VERDICT if value is None else heat_color(value)
+            parts.append(f'<rect class="hc" x="{x0 + cell * j}" y="{y}" width="{cell - 2}" '
                          f'height="{cell - 2}" style="fill:{fill}"><title>{escape(tip)}'
                          "</title></rect>")
+    _heat_legend(parts, PAD_L, height - 24)
     parts.append("</svg>")
     return "".join(parts)

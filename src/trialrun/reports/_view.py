@@ -19,6 +19,7 @@ from trialrun.metrics import k_curve, mean_curve
 from trialrun.reports._across import comparison_svg
 from trialrun.reports._before import BeforeFiles
 from trialrun.reports._svg import Series, bar_chart, curve_chart, histogram
+from trialrun.reports._verdict import rate_change, verdict_page
 from trialrun.reports.junit import task_outcome
 from trialrun.rundir import ResultLine, RunDir
 from trialrun.runner import lock_holder
@@ -40,6 +41,16 @@ def trial_status(line: ResultLine) -> str:
     return "failed"
 
 
+def pending_outcome(record: TaskRecord) -> tuple[str, str]:
+    """A task's outcome while its run is still going: without enough counted trials yet
+    it is "pending" (its trials are queued or running), not "skipped"."""
+    status, message = task_outcome(record)
+    if status in ("skipped", "error") and record.insufficient:
+        done = record.n + record.infra_errors
+        return "pending", f"{done} of {record.k} trial(s) finished so far"
+    return status, message
+
+
 def _failed_graders(line: ResultLine) -> list[str]:
     names = [str(v.get("grader")) for v in line.verdicts if v.get("passed") is False]
     return list(dict.fromkeys(names))
@@ -53,7 +64,7 @@ def _series(points: list[Any], *, liveness: list[Any] | None = None) -> list[Ser
                [p.pass_at_hi for p in points]),
     ]
     if liveness:
-        out.append(Series("pass^k (finished)", [p.pass_hat for p in liveness], dashed=True))
+        out.append(Series("pass^k (completed)", [p.pass_hat for p in liveness], dashed=True))
     return out
 
 
@@ -125,15 +136,16 @@ class RunView:
 
     def _labels(self) -> dict[tuple[str, str], str]:
         return {
-            (model, t.task_id): t.label for model, c in self.comparisons.items() for t in c.tasks
+            (model, t.task_id): t.verdict for model, c in self.comparisons.items() for t in c.tasks
         }
 
     def _build_overview(self) -> dict[str, Any]:
         data, summary = self.data, self.data.summary
         labels = self._labels()
+        live = self.in_progress()
         rows = []
         for i, r in enumerate(self.records):
-            status, message = task_outcome(r)
+            status, message = pending_outcome(r) if live else task_outcome(r)
             failed: dict[str, int] = {}
             for t in self.row_lines[i]:
                 for name in _failed_graders(t):
@@ -186,7 +198,7 @@ class RunView:
             "k": data.manifest.k,
             "finished": summary.finished_trials,
             "expected": summary.expected_trials,
-            "in_progress": self.in_progress(),
+            "in_progress": live,
             "keep_artifacts": data.manifest.keep_artifacts,
             "warnings": [*data.warnings, *summary.warnings],
             "headline": headline,
@@ -213,8 +225,10 @@ class RunView:
             "against": str(c.against),
             "regressions": [t.task_id for t in c.regressions],
             "within_noise": [t.task_id for t in c.within_noise],
+            "solve_k": rate_change(c, "solve_k_rate", "solve^k"),
             "solve_k_delta_pp": c.pp("solve_k_rate"),
             "pass_k_delta_pp": c.pp("pass_k_rate"),
+            **verdict_page(c),
         }
 
     def _plots(self) -> list[dict[str, str]]:

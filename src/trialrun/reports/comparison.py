@@ -15,16 +15,15 @@ from trialrun.reports._format import (
     pp,
     seconds,
 )
-from trialrun.tracking import BaselineMatch, Comparison
+from trialrun.reports._verdict import mean_solve_text, rate_change, suite_text
+from trialrun.tracking import BaselineMatch, Comparison, OneSided, TaskDelta
 
-RATES = (("pass_k_rate", "pass^k"), ("solve_k_rate", "solve^k"))
-
-
-def _rate_change(c: Comparison, key: str, label: str) -> str:
-    delta = pp(c.pp(key))
-    return f"{label} {pct(c.before.get(key))} → {pct(c.after.get(key))}" + (
-        f" ({delta})" if delta else ""
-    )
+# the mean solve rate leads: a solve^k of 0 % on both sides can hide a drop
+RATES = (
+    ("mean_solve_rate", "mean solve rate"),
+    ("solve_k_rate", "solve^k"),
+    ("pass_k_rate", "pass^k (completed)"),
+)
 
 
 def _power_line(c: Comparison) -> str:
@@ -50,14 +49,26 @@ def _task_k(c: Comparison) -> str:
 
 
 def _suite_line(c: Comparison) -> list[str]:
-    """One line: the suite-level test of the first metric that dropped (solve, then pass)."""
-    dropped = [s for s in c.suite_tests if s.verdict != "no drop"]
-    if not dropped:
-        return []
-    flagged = [s for s in dropped if s.verdict == "regression"]
-    s = (flagged or dropped)[0]
-    tag = "SUITE REGRESSION" if s.verdict == "regression" else "suite within noise"
-    return [f"  {tag}: {s.describe()}"]
+    """One line: the suite-level test (the first that flags, else the first that dropped,
+    else the solve test), as every surface quotes it."""
+    return [f"  {suite_text(c.suite_shown)}"] if c.tasks else []
+
+
+def task_tag(t: TaskDelta) -> str:
+    """A dropped task's tag: "REGRESSION  ", "within noise", "within noise · drift"."""
+    if t.label == "regression":
+        return "REGRESSION · drift" if t.drift else "REGRESSION  "
+    return t.verdict
+
+
+def one_sided_lines(sides: OneSided, run: str, other: str) -> list[str]:
+    """The models compared with nothing (in one run only), one line each side."""
+    out = []
+    if sides.only_after:
+        out.append(f"only in {run} (not compared): {names(sides.only_after)}")
+    if sides.only_before:
+        out.append(f"only in {other} (not compared): {names(sides.only_before)}")
+    return out
 
 
 def comparison_lines(c: Comparison, *, only_drops: bool = True) -> list[str]:
@@ -65,7 +76,7 @@ def comparison_lines(c: Comparison, *, only_drops: bool = True) -> list[str]:
     lines = [
         f"{c.model} vs {c.against}" + (f" (run {c.against_run_id})" if c.against_run_id else ""),
         "  "
-        + "; ".join(_rate_change(c, key, label) for key, label in RATES)
+        + "; ".join(rate_change(c, key, label) for key, label in RATES)
         + f"  [{len(c.tasks)} common task(s)]",
     ]
     if c.latency_delta_ms is not None:
@@ -81,8 +92,7 @@ def comparison_lines(c: Comparison, *, only_drops: bool = True) -> list[str]:
         )
     for t in c.tasks:
         if t.dropped:
-            tag = "REGRESSION  " if t.label == "regression" else "within noise"
-            lines.append(f"  {tag} {t.task_id}: {t.describe()}")
+            lines.append(f"  {task_tag(t)} {t.task_id}: {t.describe()}")
         elif not only_drops and t.label == "improved":
             lines.append(
                 f"  improved     {t.task_id}: solved {t.before.solved}/{t.before.solve_n} → "
@@ -106,8 +116,10 @@ def render_comparisons(
     console: Any = None,
     *,
     only_drops: bool = True,
+    one_sided: list[str] | None = None,
 ) -> None:
-    """Print comparisons, regressions in bold red (what `trialrun run` shows after a run)."""
+    """Print comparisons, regressions in bold red (what `trialrun run` shows after a run);
+    `one_sided` lines (models in one run only) come last."""
     from rich.console import Console
     from rich.markup import escape
 
@@ -128,6 +140,8 @@ def render_comparisons(
         for line in comparison_lines(comparison, only_drops=only_drops):
             style = "bold red" if "REGRESSION" in line else None
             console.print(escape(line), style=style, soft_wrap=True)
+    for line in one_sided or []:
+        console.print(escape(line), style="yellow", soft_wrap=True)
 
 
 def comparisons_markdown(comparisons: list[Comparison]) -> str:
@@ -156,12 +170,13 @@ def comparisons_markdown(comparisons: list[Comparison]) -> str:
         if dropped:
             out.append("| task | change | verdict |\n| --- | --- | --- |")
             for t in dropped:
-                verdict = "**regression**" if t.label == "regression" else "within noise"
+                verdict = t.verdict.replace("regression", "**regression**")
                 out.append(f"| `{t.task_id}` | {t.describe()} | {verdict} |")
         else:
             out.append("No task dropped.")
+        out.append(f"\n{mean_solve_text(c)}")
         for line in _suite_line(c):
-            out.append("\n" + line.strip().replace("SUITE REGRESSION", "**Suite regression**"))
+            out.append("\n" + line.strip().replace("SUITE REGRESSION", "**SUITE REGRESSION**"))
         if c.missing_tasks:
             out.append(f"\nMissing tasks: {code_names(c.missing_tasks)}")
         if c.new_tasks:
@@ -170,7 +185,18 @@ def comparisons_markdown(comparisons: list[Comparison]) -> str:
     return "\n".join(out)
 
 
-def comparisons_json(matches: list[BaselineMatch], warnings: list[str] | None = None) -> str:
-    """`compare --json`: one document with every match and the warnings."""
-    doc = {"comparisons": [m.to_dict() for m in matches], "warnings": list(warnings or [])}
+def comparisons_json(
+    matches: list[BaselineMatch],
+    warnings: list[str] | None = None,
+    one_sided: OneSided | None = None,
+) -> str:
+    """`compare --json`: one document with every match, the models compared with nothing
+    (in one run only) and the warnings."""
+    sides = one_sided or OneSided()
+    doc = {
+        "comparisons": [m.to_dict() for m in matches],
+        "only_in_run": sides.only_after,
+        "only_in_against": sides.only_before,
+        "warnings": list(warnings or []),
+    }
     return json.dumps(doc, indent=2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from trialrun.reports._verdict import mean_solve_text
 from trialrun.reports.comparison import comparison_lines
 from trialrun.tracking import GateResult, RuleResult
 
@@ -23,7 +24,8 @@ def _tasks(n: int) -> str:
 
 
 def gate_lines(result: GateResult) -> list[str]:
-    """The verdict, then per model each rule (FAIL/skip/ok/warn) and the notes.
+    """The verdict, then per model the mean solve rate against the baseline (as every
+    surface quotes it), each rule (FAIL/skip/ok/warn) and the notes.
 
     The nightly gate also lists the whole comparison, improvements included.
     """
@@ -34,6 +36,9 @@ def gate_lines(result: GateResult) -> list[str]:
             f"{m.model}: {m.blocking} blocking of {m.covered} covered task(s); baseline "
             f"{m.baseline or 'none'}"
         )
+        if m.comparison is not None and result.gate != "nightly":  # nightly lists it all
+            c = m.comparison
+            out.append(f"  {mean_solve_text(c)} over {_tasks(len(c.tasks))} compared")
         for r in m.rules:
             message = f": {r.message}" if r.message else ""
             out.append(f"  {TAGS[r.status]} {r.rule}{over(r)}{message}")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from trialrun.metrics import coverage
 from trialrun.reports._format import DASH, md_cell, money, pct, seconds, tracked_text
+from trialrun.reports._verdict import PASS_K_DEFINITION
 from trialrun.reports.comparison import comparisons_markdown
 from trialrun.reports.junit import task_outcome
 from trialrun.reports.models import render_models_markdown
@@ -25,22 +26,24 @@ def _rate(value: float | None, with_value: int, tasks: int) -> str:
 
 def _model_table(run: RunData) -> list[str]:
     lines = [
-        "| Model | Tasks | pass^k | solve^k | pass@k | flaky | insufficient | P95 latency | cost |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| Model | Tasks | solve^k | pass@k | mean solve rate | pass^k (completed) | flaky "
+        "| insufficient | P95 latency | cost |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for model in run.models:
         a = run.summary.aggregate.get(model) or {}
         rows = run.summary.rows_for(model)
-        rates = [
+        solve_k, pass_at_k, pass_k = (
             _rate(a.get(f"{figure}_rate"), *coverage(rows, figure))
-            for figure in ("pass_k", "solve_k", "pass_at_k")
-        ]
+            for figure in ("solve_k", "pass_at_k", "pass_k")
+        )
         lines.append(
-            f"| `{md_cell(model)}` | {len(run.for_model(model))} | {' | '.join(rates)} | "
+            f"| `{md_cell(model)}` | {len(run.for_model(model))} | {solve_k} | {pass_at_k} | "
+            f"{pct(a.get('mean_solve_rate'))} | {pass_k} | "
             f"{a.get('flaky_task_count', DASH)} | {a.get('insufficient', DASH)} | "
             f"{seconds(a.get('latency_p95_s'))} | {money(a.get('cost_usd'))} |"
         )
-    return lines
+    return [*lines, "", f"<sub>{PASS_K_DEFINITION}.</sub>"]
 
 
 def _tracked_table(run: RunData) -> list[str]:

@@ -22,8 +22,9 @@ from trialrun.tracking._compare import (
     compare_runs,
     compare_views,
     compare_with_baselines,
+    one_sided_models,
 )
-from trialrun.tracking._comparison import BaselineMatch, Comparison, TaskDelta
+from trialrun.tracking._comparison import BaselineMatch, Comparison, OneSided, TaskDelta
 from trialrun.tracking._counts import CountsView, view_of_baseline
 from trialrun.tracking._gate_config import GATES, GateConfig, gate_config
 from trialrun.tracking._gate_context import GateContext
@@ -58,6 +59,7 @@ __all__ = [
     "GateResult",
     "Leaderboard",
     "ModelGate",
+    "OneSided",
     "Row",
     "RuleResult",
     "Plan",
@@ -93,6 +95,7 @@ __all__ = [
     "legacy_baseline_note",
     "load_baseline",
     "load_run",
+    "one_sided_models",
     "plan",
     "refusals",
     "regressed",

@@ -20,8 +20,10 @@ from trialrun.tracking._comparison import (
     DETECT_POWER,
     BaselineMatch,
     Comparison,
+    OneSided,
     Side,
     TaskDelta,
+    is_drift,
 )
 from trialrun.tracking._counts import (
     CountsView,
@@ -70,6 +72,7 @@ def _task_delta(before: TaskCounts, after: TaskCounts, alpha: float) -> TaskDelt
         p_solve=p_solve,
         label=label,
         trials_needed=needed,
+        drift=is_drift(b, a),
     )
 
 
@@ -268,3 +271,15 @@ def compare_runs(
             f"({', '.join(other.models)} vs {', '.join(run.models)})"
         )
     return [compare(run, other, model=m, alpha=alpha, method=method) for m in pairs]
+
+
+def one_sided_models(run_dir: RunData | Path | str, other_dir: RunData | Path | str) -> OneSided:
+    """The models `compare_runs` leaves out: in one run only (none when each run has one
+    model, as those two are compared with each other)."""
+    run, other = _as_run(run_dir), _as_run(other_dir)
+    if len(run.models) == 1 and len(other.models) == 1:
+        return OneSided()
+    return OneSided(
+        only_after=[m for m in run.models if m not in other.models],
+        only_before=[m for m in other.models if m not in run.models],
+    )

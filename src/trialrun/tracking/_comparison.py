@@ -48,6 +48,14 @@ class TaskDelta:
     p_solve: float | None
     label: str  # "regression" | "within noise" | "improved" | "unchanged"
     trials_needed: int | None = None
+    # solved k/k in the baseline, below k/k now: a stable task turned flaky, flagged
+    # whatever the exact test says (a drop "within noise" can still be drift)
+    drift: bool = False
+
+    @property
+    def verdict(self) -> str:
+        """The label every surface shows: the exact test's, then "drift" when flagged."""
+        return f"{self.label} · drift" if self.drift else self.label
 
     @property
     def dropped(self) -> bool:
@@ -72,6 +80,16 @@ class TaskDelta:
                 f"{self.after.passed}/{self.after.n} (p = {_p_text(self.p_pass)})"
             )
         return "; ".join(parts)
+
+
+def solved_every_trial(side: Side) -> bool:
+    """Every counted trial solved (k/k), at least one counted."""
+    return side.solve_n > 0 and side.solved == side.solve_n
+
+
+def is_drift(before: Side, after: Side) -> bool:
+    """Solved k/k in the baseline, and a counted trial now not solved."""
+    return solved_every_trial(before) and after.solve_n > 0 and after.solved < after.solve_n
 
 
 def _p_text(value: float | None) -> str:
@@ -120,6 +138,20 @@ class Comparison:
         return [t for t in self.tasks if t.label == "within noise"]
 
     @property
+    def drifts(self) -> list[TaskDelta]:
+        return [t for t in self.tasks if t.drift]
+
+    @property
+    def suite_shown(self) -> SuiteTest | None:
+        """The suite test every surface quotes: the first that flags a regression, else the
+        first that dropped, else the solve test ("no drop")."""
+        for wanted in ("regression", "within noise", "no drop"):
+            for s in self.suite_tests:
+                if s.verdict == wanted:
+                    return s
+        return None
+
+    @property
     def latency_delta_ms(self) -> float | None:
         if self.latency_p95_before_s is None or self.latency_p95_after_s is None:
             return None
@@ -142,6 +174,8 @@ class Comparison:
         del out["spend"]
         out["regressions"] = [t.task_id for t in self.regressions]
         out["within_noise"] = [t.task_id for t in self.within_noise]
+        out["drift"] = [t.task_id for t in self.drifts]
+        out["mean_solve_rate_delta_pp"] = self.pp("mean_solve_rate")
         out["latency_p95_delta_ms"] = self.latency_delta_ms
         out["cost_delta_pct"] = self.cost_delta_pct
         out["pass_k_delta_pp"] = self.pp("pass_k_rate")
@@ -157,6 +191,17 @@ class Comparison:
             "trials_per_task": self.trials_needed,
         }
         return out
+
+
+@dataclass(slots=True)
+class OneSided:
+    """Models two runs do not share: each is compared with nothing, and said so."""
+
+    only_after: list[str] = field(default_factory=list)  # in the run, not the other
+    only_before: list[str] = field(default_factory=list)  # in the other run only
+
+    def __bool__(self) -> bool:
+        return bool(self.only_after or self.only_before)
 
 
 @dataclass(slots=True)

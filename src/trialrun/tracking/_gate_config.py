@@ -57,6 +57,9 @@ class GateConfig(BaseModel):
     regression_blocks_any_policy_in: list[str] = Field(default_factory=list)
     # The stratified suite test over the `regression_suites` tasks blocks when it flags.
     fail_on_suite_regression: bool = False
+    # A task solved k/k in the baseline and below k/k now (drift) fails the gate; by
+    # default every gate only notes it.
+    fail_on_drift: bool = False
     alpha: float | None = Field(default=None, gt=0, lt=1)
     max_p95_latency_increase_ms: float | None = Field(default=None, ge=0)
     max_p95_latency_increase_pct: float | None = Field(default=None, ge=0)

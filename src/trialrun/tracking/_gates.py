@@ -28,6 +28,7 @@ from trialrun.rundir import Baseline
 from trialrun.tracking._baseline import baseline_path, load_baseline
 from trialrun.tracking._comparison import TaskDelta
 from trialrun.tracking._coverage_rules import missing_baseline_tasks, missing_suites
+from trialrun.tracking._drift_rule import drift
 from trialrun.tracking._gate_config import gate_config
 from trialrun.tracking._gate_context import GateContext, Outcome, gate_context
 from trialrun.tracking._gate_result import GateResult, ModelGate, RuleResult
@@ -346,6 +347,7 @@ RULES: list[Rule] = [
     no_baseline,
     regression,
     suite_regression,
+    drift,
     latency,
     cost,
     rates,

@@ -49,6 +49,9 @@ const pct = (v) => (typeof v === "number" ? (v * 100).toFixed(1) + "%" : "—");
 const secs = (v) => (typeof v === "number" ? v.toFixed(v < 10 ? 3 : 1) + " s" : "—");
 const money = (v) => (typeof v === "number" ? "$" + v.toFixed(4) : "—");
 const badge = (word) => h("span", { class: "badge b-" + String(word).replace(/\s+/g, "-") }, word);
+/* a comparison label, "within noise · drift": one badge per word group */
+const verdictBadges = (text) => String(text).split(" · ").map(badge);
+const PASS_K_TITLE = "pass^k (completed): the chance that k trials all finish without an error; it says nothing about the answer (solve^k does)";
 const enc = encodeURIComponent;
 
 function folded(text, cls) {
@@ -116,7 +119,7 @@ function runsPage(index) {
     h("td", {}, r.started_at || "—"),
     h("td", {}, (r.models || []).join(", ")),
     h("td", { class: "num" }, r.finished + " / " + r.expected),
-    h("td", { class: "num" }, pct(r.solve_k_rate)),
+    h("td", { class: "num solve-k" }, solveRates(r)),
     h("td", { class: "mute small" }, r.error || "")));
   return h("div", {},
     h("h1", {}, "Runs under " + index.root),
@@ -126,11 +129,17 @@ function runsPage(index) {
     h("div", { class: "pager" }, button));
 }
 
+function solveRates(r) {
+  const rates = Object.entries(r.solve_k_rates || {});
+  if (rates.length <= 1) return pct(r.solve_k_rate);
+  return rates.map(([m, v]) => h("div", { "data-model": m }, h("span", { class: "mute small" }, m + " "), pct(v)));
+}
+
 async function historySection() {
   try {
     const hist = await get("/api/history", true);
     return h("div", { id: "history", "data-source": hist.source || null },
-      h("h2", {}, "History: solve rate per task, last " + hist.runs.length + " finished run(s)"),
+      h("h2", {}, "History: solve rate per task, last " + hist.runs.length + " run(s)"),
       h("p", { class: "mute small" }, "from " + (hist.source || "the run folders")),
       hist.shown < hist.rows ? h("p", { class: "mute small" }, hist.shown + " of " + hist.rows + " rows shown (the ones not always solved first)") : null,
       h("div", { class: "plot", html: hist.svg }));
@@ -179,16 +188,15 @@ function renderRun(root, run) {
 
 function headline(m, many) {
   const cover = (key) => (m.cover[key][0] === m.cover[key][1] ? "" : " over " + m.cover[key][0] + " of " + m.cover[key][1]);
-  const card = (label, value, id) => h("div", { class: "card", "data-figure": id || null }, h("div", { class: "v" }, value), h("div", { class: "l" }, label));
-  const c = m.comparison;
+  const card = (label, value, id, title) => h("div", { class: "card", "data-figure": id || null, title: title || null }, h("div", { class: "v" }, value), h("div", { class: "l" }, label));
   return h("div", { class: "headline", "data-model": m.model },
     many ? h("h2", {}, m.model) : h("div", { class: "mute small" }, "model " + m.model),
     h("div", { class: "cards" },
-      card("pass^k" + cover("pass_k"), pct(m.pass_k_rate), "pass_k"),
-      card("solve^k" + cover("solve_k"), pct(m.solve_k_rate), "solve_k"),
-      card("pass@k" + cover("pass_at_k"), pct(m.pass_at_k_rate), "pass_at_k"),
+      card("solve^k" + cover("solve_k"), pct(m.solve_k_rate), "solve_k", "solve^k: the chance that k trials all give the right outcome"),
+      card("pass@k" + cover("pass_at_k"), pct(m.pass_at_k_rate), "pass_at_k", "pass@k: the chance that at least one of k trials gives the right outcome"),
+      card("mean solve rate", pct(m.mean_solve_rate), "mean_solve_rate", "solved trials / counted trials"),
+      card("pass^k (completed)" + cover("pass_k"), pct(m.pass_k_rate), "pass_k", PASS_K_TITLE),
       card("tasks · trials", (m.tasks ?? "—") + " · " + (m.trials ?? "—")),
-      card("mean solve rate", pct(m.mean_solve_rate)),
       card("flaky tasks", m.flaky_task_count ?? "—", "flaky"),
       card("infra errors", m.infra_errors ?? "—", "infra"),
       card("undetermined", m.undetermined ?? "—", "undetermined"),
@@ -196,17 +204,29 @@ function headline(m, many) {
       card("safety violations", m.safety_violations ?? "—"),
       card("latency P50 / P95", secs(m.latency_p50_s) + " / " + secs(m.latency_p95_s), "latency"),
       card("cost", money(m.cost_usd), "cost")),
-    c ? h("p", {}, "Against ", h("code", {}, c.against), ": solve^k ",
-      (c.solve_k_delta_pp ?? 0).toFixed(1) + " pp; ",
-      c.regressions.length ? badge("regression") : null, c.regressions.length + " regression(s), ",
-      c.within_noise.length + " drop(s) within noise") : null);
+    m.comparison ? verdictBlock(m.comparison, "Against " + m.comparison.against) : null);
+}
+
+/* a comparison's verdict, as on every surface: mean solve rate, the suite-level test,
+   the counts and each dropped task's label (text made by the server) */
+function verdictBlock(c, title) {
+  const dropped = c.tasks.filter((t) => t.label === "regression" || t.label === "within noise");
+  return h("div", { class: "verdict", "data-suite": c.suite_verdict },
+    h("p", {}, h("b", {}, title + ": "), h("span", { class: "mean-solve" }, c.mean_solve),
+      c.solve_k ? "; " + c.solve_k : ""),
+    h("p", { class: "suite" + (c.suite_verdict === "regression" ? " bad" : "") }, c.suite),
+    h("p", { class: "counts" }, c.counts),
+    dropped.length ? h("table", { class: "drops" },
+      h("thead", {}, h("tr", {}, ["task", "change", "verdict"].map((x) => h("th", {}, x)))),
+      h("tbody", {}, dropped.map((t) => h("tr", { "data-task": t.task_id, "data-verdict": t.verdict },
+        h("td", {}, t.task_id), h("td", {}, t.change), h("td", {}, verdictBadges(t.verdict)))))) : null);
 }
 
 const COLUMNS = [
   ["task_id", "task"], ["model", "model"], ["suite", "suite"], ["tier", "tier"], ["solved", "solved", true],
-  ["pass_k", "pass^k", true], ["solve_k", "solve^k", true], ["pass_at_k", "pass@k", true], ["status", "status"], ["failed", "failed graders"],
+  ["solve_k", "solve^k", true], ["pass_at_k", "pass@k", true], ["pass_k", "pass^k (completed)", true], ["status", "status"], ["failed", "failed graders"],
 ];
-const STATUS_ORDER = { failure: 0, error: 1, skipped: 2, passed: 3 };
+const STATUS_ORDER = { failure: 0, error: 1, pending: 2, skipped: 3, passed: 4 };
 
 function filters(run, box) {
   const f = view.filters;
@@ -218,7 +238,7 @@ function filters(run, box) {
     select("suite", "suite", run.facets.suites),
     select("tier", "tier", run.facets.tiers),
     run.facets.tags.length ? select("tag", "tag", run.facets.tags) : null,
-    select("status", "status", ["failing", "passed", "flaky", "regressed", "insufficient"]));
+    select("status", "status", ["failing", "passed", "flaky", "regressed", "drift", "pending", "insufficient"]));
 }
 
 function keep(r) {
@@ -232,7 +252,9 @@ function keep(r) {
     case "failing": return r.status === "failure" || r.status === "error";
     case "passed": return r.status === "passed";
     case "flaky": return r.flaky;
-    case "regressed": return r.change === "regression";
+    case "regressed": return (r.change || "").startsWith("regression");
+    case "drift": return (r.change || "").endsWith("drift");
+    case "pending": return r.status === "pending";
     case "insufficient": return r.status === "skipped" || r.status === "error";
   }
   return true;
@@ -258,7 +280,7 @@ function drawTable(box) {
   view.page = Math.min(view.page, pages - 1);
   const shown = rows.slice(view.page * PAGE, (view.page + 1) * PAGE);
   const head = COLUMNS.filter(([k]) => many || k !== "model").map(([k, label, num]) =>
-    h("th", { class: "sort" + (num ? " num" : ""), "data-sort": k, onclick: () => {
+    h("th", { class: "sort" + (num ? " num" : ""), "data-sort": k, title: k === "pass_k" ? PASS_K_TITLE : null, onclick: () => {
       view.sort = [k, view.sort[0] === k ? -view.sort[1] : 1]; drawTable(box);
     } }, label + (key === k ? (dir > 0 ? " ▲" : " ▼") : "")));
   const body = shown.map((r) => {
@@ -270,8 +292,8 @@ function drawTable(box) {
       many ? h("td", { class: "small" }, r.model) : null,
       h("td", {}, r.suite), h("td", {}, r.tier || "—"),
       h("td", { class: "num" }, r.solved + "/" + (r.n - r.undetermined) + (r.infra ? " (" + r.infra + " infra)" : "")),
-      h("td", { class: "num" }, pct(r.pass_k)), h("td", { class: "num" }, pct(r.solve_k)), h("td", { class: "num" }, pct(r.pass_at_k)),
-      h("td", {}, badge(r.status), r.flaky ? badge("flaky") : null, r.change && r.change !== "unchanged" ? badge(r.change) : null),
+      h("td", { class: "num" }, pct(r.solve_k)), h("td", { class: "num" }, pct(r.pass_at_k)), h("td", { class: "num" }, pct(r.pass_k)),
+      h("td", {}, badge(r.status), r.flaky ? badge("flaky") : null, r.change && r.change !== "unchanged" ? verdictBadges(r.change) : null),
       h("td", { class: "small" }, failed, r.first_failed !== null ? [" ", h("a", { href: "#/run/" + enc(run.run_id) + "/trial/" + r.first_failed, class: "trial-link", onclick: (ev) => ev.stopPropagation() }, "first failing trial →")] : null),
     ];
     return h("tr", { class: "click", "data-task": r.task_id, "data-status": r.status, onclick: (ev) => { if (ev.target.tagName !== "A") open(); } }, cells);
@@ -293,8 +315,8 @@ async function taskPage(runId, row) {
     h("p", { class: "mute" }, t.model + " · suite " + t.suite + " · tier " + (t.tier || "—") + " · k = " + t.k),
     message ? h("p", {}, message) : null,
     h("div", { class: "cards" },
-      [["pass^k", pct(t.pass_k)], ["solve^k", pct(t.solve_k)], ["pass@k", pct(t.pass_at_k)], ["solved", t.solved + " / " + t.solve_n], ["finished", t.passed + " / " + t.n]]
-        .map(([l, v]) => h("div", { class: "card" }, h("div", { class: "v" }, v), h("div", { class: "l" }, l)))),
+      [["solve^k", pct(t.solve_k)], ["pass@k", pct(t.pass_at_k)], ["solved", t.solved + " / " + t.solve_n], ["pass^k (completed)", pct(t.pass_k), PASS_K_TITLE], ["completed", t.passed + " / " + t.n]]
+        .map(([l, v, title]) => h("div", { class: "card", title: title || null }, h("div", { class: "v" }, v), h("div", { class: "l" }, l)))),
     h("div", { class: "plot", html: t.svg }),
     h("h2", {}, "Trials"),
     h("table", { id: "trials" },
@@ -369,23 +391,27 @@ function workspaceDiff(d) {
 /* ---------- two runs side by side ---------- */
 async function comparePage(a, b) {
   const c = await get("/api/compare/" + enc(a) + "/" + enc(b));
+  const oneSided = [[c.a, c.only_in_a], [c.b, c.only_in_b]].filter(([, ms]) => ms && ms.length);
   return h("div", { id: "compare-page" },
     h("div", { class: "crumbs" }, h("a", { href: "#/" }, "← all runs")),
     h("h1", {}, "Compare ", h("code", {}, c.b), " → ", h("code", {}, c.a)),
-    h("p", { class: "mute" }, "before: " + c.b + " (older) · after: " + c.a + " (newer); regressions by a one-sided exact test"),
+    h("p", { class: "mute" }, "before: " + c.b + " (older) · after: " + c.a + " (newer); regressions by a one-sided exact test per task and a stratified one over the tasks; drift: solved k/k before, below k/k now"),
     c.models.length ? null : h("p", {}, "no model in common"),
+    oneSided.map(([run, ms]) => h("div", { class: "warnbox one-sided" }, "only in " + run + " (not compared): " + ms.join(", "))),
     c.models.map((m) => h("div", { class: "model-compare", "data-model": m.model },
       h("h2", {}, m.model),
+      verdictBlock(m, "Verdict"),
       h("div", { class: "cards" },
         [["solve^k before → after", pct(m.before.solve_k_rate) + " → " + pct(m.after.solve_k_rate)],
-         ["pass^k before → after", pct(m.before.pass_k_rate) + " → " + pct(m.after.pass_k_rate)],
+         ["mean solve rate before → after", pct(m.before.mean_solve_rate) + " → " + pct(m.after.mean_solve_rate)],
+         ["pass^k (completed) before → after", pct(m.before.pass_k_rate) + " → " + pct(m.after.pass_k_rate), PASS_K_TITLE],
          ["latency P95", secs(m.latency_p95_before_s) + " → " + secs(m.latency_p95_after_s)],
-         ["regressions", m.regressions.length], ["within noise", m.within_noise.length]]
-          .map(([l, v]) => h("div", { class: "card" }, h("div", { class: "v" }, v), h("div", { class: "l" }, l)))),
+         ["regressions", m.regressions.length], ["within noise", m.within_noise.length], ["drift", m.drift.length]]
+          .map(([l, v, title]) => h("div", { class: "card", title: title || null }, h("div", { class: "v" }, v), h("div", { class: "l" }, l)))),
       h("div", { class: "plot", html: m.svg }),
-      h("table", {}, h("thead", {}, h("tr", {}, ["task", "before", "after", "p", "change"].map((x) => h("th", {}, x)))),
-        h("tbody", {}, m.tasks.map((t) => h("tr", { "data-task": t.task_id }, h("td", {}, t.task_id), h("td", { class: "num" }, t.before.join("/")),
-          h("td", { class: "num" }, t.after.join("/")), h("td", { class: "num" }, t.p === null ? "—" : t.p.toPrecision(2)), h("td", {}, badge(t.label)))))))));
+      h("table", { class: "compare-tasks" }, h("thead", {}, h("tr", {}, ["task", "before", "after", "p", "change"].map((x) => h("th", {}, x)))),
+        h("tbody", {}, m.tasks.map((t) => h("tr", { "data-task": t.task_id, "data-verdict": t.verdict }, h("td", {}, t.task_id), h("td", { class: "num" }, t.before.join("/")),
+          h("td", { class: "num" }, t.after.join("/")), h("td", { class: "num" }, t.p === null ? "—" : t.p.toPrecision(2)), h("td", {}, verdictBadges(t.verdict)))))))));
 }
 
 window.addEventListener("hashchange", route);
