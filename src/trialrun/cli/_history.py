@@ -21,7 +21,6 @@ def record_cli_run(run_dir: Path, trigger: str | None, store: str | None) -> str
         from trialrun.history import (
             HistoryStore,
             detect_trigger,
-            git_info,
             recording_enabled,
             run_record,
         )
@@ -32,8 +31,7 @@ def record_cli_run(run_dir: Path, trigger: str | None, store: str | None) -> str
     if not recording_enabled() and store is None:
         return None
     try:
-        record = run_record(run_dir, trigger=detect_trigger(trigger), source="cli",
-                            git_branch=git_info()[1])
+        record = run_record(run_dir, trigger=detect_trigger(trigger), source="cli")
         with HistoryStore.open(store) as history:
             history.record(record)
     except UserError as exc:
