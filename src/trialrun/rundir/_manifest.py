@@ -33,6 +33,9 @@ KEYS = (
     "agent_cmd",
     "keep_artifacts",
 )
+# keys newer than the first run.json format, written only when set (an older run.json
+# reads and writes back byte for byte)
+OPTIONAL_KEYS = ("git_branch",)
 
 
 @dataclass(slots=True)
@@ -75,7 +78,8 @@ class Manifest:
         return f"{label}@{entry['url']}"
 
     def to_json(self) -> dict[str, Any]:
-        out = {key: getattr(self, key) for key in KEYS}
+        out = {key: getattr(self, key) for key in KEYS
+               if key not in OPTIONAL_KEYS or getattr(self, key) is not None}
         out.update(self.extra)
         return out
 
