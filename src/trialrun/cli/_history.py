@@ -63,7 +63,7 @@ def register(app: typer.Typer) -> None:
                                     "ci, nightly or local."),
         test: str = typer.Option(None, "--test", help="Only this test (task id or node id)."),
         branch: str = typer.Option(None, "--branch", help="Only this branch's runs (and those "
-                                   "of unknown branch); default: [history] branch in "
+                                   "of unknown branch); default: the history branch in "
                                    "trialrun.toml, else main."),
         all_branches: bool = typer.Option(False, "--all-branches",
                                           help="The runs of every branch."),

@@ -10,7 +10,7 @@ import typer
 from trialrun.cli._history import STORE_HELP
 from trialrun.errors import UserError
 
-BRANCH_HELP = ("Read this branch's runs (and those of unknown branch); default: [history] "
+BRANCH_HELP = ("Read this branch's runs (and those of unknown branch); default: the history "
                "branch in trialrun.toml, else main.")
 ALL_BRANCHES_HELP = "Read the runs of every branch."
 
