@@ -7,12 +7,16 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import trialrun
 from trialrun.history import HistoryStore
+from trialrun.testing._identity import history_test_id
 
 SRC = str(Path(trialrun.__file__).resolve().parents[1])
 
@@ -71,3 +75,22 @@ def test_without_a_project_the_id_is_pytests_node_id(tmp_path: Path) -> None:
     with HistoryStore.open(str(store)) as history:
         (run,) = history.runs()
     assert [o.test_id for o in run.outcomes] == ["evals/test_e.py::test_says_yes"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True), min_size=1,
+                max_size=4, unique=True),
+       st.integers(min_value=0, max_value=4),
+       st.from_regex(r"[a-z0-9:@/.\-]{0,20}", fullmatch=True))
+def test_any_rootdir_between_the_project_and_the_file_gives_one_id(
+    folders: list[str], depth: int, param: str
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp).resolve() / "project"
+        file = project.joinpath(*folders) / "test_e.py"
+        file.parent.mkdir(parents=True)
+        (project / "trialrun.toml").write_text("")
+        rootdir = project.joinpath(*folders[: min(depth, len(folders))])
+        nodeid = f"{file.relative_to(rootdir).as_posix()}::test_x[{param}-0]"
+        expected = "/".join([*folders, "test_e.py"]) + "::test_x"
+        assert history_test_id(file, nodeid) == expected
