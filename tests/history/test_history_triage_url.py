@@ -107,3 +107,22 @@ def test_triage_shows_and_reruns_a_pytest_eval_at_url(project: Path,
     assert ("evals/test_e.py::test_note on openai-compat:test-model: 0% (0/1) below 66 %"
             in done.stdout)
     assert _asked(server) == before + 1
+
+
+def test_a_url_with_credentials_must_be_given_again(project: Path,
+                                                    server: GeminiOpenAIServer) -> None:
+    spec = f"openai-compat:test-model@{server.url.replace('http://', 'http://me:pw@')}"
+    store = str(project / "h.db")
+    run = _run("trialrun", "run", "tasks", "-m", spec, "-k", "1", "--store", store,
+               cwd=project)
+    assert run.returncode == 0, run.stderr
+    refused = _run("trialrun", "triage", "note", "-k", "1", "--store", store, cwd=project)
+    assert refused.returncode == 2
+    assert refused.stderr.strip() == (
+        "trialrun: note: model 'openai-compat:test-model' ran against a base URL with "
+        "credentials, which its run folder does not keep; pass it again: "
+        "-m 'openai-compat:test-model@URL'")
+    given = _run("trialrun", "triage", "note", "-k", "1", "-m", spec, "--store", store,
+                 cwd=project)
+    assert given.returncode == 0, given.stderr
+    assert "note on openai-compat:test-model: 0% (0/1) below 66 %" in given.stdout
