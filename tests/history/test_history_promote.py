@@ -138,7 +138,7 @@ def test_ten_nightly_runs_promote_a_yaml_task_and_a_pytest_test(
 
     table = _cli("history", "--store", store_url, "--trigger", "nightly", cwd=project)
     assert table.returncode == 0, table.stderr
-    assert "## Eval history (7 runs; last 7, trigger nightly)" in table.stdout
+    assert "## Eval history (7 runs; last 7, branch main, trigger nightly)" in table.stdout
     row = next(line for line in table.stdout.splitlines() if line.startswith("| read-lantern"))
     assert row.count("100% (3/3)") == 7  # the 7 newest of its 10 runs, one column each
     assert "test_reads" not in table.stdout  # its sessions are older than those 7 runs

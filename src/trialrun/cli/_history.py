@@ -1,5 +1,6 @@
-"""`trialrun history [--last N] [--model M] [--trigger T] [--format F]` (the nightly
-report) and `trialrun history import RUN_DIR…` (back-fill from run folders)."""
+"""`trialrun history [--last N] [--model M] [--trigger T] [--branch B] [--format F]` (the
+nightly report, of the main branch by default) and `trialrun history import RUN_DIR…`
+(back-fill from run folders)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,6 @@ def record_cli_run(run_dir: Path, trigger: str | None, store: str | None) -> str
         from trialrun.history import (
             HistoryStore,
             detect_trigger,
-            git_info,
             recording_enabled,
             run_record,
         )
@@ -32,8 +32,7 @@ def record_cli_run(run_dir: Path, trigger: str | None, store: str | None) -> str
     if not recording_enabled() and store is None:
         return None
     try:
-        record = run_record(run_dir, trigger=detect_trigger(trigger), source="cli",
-                            git_branch=git_info()[1])
+        record = run_record(run_dir, trigger=detect_trigger(trigger), source="cli")
         with HistoryStore.open(store) as history:
             history.record(record)
     except UserError as exc:
@@ -63,6 +62,11 @@ def register(app: typer.Typer) -> None:
         trigger: str = typer.Option(None, "--trigger", help="Only runs of this trigger: "
                                     "ci, nightly or local."),
         test: str = typer.Option(None, "--test", help="Only this test (task id or node id)."),
+        branch: str = typer.Option(None, "--branch", help="Only this branch's runs (and those "
+                                   "of unknown branch); default: the history branch in "
+                                   "trialrun.toml, else main."),
+        all_branches: bool = typer.Option(False, "--all-branches",
+                                          help="The runs of every branch."),
         fmt: str = typer.Option("markdown", "--format", help="markdown, json or html."),
         out: Path = typer.Option(None, "--out", "-o", help="Write the report here too."),
         store: str = typer.Option(None, "--store", help=STORE_HELP),
@@ -72,16 +76,24 @@ def register(app: typer.Typer) -> None:
         if ctx.invoked_subcommand is not None:
             ctx.obj = {"store": store}
             return
-        from trialrun.history import FORMATS, TRIGGERS, HistoryStore, build_report, render
+        from trialrun.history import (
+            FORMATS,
+            TRIGGERS,
+            HistoryStore,
+            build_report,
+            main_branch,
+            render,
+        )
 
         _check_positive("--last", last)
         if fmt not in FORMATS:
             raise UserError(f"--format {fmt}: unknown; use one of {', '.join(FORMATS)}")
         if trigger is not None and trigger not in TRIGGERS:
             raise UserError(f"--trigger {trigger}: unknown; use one of {', '.join(TRIGGERS)}")
+        on = main_branch(branch, all_branches=all_branches)
         with HistoryStore.open(store) as history:
             text = render(build_report(history, last=last, model=model, trigger=trigger,
-                                       test_id=test), fmt)
+                                       test_id=test, branch=on), fmt)
         if out is not None:
             from trialrun.rundir import WriteError, write_text_atomic
 

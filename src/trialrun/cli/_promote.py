@@ -10,10 +10,22 @@ import typer
 from trialrun.cli._history import STORE_HELP
 from trialrun.errors import UserError
 
+BRANCH_HELP = ("Read this branch's runs (and those of unknown branch); default: the history "
+               "branch in trialrun.toml, else main.")
+ALL_BRANCHES_HELP = "Read the runs of every branch."
 
-def _apply(store: Any, candidate: Any, *, dry_run: bool, verify: bool) -> str:
-    """Verify and rewrite one candidate; returns the line to print."""
-    from trialrun.history import read_policy, set_policy, verify_pytest, verify_task
+
+def _apply(store: Any, candidate: Any, *, dry_run: bool, verify: bool,
+           given: list[str] | None = None) -> str:
+    """Verify and rewrite one candidate; returns the line to print. `given`: the -m specs
+    (a model's base URL; else the one its runs recorded)."""
+    from trialrun.history import (
+        read_policy,
+        rerun_specs,
+        set_policy,
+        verify_pytest,
+        verify_task,
+    )
 
     c = candidate
     head = f"{c.test_id}: {c.from_policy} → {c.to_policy}"
@@ -25,8 +37,12 @@ def _apply(store: Any, candidate: Any, *, dry_run: bool, verify: bool) -> str:
     if dry_run:
         return f"would {c.action} {head} ({c.source}; {c.reason})"
     if verify and c.action == "promote":
-        check = (verify_pytest(c.source, c.test_id, c.models) if c.kind == "pytest"
-                 else verify_task(c.source, c.test_id, c.models, c.to_policy))
+        try:
+            specs = rerun_specs(store, c.test_id, c.models, given or [])
+        except UserError as exc:  # a URL with credentials: this test waits, the others go on
+            return f"not promoted {head}: {exc}"
+        check = (verify_pytest(c.source, c.test_id, specs) if c.kind == "pytest"
+                 else verify_task(c.source, c.test_id, specs, c.to_policy))
         if not check.ok:
             return f"not promoted {head}: the local re-run did not confirm it ({check.detail})"
         reason = f"{c.reason}; verified locally: {check.detail}"
@@ -51,20 +67,25 @@ def register(app: typer.Typer) -> None:
         dry_run: bool = typer.Option(False, "--dry-run", help="Say what would change."),
         verify: bool = typer.Option(True, "--verify/--no-verify",
                                     help="Re-run each test locally before promoting it."),
+        branch: str = typer.Option(None, "--branch", help=BRANCH_HELP),
+        all_branches: bool = typer.Option(False, "--all-branches", help=ALL_BRANCHES_HELP),
         store: str = typer.Option(None, "--store", help=STORE_HELP),
     ) -> None:
         """Promote tests by their nightly record: USUALLY_PASSES → ALWAYS_PASSES after 100 %
         in the last --window runs (of at least --min-runs), USUALLY_FAILS → USUALLY_PASSES
-        at 66 %; rewrites the policy in the task file or @eval_test in place."""
-        from trialrun.history import HistoryStore, promotion_candidates
+        at 66 %; rewrites the policy in the task file or @eval_test in place. Reads the
+        main branch's nightly runs."""
+        from trialrun.history import HistoryStore, main_branch, promotion_candidates
 
         if min_runs < 1 or window < 1:
             raise UserError("--min-runs and --window must be 1 or more")
+        on = main_branch(branch, all_branches=all_branches)
         with HistoryStore.open(store) as history:
             found, notes = promotion_candidates(history, min_runs=min_runs, window=window,
-                                                models=model or None)
+                                                models=model or None, branch=on)
             for candidate in found:
-                typer.echo(_apply(history, candidate, dry_run=dry_run, verify=verify))
+                typer.echo(_apply(history, candidate, dry_run=dry_run, verify=verify,
+                                  given=model))
         for note in notes:
             typer.echo(note)
         if not found:
@@ -75,15 +96,20 @@ def register(app: typer.Typer) -> None:
         window: int = typer.Option(7, "--window", help="Look at the last N CI runs."),
         model: list[str] = typer.Option(None, "--model", "-m", help="Only these models."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Say what would change."),
+        branch: str = typer.Option(None, "--branch", help=BRANCH_HELP),
+        all_branches: bool = typer.Option(False, "--all-branches", help=ALL_BRANCHES_HELP),
         store: str = typer.Option(None, "--store", help=STORE_HELP),
     ) -> None:
-        """Demote ALWAYS_PASSES tests that failed in CI to USUALLY_PASSES, in place."""
-        from trialrun.history import HistoryStore, demotion_candidates
+        """Demote ALWAYS_PASSES tests that failed in the main branch's CI runs to
+        USUALLY_PASSES, in place."""
+        from trialrun.history import HistoryStore, demotion_candidates, main_branch
 
         if window < 1:
             raise UserError("--window must be 1 or more")
+        on = main_branch(branch, all_branches=all_branches)
         with HistoryStore.open(store) as history:
-            found = demotion_candidates(history, window=window, models=model or None)
+            found = demotion_candidates(history, window=window, models=model or None,
+                                        branch=on)
             for candidate in found:
                 typer.echo(_apply(history, candidate, dry_run=dry_run, verify=False))
         if not found:
@@ -95,6 +121,7 @@ def register(app: typer.Typer) -> None:
 def _show_trial(console: Any, run_dir: str | None, test_id: str, model: str,
                 trial: int, kept: str | None) -> None:
     """The trial's transcript, read from its run folder through RunDir."""
+    from trialrun.history import history_name
     from trialrun.reports import render_transcript
     from trialrun.rundir import RunDir
 
@@ -105,8 +132,9 @@ def _show_trial(console: Any, run_dir: str | None, test_id: str, model: str,
         return
     try:
         run = RunDir.open(folder)
-        line = next(x for x in run.read().results
-                    if x.model == model and x.trial == (trial if run_dir else 0)
+        line = next(x for x in run.read().results  # an old record may name a URL
+                    if history_name(x.model) == history_name(model)
+                    and x.trial == (trial if run_dir else 0)
                     and (x.task_id == test_id or run_dir is None))
     except (UserError, StopIteration):
         console.print(f"  (no trial {trial} of {test_id} in {folder})", markup=False)
@@ -153,7 +181,7 @@ def register_workflow(app: typer.Typer) -> None:
         on each model with the success rate per model."""
         from rich.console import Console
 
-        from trialrun.history import HistoryStore, measure
+        from trialrun.history import HistoryStore, history_name, measure, rerun_specs
 
         console = Console()
         with HistoryStore.open(store) as history:
@@ -163,6 +191,11 @@ def register_workflow(app: typer.Typer) -> None:
                                 "id as `trialrun history` lists it")
             outcomes = [(run, o) for run in runs for o in run.outcomes]
             trials = history.trials_of(o.pk for _, o in outcomes)
+            # every model the test ran on, by its history name; each re-runs with the
+            # base URL its newest run recorded (or the one -m gives)
+            labels = list(dict.fromkeys(history_name(m) for m in model)) if model else sorted(
+                {history_name(o.model) for _, o in outcomes})
+            specs = rerun_specs(history, test, labels, model or []) if rerun else []
         failing = [
             (run, o, t) for run, o in outcomes for t in trials[o.pk]
             if t.outcome in ("failed", "undetermined")
@@ -181,10 +214,9 @@ def register_workflow(app: typer.Typer) -> None:
         if not source or not Path(source).is_file():
             raise UserError(f"{test}: its file {source or '(unknown)'} is not here; re-run it "
                             "from the checkout that has it")
-        models = list(model or sorted({o.model for _, o in outcomes}))
         target = (f"{source}::{test.split('::', 1)[1]}" if newest.kind == "pytest"
                   else source)
-        rows = measure(target, models, k, None if newest.kind == "pytest" else test)
+        rows = measure(target, specs, k, None if newest.kind == "pytest" else test)
         console.rule("re-run", align="left")
         for row in rows:
             console.print(row.line(), highlight=False, markup=False)

@@ -2,11 +2,18 @@
 package imports nothing of trialrun but `trialrun.errors`.
 
 Chat messages, tool-call records, verdicts, model specs, the name registry behind the
-`@grader`/`@tool_pack`/`@model_provider` decorators and object loading live here so
-that the packages above (models, tools, graders, agents, runner, rundir) agree on them
-without importing each other.
+`@grader`/`@tool_pack`/`@model_provider` decorators, object loading and the git checkout
+(commit, branch) live here so that the packages above (models, tools, graders, agents,
+runner, rundir, history) agree on them without importing each other.
 """
 
+from trialrun.core._git import (
+    CI_BRANCH_VARIABLES,
+    ci_branch,
+    git_branch,
+    git_commit,
+    git_toplevel,
+)
 from trialrun.core._model_spec import (
     ModelSpec,
     is_unpinned,
@@ -31,6 +38,7 @@ from trialrun.core._secrets import (
 from trialrun.core._threads import run_sync
 
 __all__ = [
+    "CI_BRANCH_VARIABLES",
     "KEY_VARIABLES",
     "MASK",
     "Message",
@@ -39,6 +47,10 @@ __all__ = [
     "ToolCallRecord",
     "ToolSpec",
     "Verdict",
+    "ci_branch",
+    "git_branch",
+    "git_commit",
+    "git_toplevel",
     "is_unpinned",
     "load_object",
     "model_endpoint",

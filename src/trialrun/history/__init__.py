@@ -9,6 +9,7 @@ promotion/demotion by the record.
         cells = store.recent_outcomes(last=10)  # per task × model, its last 10 runs
 """
 
+from trialrun.history._branch import DEFAULT_BRANCH, main_branch
 from trialrun.history._checkin import Measured, measure
 from trialrun.history._git import detect_trigger, git_info
 from trialrun.history._import import run_record, trial_outcome
@@ -28,11 +29,13 @@ from trialrun.history._records import (
     StoredOutcome,
     StoredRun,
     TrialRecord,
+    history_name,
     utc_now,
 )
 from trialrun.history._render import FORMATS, percent, render
 from trialrun.history._report import Cell, Report, Row, build_report
 from trialrun.history._rewrite import read_policy, set_policy
+from trialrun.history._specs import rerun_specs
 from trialrun.history._store import HistoryStore
 from trialrun.history._url import (
     existing_store_url,
@@ -43,6 +46,7 @@ from trialrun.history._url import (
 from trialrun.history._verify import Verification, verify_pytest, verify_task
 
 __all__ = [
+    "DEFAULT_BRANCH",
     "FORMATS",
     "OUTCOMES",
     "POLICIES",
@@ -66,13 +70,16 @@ __all__ = [
     "detect_trigger",
     "existing_store_url",
     "git_info",
+    "history_name",
     "lint",
+    "main_branch",
     "measure",
     "percent",
     "promotion_candidates",
     "read_policy",
     "recording_enabled",
     "render",
+    "rerun_specs",
     "run_record",
     "set_policy",
     "shown_url",

@@ -3,31 +3,17 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
+from trialrun.core import git_branch, git_commit
 from trialrun.errors import UserError
 from trialrun.history._records import TRIGGERS
 
 
 def git_info(where: Path | None = None) -> tuple[str | None, str | None]:
-    """(sha, branch) of the checkout at `where` (None, None outside git)."""
-    sha = _git(["rev-parse", "HEAD"], where)
-    branch = _git(["rev-parse", "--abbrev-ref", "HEAD"], where)
-    env_branch = os.environ.get("GITHUB_HEAD_REF") or os.environ.get("GITHUB_REF_NAME")
-    if (branch in (None, "HEAD")) and env_branch:
-        branch = env_branch  # detached checkouts in CI
-    return sha, (None if branch == "HEAD" else branch)
-
-
-def _git(args: list[str], where: Path | None) -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", *args], cwd=where, capture_output=True, text=True, timeout=10, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
+    """(sha, branch) of the checkout at `where` (None, None outside git); a detached
+    HEAD's branch is its CI service's (see `trialrun.core.git_branch`)."""
+    return git_commit(where), git_branch(where)
 
 
 def detect_trigger(explicit: str | None = None) -> str:

@@ -86,7 +86,7 @@ def run_record(
         )
     for outcome in by_key.values():
         outcome.trials.sort(key=lambda t: t.trial)
-    branch = git_branch or manifest.extra.get("git_branch")
+    branch = git_branch or manifest.git_branch  # None: run.json predates branches
     return RunRecord(
         run_id=manifest.run_id or run.path.name,
         started_at=_time(manifest.started_at, results_mtime),

@@ -5,7 +5,9 @@ model, and 100 % of its trials solved in each of the last `window` of them on al
 them, moves up to ALWAYS_PASSES; a USUALLY_FAILS test whose last `window` nightly runs
 reach 2/3 of trials solved (pooled, per model) moves up to USUALLY_PASSES the same way.
 Demote: an ALWAYS_PASSES test that failed a trial in any of its last `window` CI runs
-moves down to USUALLY_PASSES.
+moves down to USUALLY_PASSES. Both read one branch's runs (the main branch by default,
+see `_branch`; None: every branch), so a feature branch's nightlies and CI failures
+move nothing.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from trialrun.history._records import StoredOutcome, StoredRun
+from trialrun.history._records import StoredOutcome, StoredRun, history_name
 from trialrun.history._store import HistoryStore
 
 UP = {"USUALLY_PASSES": "ALWAYS_PASSES", "USUALLY_FAILS": "USUALLY_PASSES"}
@@ -53,6 +55,26 @@ def _series(runs: list[StoredRun]) -> dict[str, _Series]:
     return out
 
 
+def _on(branch: str | None) -> str:
+    return f" on branch {branch}" if branch is not None else ""
+
+
+def _other_branches(store: HistoryStore, trigger: str, branch: str | None) -> list[str]:
+    """A note when `trigger` runs exist only on other branches (a `master` project
+    reading `main`, say)."""
+    if branch is None:
+        return []
+    counts = store.branches(trigger=trigger)
+    if counts.get(branch) or counts.get(None):
+        return []
+    others = ", ".join(f"{name} ({n})" for name, n in sorted(
+        (name, n) for name, n in counts.items() if name is not None))
+    if not others:
+        return []
+    return [f"no {trigger} runs on branch {branch}; runs on: {others} (set [history] branch "
+            "in trialrun.toml, or pass --branch NAME / --all-branches)"]
+
+
 def _rate_ok(window: list[StoredOutcome], target: str) -> bool:
     if any(o.trials == 0 for o in window):
         return False
@@ -68,15 +90,16 @@ def promotion_candidates(
     min_runs: int = 10,
     window: int = 7,
     models: Sequence[str] | None = None,
+    branch: str | None = None,
 ) -> tuple[list[Candidate], list[str]]:
     """(tests to promote, one line per test that does not qualify yet, saying why)."""
     found: list[Candidate] = []
-    notes: list[str] = []
-    for test_id, s in sorted(_series(store.runs(trigger="nightly")).items()):
+    notes: list[str] = _other_branches(store, "nightly", branch)
+    for test_id, s in sorted(_series(store.runs(trigger="nightly", branch=branch)).items()):
         target = UP.get(s.policy or "")
         if target is None:
             continue
-        enabled = list(models) if models else sorted(s.by_model)
+        enabled = [history_name(m) for m in models] if models else sorted(s.by_model)
         why: list[str] = []
         evidence: dict[str, Any] = {}
         for model in enabled:
@@ -100,18 +123,24 @@ def promotion_candidates(
             from_policy=str(s.policy),
             to_policy=target,
             models=enabled,
-            reason=f"≥ {min_runs} nightly runs per model, {rule} in the last {window}",
+            reason=f"≥ {min_runs} nightly runs per model{_on(branch)}, {rule} in the last "
+            f"{window}",
             evidence=evidence,
         ))
     return found, notes
 
 
 def demotion_candidates(
-    store: HistoryStore, *, window: int = 7, models: Sequence[str] | None = None
+    store: HistoryStore,
+    *,
+    window: int = 7,
+    models: Sequence[str] | None = None,
+    branch: str | None = None,
 ) -> list[Candidate]:
     """ALWAYS_PASSES tests with a failed trial in one of their last `window` CI runs."""
     found: list[Candidate] = []
-    for test_id, s in sorted(_series(store.runs(trigger="ci")).items()):
+    models = [history_name(m) for m in models] if models else None
+    for test_id, s in sorted(_series(store.runs(trigger="ci", branch=branch)).items()):
         target = DOWN.get(s.policy or "")
         if target is None:
             continue
@@ -131,7 +160,7 @@ def demotion_candidates(
                 from_policy=str(s.policy),
                 to_policy=target,
                 models=sorted(failing),
-                reason=f"failed in CI within its last {window} CI runs on "
+                reason=f"failed in CI within its last {window} CI runs{_on(branch)} on "
                 + ", ".join(sorted(failing)),
                 evidence=failing,
             ))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+
+from trialrun.core import model_label
 
 # a trial's outcome; "solved" is the only success (undetermined is never counted as solved)
 OUTCOMES = ("solved", "failed", "undetermined", "infra", "skipped")
@@ -64,6 +66,26 @@ class RunRecord:
     run_dir: str | None = None
     argv: list[str] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)
+
+
+def history_name(model: str) -> str:
+    """A model as the history names it: its label, without base URL or secret, so one
+    model served from two URLs (`openai-compat:M@http://a/v1`, `…@http://b/v1`) is one."""
+    return model_label(model)
+
+
+def with_history_names(run: RunRecord) -> RunRecord:
+    """`run` with every model by its history name; outcomes of one test whose models
+    share a name (one session against two URLs) become one, their trials together."""
+    merged: dict[tuple[str, str], Outcome] = {}
+    for item in run.outcomes:
+        key = (item.test_id, history_name(item.model))
+        if key in merged:
+            merged[key].trials.extend(item.trials)
+        else:
+            merged[key] = replace(item, model=key[1], trials=list(item.trials))
+    models = list(dict.fromkeys(history_name(m) for m in run.models))
+    return replace(run, models=models, outcomes=list(merged.values()))
 
 
 @dataclass(slots=True)

@@ -102,8 +102,10 @@ def build_report(
     model: str | None = None,
     trigger: str | None = None,
     test_id: str | None = None,
+    branch: str | None = None,
 ) -> Report:
-    runs = store.runs(last=last, trigger=trigger, model=model, test_id=test_id)
+    """The last `last` runs (of `branch` and of unknown branch; None: every branch)."""
+    runs = store.runs(last=last, trigger=trigger, model=model, test_id=test_id, branch=branch)
     keys: dict[tuple[str, str], tuple[str, str | None]] = {}
     for run in runs:
         for o in run.outcomes:
@@ -121,5 +123,5 @@ def build_report(
         Cell(sum(o.solved for o in run.outcomes), sum(o.trials for o in run.outcomes))
         for run in runs
     ]
-    filters = {"last": last, "model": model, "trigger": trigger}
+    filters = {"last": last, "branch": branch, "model": model, "trigger": trigger}
     return Report(runs, rows, totals, {k: v for k, v in filters.items() if v is not None})

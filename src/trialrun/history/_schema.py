@@ -21,7 +21,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-HEAD = "0001"  # the newest migration; a store at HEAD skips Alembic altogether
+HEAD = "0002"  # the newest migration; a store at HEAD skips Alembic altogether
 
 metadata = MetaData()
 
@@ -34,13 +34,14 @@ runs = Table(
     Column("started_at", String(32), nullable=False),
     Column("ended_at", String(32)),
     Column("git_sha", String(64)),
-    Column("git_branch", String(255)),
+    Column("git_branch", String(255)),  # None: unknown (outside git, or an old run)
     Column("trigger", String(16), nullable=False),  # ci | nightly | local
     Column("models", Text, nullable=False),  # JSON list
     Column("run_dir", Text),
     Column("argv", Text),  # JSON list
     Column("recorded_at", String(32), nullable=False),
     Index("ix_runs_started_at", "started_at"),
+    Index("ix_runs_git_branch", "git_branch"),
 )
 
 outcomes = Table(
@@ -52,7 +53,7 @@ outcomes = Table(
     Column("kind", String(16), nullable=False),  # task | pytest
     Column("source", Text),  # the task file or the pytest file
     Column("policy", String(32)),
-    Column("model", String(255), nullable=False),
+    Column("model", String(255), nullable=False),  # its history name: no base URL
     Column("k", Integer),
     Column("trials", Integer, nullable=False),  # counted trials (infra and skips left out)
     Column("solved", Integer, nullable=False),

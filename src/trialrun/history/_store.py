@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, event, func, insert, select
+from sqlalchemy import create_engine, event, func, insert, or_, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
 
@@ -26,7 +26,9 @@ from trialrun.history._records import (
     StoredOutcome,
     StoredRun,
     TrialRecord,
+    history_name,
     utc_now,
+    with_history_names,
 )
 from trialrun.history._schema import outcomes, policy_changes, runs, trials
 from trialrun.history._url import existing_store_url, shown_url, store_url
@@ -108,7 +110,9 @@ class HistoryStore:
 
     # --- writing ---
     def record(self, run: RunRecord) -> bool:
-        """Store `run` in one transaction; False when its run id is already stored."""
+        """Store `run` in one transaction; False when its run id is already stored.
+        Models go by their history name (no base URL, see `history_name`)."""
+        run = with_history_names(run)
         try:
             with self.engine.begin() as conn:
                 if conn.execute(select(runs.c.id).where(runs.c.run_id == run.run_id)).first():
@@ -202,12 +206,18 @@ class HistoryStore:
         trigger: str | None = None,
         model: str | None = None,
         test_id: str | None = None,
+        branch: str | None = None,
     ) -> list[StoredRun]:
         """Runs oldest first (the newest `last` of them), with their outcomes; `model`
-        and `test_id` keep only runs (and outcomes) of that model / test."""
+        and `test_id` keep only runs (and outcomes) of that model / test; `branch` keeps
+        that branch's runs and those whose branch is unknown (see `_branch`)."""
         query = select(runs).order_by(runs.c.started_at.desc(), runs.c.id.desc())
+        if model:
+            model = history_name(model)
         if trigger:
             query = query.where(runs.c.trigger == trigger)
+        if branch is not None:
+            query = query.where(or_(runs.c.git_branch == branch, runs.c.git_branch.is_(None)))
         if model or test_id:
             sub = select(outcomes.c.run_pk)
             if model:
@@ -257,6 +267,14 @@ class HistoryStore:
                     )
         return found
 
+    def branches(self, *, trigger: str | None = None) -> dict[str | None, int]:
+        """Runs per recorded branch (None: unknown)."""
+        query = select(runs.c.git_branch, func.count()).group_by(runs.c.git_branch)
+        if trigger:
+            query = query.where(runs.c.trigger == trigger)
+        with self.engine.connect() as conn:
+            return {branch: count for branch, count in conn.execute(query)}
+
     def recent_outcomes(
         self,
         *,
@@ -292,7 +310,7 @@ class HistoryStore:
         if tests is not None:
             inner = inner.where(outcomes.c.test_id.in_(list(tests)))
         if models is not None:
-            inner = inner.where(outcomes.c.model.in_(list(models)))
+            inner = inner.where(outcomes.c.model.in_([history_name(m) for m in models]))
         sub = inner.subquery()
         query = (
             select(sub)

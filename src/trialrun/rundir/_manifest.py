@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from trialrun.core import MASK
 from trialrun.rundir._checks import RecordError, is_pos_int, shown
 
 FILTER_KEYS = ("task", "suite", "tier", "tag")
@@ -21,6 +22,7 @@ KEYS = (
     "models",
     "k",
     "git_sha",
+    "git_branch",
     "trialrun_version",
     "python_version",
     "tasks",
@@ -31,6 +33,9 @@ KEYS = (
     "agent_cmd",
     "keep_artifacts",
 )
+# keys newer than the first run.json format, written only when set (an older run.json
+# reads and writes back byte for byte)
+OPTIONAL_KEYS = ("git_branch",)
 
 
 @dataclass(slots=True)
@@ -42,6 +47,8 @@ class Manifest:
     models: list[str] = field(default_factory=list)
     k: int | None = None  # the -k override; None: each task's own k
     git_sha: str | None = None
+    # the checkout's branch (a detached CI checkout: its CI service's); None outside git
+    git_branch: str | None = None
     trialrun_version: str | None = None
     python_version: str | None = None
     # one entry per task: task_id, suite, tier, tags, policy, k (effective), metric, gates, source
@@ -58,8 +65,21 @@ class Manifest:
         """task_id → its run.json entry."""
         return {str(t["task_id"]): t for t in self.tasks}
 
+    def model_spec(self, label: str) -> str | None:
+        """The spec to run model `label` with again: `label@URL` when the run recorded a
+        base URL for it (`extra.endpoints`), else the label itself; None when its URL
+        held credentials, which run.json does not keep."""
+        endpoints = self.extra.get("endpoints")
+        entry = endpoints.get(label) if isinstance(endpoints, dict) else None
+        if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
+            return label
+        if entry.get("credentials") or MASK in label:
+            return None
+        return f"{label}@{entry['url']}"
+
     def to_json(self) -> dict[str, Any]:
-        out = {key: getattr(self, key) for key in KEYS}
+        out = {key: getattr(self, key) for key in KEYS
+               if key not in OPTIONAL_KEYS or getattr(self, key) is not None}
         out.update(self.extra)
         return out
 
@@ -79,6 +99,7 @@ class Manifest:
             models=list(data.get("models") or []),
             k=data.get("k"),
             git_sha=_str(data.get("git_sha")),
+            git_branch=_str(data.get("git_branch")),
             trialrun_version=_str(data.get("trialrun_version")),
             python_version=_str(data.get("python_version")),
             tasks=list(data.get("tasks") or []),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import platform
-import subprocess
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -13,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from trialrun.core import (
     MASK,
+    git_branch,
+    git_commit,
     model_endpoint,
     model_label,
     redact,
@@ -36,19 +37,19 @@ def sha256_of(path: Path) -> str | None:
         return None
 
 
+def _checkout(paths: Sequence[Path]) -> Path:
+    """The folder whose git checkout the suite is in: the first path's."""
+    return next((p if p.is_dir() else p.parent for p in paths), Path.cwd())
+
+
 def git_sha(paths: Sequence[Path]) -> str | None:
     """The commit of the suite's checkout (None outside git)."""
-    folder = next((p if p.is_dir() else p.parent for p in paths), Path.cwd())
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(folder), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
+    return git_commit(_checkout(paths))
+
+
+def git_branch_of(paths: Sequence[Path]) -> str | None:
+    """The branch of the suite's checkout (see `trialrun.core.git_branch`)."""
+    return git_branch(_checkout(paths))
 
 
 def task_meta(task: Task, k: int | None) -> dict[str, Any]:
@@ -95,6 +96,7 @@ def new_manifest(
         models=list(models),
         k=config.k,
         git_sha=git_sha(paths or sources),
+        git_branch=git_branch_of(paths or sources),
         trialrun_version=__version__,
         python_version=platform.python_version(),
         tasks=[task_meta(t, config.k) for t in tasks],
@@ -122,20 +124,15 @@ def resumed_models(manifest: Manifest, given: Sequence[str]) -> list[str]:
                 "pass the same --model flags or none"
             )
         return list(given)
-    endpoints = manifest.extra.get("endpoints")
-    endpoints = endpoints if isinstance(endpoints, dict) else {}
     specs = []
     for label in manifest.models:
-        entry = endpoints.get(label)
-        if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
-            specs.append(label)
-            continue
-        if entry.get("credentials") or MASK in label:
+        spec = manifest.model_spec(label)
+        if spec is None:
             raise UserError(
                 f"--resume: model '{label}' was given with credentials, which run.json does "
                 "not keep; pass the same --model flags again"
             )
-        specs.append(f"{label}@{entry['url']}")
+        specs.append(spec)
     return specs
 
 

@@ -171,14 +171,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _case(item: Any, policy: str) -> CaseInfo:
+    from trialrun.core import model_label
+    from trialrun.testing._identity import history_test_id
+
     if hasattr(item, "trialrun_policy"):  # a task file's item
-        return CaseInfo(item.task.task_id, item.model, 0, policy, "task", str(item.path),
+        return CaseInfo(item.task.task_id, model_label(item.model), 0, policy, "task",
+                        str(item.path),
                         item.config.getoption("eval_k") or int(item.task.trials.k or 1))
     model, trial = item.callspec.params[CASE]
     spec = _spec(item)
-    test_id = item.nodeid.split("[", 1)[0]
     k = item.config.getoption("eval_k") or (spec.k if spec else 1)
-    return CaseInfo(test_id, model, trial, policy, "pytest", str(item.path), k)
+    # the history's names: a path from the project (not pytest's rootdir), a model
+    # without its base URL
+    return CaseInfo(history_test_id(item.path, item.nodeid), model_label(model), trial,
+                    policy, "pytest", str(item.path), k)
 
 
 @pytest.hookimpl(hookwrapper=True)
