@@ -1,5 +1,6 @@
 """Power before the run: exact per-task figures, the suite's approximation checked against
-the exact stratified test, tasks at a 0 % baseline set aside."""
+the exact stratified test (exact itself in small suites), tasks at a 0 % baseline set
+aside."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from trialrun.tracking._power import (
     task_min_drop,
 )
 from trialrun.tracking._stats import rejection_bounds
+from trialrun.tracking._suite_power import suite_power_is_exact
 
 ALPHAS = (0.05, 0.01, 0.1, 0.2)
 
@@ -41,7 +43,9 @@ def _power_by_enumeration(p_before: float, p_after: float, n: int, alpha: float)
     )
 
 
-def _suite_power_by_enumeration(rates: list[float], k: int, drop: float, alpha: float) -> float:
+def _suite_power_by_enumeration(
+    rates: list[float], k: int, drop: float, alpha: float, method: str = "exact"
+) -> float:
     """The exact power of the stratified exact test: every combination of tables."""
     per_task = []
     for rate in rates:
@@ -53,7 +57,7 @@ def _suite_power_by_enumeration(rates: list[float], k: int, drop: float, alpha: 
     for tables in itertools.product(*per_task):
         strata = [t for t, _ in tables]
         dropped = sum(s[2] for s in strata) < sum(s[0] for s in strata)
-        if dropped and stratified_p_value(strata) <= alpha:
+        if dropped and stratified_p_value(strata, method) <= alpha:
             power += math.prod(w for _, w in tables)
     return power
 
@@ -120,25 +124,34 @@ def test_task_min_drop_examples() -> None:
     assert task_min_drop(0.5, 2, 0.05) is None
 
 
-@pytest.mark.parametrize(
-    ("rates", "k"),
-    [([1.0], 10), ([0.9], 20), ([0.9, 0.9], 5), ([0.7, 0.7], 8), ([0.8] * 3, 3), ([1.0] * 3, 3)],
+@settings(max_examples=25, deadline=None)
+@given(
+    rates=st.lists(st.sampled_from([0.5, 0.7, 0.8, 0.9, 0.95, 1.0]), min_size=1, max_size=3),
+    k=st.integers(1, 3),
+    drop=st.sampled_from([0.1, 0.2, 0.3, 0.5]),
+    method=st.sampled_from(["exact", "mid-p"]),
 )
-def test_suite_power_within_0_1_of_the_exact_test_in_tiny_suites(
-    rates: list[float], k: int
+def test_suite_power_is_the_exact_tests_in_small_suites(
+    rates: list[float], k: int, drop: float, method: str
 ) -> None:
-    for drop in (0.1, 0.2, 0.3, 0.5):
-        exact = _suite_power_by_enumeration(rates, k, drop, 0.05)
-        tolerance = 1e-9 if len(rates) == 1 else 0.16  # one task: Fisher's test, exact
-        assert suite_power(rates, [k] * len(rates), drop, 0.05) == pytest.approx(
-            exact, abs=tolerance
-        )
+    ks = [k] * len(rates)
+    assert suite_power_is_exact(rates, ks, drop, method)
+    expected = _suite_power_by_enumeration(rates, k, drop, 0.05, method)
+    assert suite_power(rates, ks, drop, 0.05, method) == pytest.approx(expected, abs=1e-9)
 
 
-def test_suite_power_near_the_exact_test_from_10_tasks() -> None:
+@pytest.mark.parametrize(("rates", "k"), [([0.9, 0.9], 10), ([0.7, 0.7], 8), ([1.0] * 3, 4)])
+def test_suite_power_is_exact_up_to_its_budget(rates: list[float], k: int) -> None:
+    for drop in (0.1, 0.3):
+        expected = _suite_power_by_enumeration(rates, k, drop, 0.05)
+        assert suite_power(rates, [k] * len(rates), drop, 0.05) == pytest.approx(expected, abs=1e-9)
+
+
+def test_suite_power_approximation_near_the_exact_test_at_10_tasks() -> None:
     """Against a seeded simulation of the exact test (2000 draws: ± 0.011): the module's
     0.03 plus three standard errors."""
     rates = [0.7] * 10
+    assert not suite_power_is_exact(rates, [5] * 10, 0.1, "exact")
     for drop in (0.1, 0.2, 0.3):
         simulated = _suite_power_by_simulation(rates, 5, drop, 0.05, 2000)
         assert suite_power(rates, [5] * 10, drop, 0.05) == pytest.approx(simulated, abs=0.065)

@@ -1,15 +1,9 @@
 """Power before the run: what a planned run can detect, per task and for the suite.
 
 Per task the figures are exact: the one-sided Fisher test's power, summed over its
-rejection region (`fisher_power`, the region cached per trial count).
-
-For the suite (the stratified exact test of `_suite_test`) an exact power is out of reach
-(its critical value depends on every task's margins), so it is a normal approximation of
-that test: the Mantel–Haenszel score Σ(after − before)/2 against its conditional null
-variance, with the continuity correction the exact test's lattice implies. Against the
-exact test's power (enumerated in small suites, simulated in larger ones) it is within 0.03
-from 5 tasks on and within 0.1 at 2–3 tasks (tests/tracking/test_tracking_power.py).
-A one-task suite is Fisher's test, and gets its exact power.
+rejection region (`fisher_power`, the region cached per trial count). For the suite
+(the stratified test) they are exact in small suites and a normal approximation beyond
+(`_suite_power`).
 
 Tasks with a 0 % baseline rate have no drop to detect: they are set aside and named, and
 the figures are for the others. A uniform drop of d points lowers every task by d, a task
@@ -18,19 +12,18 @@ below d to 0.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from statistics import NormalDist
 
 from trialrun.tracking._stats import fisher_power, smallest_enough, trials_for_drop
+from trialrun.tracking._suite_power import suite_power
 
 POWER = 0.80
 STEP = 0.01  # drops are searched in whole points
 K_MAX = 64  # the suite k search stops here (None: more is needed)
 SUITE_METHOD = (
-    "normal approximation of the stratified test (Mantel–Haenszel score, continuity-"
-    "corrected; exact Fisher power for one task)"
+    "exact in small suites (at most 600 margin vectors), else a normal approximation of "
+    "the stratified test (Mantel–Haenszel score, continuity-corrected)"
 )
 TASK_METHOD = "exact Fisher power"
 NO_DROP = "0% in baseline: no drop to detect"
@@ -56,32 +49,6 @@ def task_min_drop(rate: float, k: int, alpha: float, power: float = POWER) -> fl
     """The smallest drop (whole points) a task at `rate` with k trials per side detects
     with `power` (exact); None when even a drop to 0 is not detected."""
     return _task_min_drop(round(rate, 6), k, alpha, power)
-
-
-def suite_power(
-    rates: list[float], k: list[int], drop: float, alpha: float, method: str = "exact"
-) -> float:
-    """Power of the suite test for a uniform `drop` (normal approximation; see the module)."""
-    strata = [(rate, n) for rate, n in zip(rates, k, strict=True) if n > 0]
-    if len(strata) == 1 and method == "exact":
-        rate, n = strata[0]
-        return fisher_power(rate, max(rate - drop, 0.0), n, alpha)
-    mean = spread = null_variance = 0.0
-    for rate, n in strata:
-        after = max(rate - drop, 0.0)
-        noise = rate * (1 - rate) + after * (1 - after)
-        mean += n * (after - rate) / 2
-        spread += n * noise / 4
-        # E[m(2n − m)] / (4(2n − 1)), m = the task's successes on both sides
-        m_mean = n * (rate + after)
-        m_square = n * noise + m_mean * m_mean
-        null_variance += (2 * n * m_mean - m_square) / (4 * (2 * n - 1)) if n > 1 else 0.0
-    if null_variance <= 0.0 or spread <= 0.0:
-        return 0.0
-    z = NormalDist().inv_cdf(1 - alpha)
-    correction = 0.5 if method == "exact" else 0.0  # mid-p has none
-    edge = -z * math.sqrt(null_variance) - correction
-    return NormalDist().cdf((edge - mean) / math.sqrt(spread))
 
 
 def suite_min_drop(

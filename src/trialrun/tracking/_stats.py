@@ -53,7 +53,7 @@ def _log_factorials(n: int) -> tuple[float, ...]:
 
 
 @lru_cache(maxsize=4096)
-def _binom_pmf(n: int, p: float) -> tuple[float, ...]:
+def binomial_pmf(n: int, p: float) -> tuple[float, ...]:
     if p <= 0.0:
         return (1.0,) + (0.0,) * n
     if p >= 1.0:
@@ -64,7 +64,7 @@ def _binom_pmf(n: int, p: float) -> tuple[float, ...]:
 
 @lru_cache(maxsize=4096)
 def _binom_cdf(n: int, p: float) -> tuple[float, ...]:
-    return tuple(itertools.accumulate(_binom_pmf(n, p)))
+    return tuple(itertools.accumulate(binomial_pmf(n, p)))
 
 
 @lru_cache(maxsize=512)
@@ -123,7 +123,7 @@ def fisher_power(p_before: float, p_after: float, n: int, alpha: float = 0.05) -
     of its rejection region, summed over the before-binomial."""
     if n <= 0:
         return 0.0
-    before, after = _binom_pmf(n, p_before), _binom_cdf(n, p_after)
+    before, after = binomial_pmf(n, p_before), _binom_cdf(n, p_after)
     return sum(
         w0 * after[bound]
         for w0, bound in zip(before, rejection_bounds(n, alpha), strict=True)
