@@ -30,7 +30,7 @@ def test_plan_json_and_bad_rate(tmp_path) -> None:
     proc = _cli("plan", str(EXAMPLES), "-k", "3", "--json", cwd=tmp_path)
     doc = json.loads(proc.stdout)
     assert doc["tasks"] and all(t["k"] == 3 for t in doc["tasks"])
-    assert doc["suite_method"].startswith("normal approximation of the stratified test")
+    assert doc["suite_method"].startswith("exact in small suites")
     assert doc["set_aside"] == []
     bad = _cli("plan", str(EXAMPLES), "--rate", "1.5", cwd=tmp_path)
     assert bad.returncode == 2 and "--rate 1.5" in bad.stderr

@@ -172,6 +172,10 @@ def test_plan_suite_line_and_k_needed() -> None:
     assert "20 task(s) at k = 5 can detect a uniform drop of" in result.suite_line()
     assert result.tasks[0].k_for_20 is not None and result.tasks[0].k_for_20 > 5
     assert result.set_aside == [] and result.set_aside_line() is None
+    assert not result.suite_exact and result.suite_line().endswith("normal approximation)")
+    one = plan([("t", 10, 1.0, "assumed")], 0.05)
+    assert one.suite_exact and one.suite_line().endswith("α = 0.05, exact)")
+    assert one.suite_min_drop == one.tasks[0].min_drop  # one task: the suite test is Fisher's
 
 
 def test_a_task_at_0_percent_is_set_aside_and_named_not_zeroing_the_suite() -> None:

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 
 from trialrun.tracking._stats import fisher_power, smallest_enough, trials_for_drop
-from trialrun.tracking._suite_power import suite_power
+from trialrun.tracking._suite_power import suite_power, suite_power_is_exact
 
 POWER = 0.80
 STEP = 0.01  # drops are searched in whole points
@@ -113,6 +113,7 @@ class Plan:
     suite_k_for_10: int | None
     suite_k_for_20: int | None
     set_aside: list[SetAside]
+    suite_exact: bool  # the suite's smallest drop is exact (else a normal approximation)
 
     def suite_line(self) -> str:
         if not self.tasks:
@@ -127,7 +128,7 @@ class Plan:
         return (
             f"power: {len(self.tasks)} task(s) at {k_text} can detect {drop} across the "
             f"suite with 80% power (stratified {self.method} test, α = {self.alpha:g}, "
-            f"normal approximation)"
+            f"{_figure(self.suite_exact)})"
         )
 
     def set_aside_line(self) -> str | None:
@@ -172,15 +173,21 @@ def plan(
             )
         )
     rates, ks = [t.rate for t in rows], [t.k for t in rows]
+    drop = suite_min_drop(rates, ks, alpha, method) if rows else None
     return Plan(
         alpha,
         method,
         rows,
-        suite_min_drop(rates, ks, alpha, method) if rows else None,
+        drop,
         suite_k_for_drop(rates, 0.10, alpha, method) if rows else None,
         suite_k_for_drop(rates, 0.20, alpha, method) if rows else None,
         aside,
+        bool(rows) and suite_power_is_exact(rates, ks, drop or max(rates), method),
     )
+
+
+def _figure(exact: bool) -> str:
+    return "exact" if exact else "normal approximation"
 
 
 def suite_power_line(tasks: list[tuple[int, float]], alpha: float, method: str = "exact") -> str:
@@ -191,11 +198,12 @@ def suite_power_line(tasks: list[tuple[int, float]], alpha: float, method: str =
     if not kept:
         return f"power: none of {len(tasks)} task(s) has a drop to detect (0% rates)"
     drop = suite_min_drop(rates, ks, alpha, method)
+    exact = suite_power_is_exact(rates, ks, drop or max(rates), method)
     k_text = f"k = {min(ks)}" if len(set(ks)) == 1 else f"k = {min(ks)}–{max(ks)}"
     what = f"a uniform drop of {drop * 100:.0f} points" if drop is not None else "no uniform drop"
     aside = f" ({len(tasks) - len(kept)} set aside at 0%)" if len(kept) < len(tasks) else ""
     return (
         f"power: {len(kept)} task(s){aside} at {k_text} can detect {what} across the suite "
-        f"with 80% power (stratified {method} test, α = {alpha:g}, normal approximation; "
+        f"with 80% power (stratified {method} test, α = {alpha:g}, {_figure(exact)}; "
         f"`trialrun plan` for more)"
     )

@@ -56,9 +56,16 @@ def suite_power_is_exact(rates: list[float], k: list[int], drop: float, method: 
 
 
 def _margins(strata: list[tuple[float, int]], drop: float) -> list[tuple[MarginLaw, ...]] | None:
-    """Each task's margin laws, or None when the exact sum would visit too many vectors."""
-    margins = [_margin_laws(n, rate, max(rate - drop, 0.0)) for rate, n in strata]
-    return margins if math.prod(len(m) for m in margins) <= EXACT_MARGINS else None
+    """Each task's margin laws, or None when the exact sum would visit too many vectors
+    (found as soon as the running product passes the budget)."""
+    margins, vectors = [], 1
+    for rate, n in strata:
+        laws = _margin_laws(n, rate, max(rate - drop, 0.0))
+        vectors *= len(laws)
+        if vectors > EXACT_MARGINS:
+            return None
+        margins.append(laws)
+    return margins
 
 
 MarginLaw = tuple[int, tuple[float, ...]]  # (m, P(c_a = low + i and c_b = m − c_a))
