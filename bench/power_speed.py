@@ -5,8 +5,10 @@ Each timing runs in a fresh process (cold caches; the import is not timed):
 - plan, every task at an assumed 90 % (as `trialrun plan -k 100 --rate 0.9`);
 - plan, baseline rates 1 %…100 % (one distinct rate per task: the most work per task);
 - the run's power line (`suite_power_line`, what `trialrun run -k 100` prints first).
+- the issue's two cases on examples/tasks (12 tasks) at k=100: the run's power line and
+  the whole `trialrun plan` command.
 `--against REV` times the same in the code at git revision REV (its `src/` extracted to a
-temporary folder), stopping each side after `--timeout` seconds.
+temporary folder), stopping each side after `--timeout` seconds (default 120).
 
 The accuracy grid compares the approximation (used past 600 margin vectors) with the exact
 test's power: summed exactly in suites small enough, simulated (seeded, `--draws`) in
@@ -47,6 +49,19 @@ CASES = {
     "run's power line, 100 tasks × k=100": (
         "from trialrun.tracking import suite_power_line\n"
         f"CALL = lambda: suite_power_line([({K}, 0.9)] * {TASKS}, 0.05)\n"
+    ),
+    # the cases: `trialrun run examples/tasks -k 100` (12 tasks) before its first
+    # trial, and `trialrun plan examples/tasks -k 100`
+    "run's power line, examples/tasks (12 tasks) × k=100": (
+        "from trialrun.tracking import suite_power_line\n"
+        f"CALL = lambda: suite_power_line([({K}, 0.9)] * 12, 0.05)\n"
+    ),
+    "`trialrun plan examples/tasks -k 100` (the command, task loading included)": (
+        "import contextlib, io, sys\nfrom trialrun.cli import main\n"
+        f"sys.argv = ['trialrun', 'plan', {str(ROOT / 'examples/tasks')!r}, '-k', '{K}']\n"
+        "def CALL():\n"
+        "    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "        main()\n"
     ),
 }
 TIMER = "import time\nstarted = time.perf_counter()\nCALL()\nprint(time.perf_counter() - started)\n"
@@ -123,7 +138,7 @@ def accuracy(draws: int) -> list[dict[str, object]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--against", help="a git revision to time side by side")
-    parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--draws", type=int, default=2000)
     parser.add_argument("--no-accuracy", action="store_true")
     args = parser.parse_args()
