@@ -25,6 +25,7 @@ from typing import TypeVar
 from trialrun.tracking._stats import binomial_pmf, fisher_power
 
 Number = TypeVar("Number", int, float)
+MarginLaw = tuple[int, tuple[float, ...]]  # (m, P(c_a = low + i and c_b = m − c_a))
 
 EXACT_MARGINS = 600  # margin vectors the exact sum may visit per evaluation
 NEGLIGIBLE = 1e-13  # a margin this unlikely is left out of the exact sum
@@ -66,9 +67,6 @@ def _margins(strata: list[tuple[float, int]], drop: float) -> list[tuple[MarginL
             return None
         margins.append(laws)
     return margins
-
-
-MarginLaw = tuple[int, tuple[float, ...]]  # (m, P(c_a = low + i and c_b = m − c_a))
 
 
 @lru_cache(maxsize=4096)
