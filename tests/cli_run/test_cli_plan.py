@@ -30,9 +30,26 @@ def test_plan_json_and_bad_rate(tmp_path) -> None:
     proc = _cli("plan", str(EXAMPLES), "-k", "3", "--json", cwd=tmp_path)
     doc = json.loads(proc.stdout)
     assert doc["tasks"] and all(t["k"] == 3 for t in doc["tasks"])
-    assert doc["suite_method"].startswith("seeded Monte Carlo")
+    assert doc["suite_method"].startswith("exact in small suites")
+    assert doc["set_aside"] == []
     bad = _cli("plan", str(EXAMPLES), "--rate", "1.5", cwd=tmp_path)
     assert bad.returncode == 2 and "--rate 1.5" in bad.stderr
+
+
+def test_plan_sets_aside_a_task_at_0_percent_in_the_baseline(tmp_path: Path) -> None:
+    """The issue's case: one task at 0 % in the baseline made plan say no drop is detectable."""
+    fixture = Path(__file__).resolve().parents[1] / "rundir/data/v0.1.0/baselines"
+    baseline = json.loads((fixture / "scripted-examples-scripts-good.yaml.json").read_text())
+    for entry in baseline["tasks"]:
+        entry["solved"] = 0 if entry["task_id"] == "close-project" else entry["n"]
+    (tmp_path / "baseline.json").write_text(json.dumps(baseline))
+    proc = _cli("plan", str(EXAMPLES), "-k", "10", "--baseline", "baseline.json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("power: 5 task(s) at k = 10 can detect a uniform drop of")
+    assert "set aside: close-project (0% in baseline: no drop to detect)" in lines
+    assert not any(line.startswith("  close-project:") for line in lines)
+    assert any(line.startswith("  read-capital: k = 10, rate 100% (baseline)") for line in lines)
 
 
 def test_run_prints_the_suite_power_line_first(tmp_path: Path) -> None:

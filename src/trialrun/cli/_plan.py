@@ -57,10 +57,14 @@ def register(app: typer.Typer) -> None:
             print(json.dumps(result.to_dict(), indent=2))
             return
         print(result.suite_line())
-        print(
-            f"suite: k needed for a uniform 10-point drop: {_k(result.suite_k_for_10)}; "
-            f"20-point: {_k(result.suite_k_for_20)}"
-        )
+        if result.tasks:
+            print(
+                f"suite: k needed for a uniform 10-point drop: {_k(result.suite_k_for_10)}; "
+                f"20-point: {_k(result.suite_k_for_20)}"
+            )
+        aside = result.set_aside_line()
+        if aside is not None:
+            print(aside)
         for t in result.tasks:
             drop = f"{t.min_drop * 100:.0f} points" if t.min_drop is not None else "none"
             print(

@@ -140,7 +140,6 @@ def _open_results_file(file: Path) -> RunDir:
     return ResultsFile(file.parent)
 
 
-POWER_LINE_MAX_TASKS = 30
 ASSUMED_RATE = 0.9
 
 
@@ -176,13 +175,6 @@ class _Progress:
         """The suite's power line, before the first trial (`trialrun plan` has the rest)."""
         from trialrun.tracking import configured_alpha, configured_method, suite_power_line
 
-        if len(tasks) > POWER_LINE_MAX_TASKS:  # the simulation grows with the suite
-            self.console.print(
-                f"power: run `trialrun plan` for what {len(tasks)} tasks can detect",
-                highlight=False,
-                soft_wrap=True,
-            )
-            return
         rows = [(k or task.k, ASSUMED_RATE) for task in tasks]
         line = suite_power_line(rows, configured_alpha(), configured_method())
         text = f"{line}, at an assumed {ASSUMED_RATE:.0%} solve rate"

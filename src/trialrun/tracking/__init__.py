@@ -31,7 +31,7 @@ from trialrun.tracking._gate_context import GateContext
 from trialrun.tracking._gate_result import GateResult, ModelGate, RuleResult
 from trialrun.tracking._gates import RULES, run_gate
 from trialrun.tracking._leaderboard import TIERS, Leaderboard, Row, build_leaderboard
-from trialrun.tracking._power import Plan, TaskPlan, plan, suite_power_line
+from trialrun.tracking._power import Plan, SetAside, TaskPlan, plan, suite_power_line
 from trialrun.tracking._run_data import RunData, TaskRecord, load_run
 from trialrun.tracking._scribe_baseline import convert_scribe, is_scribe_baseline
 from trialrun.tracking._settings import (
@@ -67,6 +67,7 @@ __all__ = [
     "SuiteTest",
     "TaskCounts",
     "TaskDelta",
+    "SetAside",
     "TaskPlan",
     "TaskRecord",
     "baseline_name",

@@ -8,6 +8,7 @@ gives p = 0.5, so a lone flake is never called a regression.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from fractions import Fraction
@@ -46,39 +47,88 @@ def _log_comb(n: int, k: int) -> float:
     return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
-def _binom_pmf(n: int, p: float) -> list[float]:
+@lru_cache(maxsize=64)
+def _log_factorials(n: int) -> tuple[float, ...]:
+    return tuple(math.lgamma(i + 1) for i in range(n + 1))
+
+
+@lru_cache(maxsize=4096)
+def binomial_pmf(n: int, p: float) -> tuple[float, ...]:
     if p <= 0.0:
-        return [1.0] + [0.0] * n
+        return (1.0,) + (0.0,) * n
     if p >= 1.0:
-        return [0.0] * n + [1.0]
-    lp, lq = math.log(p), math.log1p(-p)
-    return [math.exp(_log_comb(n, x) + x * lp + (n - x) * lq) for x in range(n + 1)]
+        return (0.0,) * n + (1.0,)
+    lf, lp, lq = _log_factorials(n), math.log(p), math.log1p(-p)
+    return tuple(math.exp(lf[n] - lf[x] - lf[n - x] + x * lp + (n - x) * lq) for x in range(n + 1))
+
+
+@lru_cache(maxsize=4096)
+def _binom_cdf(n: int, p: float) -> tuple[float, ...]:
+    return tuple(itertools.accumulate(binomial_pmf(n, p)))
+
+
+@lru_cache(maxsize=512)
+def rejection_bounds(n: int, alpha: float) -> tuple[int, ...]:
+    """The one-sided Fisher test's rejection region at `n` trials per side, per before-count.
+
+    `bounds[c0]` is the largest after-count c1 the test rejects at `alpha` (−1: none). The
+    region is the prefix c1 ≤ bounds[c0] (Fisher's test meets Barnard's convexity condition;
+    tests/tracking/test_tracking_power.py checks it against `fisher_one_sided`), so the
+    power is one binomial CDF per before-count. Computed once per (n, alpha) in O(n).
+    """
+    limit = alpha * (1 + 1e-12)
+    lf = _log_factorials(2 * n)
+
+    def pmf(total: int, x: int) -> float:
+        """P(X = x), X the after-successes when `total` successes in all (hypergeometric)."""
+        if x < max(0, total - n) or x > min(n, total):
+            return 0.0
+        return math.exp(
+            lf[total] - lf[x] - lf[total - x] + lf[2 * n - total] - lf[n - x]
+            - lf[n - total + x] + 2 * lf[n] - lf[2 * n]
+        )  # fmt: skip
+
+    # largest[K]: the largest after-count rejected when K successes in all (−1: none).
+    # One more success turns a random failure into a success: X grows by one with chance
+    # (n − X)/(2n − K), so P(X ≤ x) at K + 1 is P(X ≤ x) − P(X = x)(n − x)/(2n − K) at K,
+    # and the boundary x moves a step or two per K.
+    largest: list[int] = []
+    x, cdf = -1, 0.0
+    for total in range(2 * n + 1):
+        low, high = max(0, total - n), min(n, total)
+        if total and x >= 0:
+            cdf -= pmf(total - 1, x) * (n - x) / (2 * n - total + 1)
+        if x < low:
+            x, cdf = low - 1, 0.0
+        while x < high and cdf + pmf(total, x + 1) <= limit:
+            x += 1
+            cdf += pmf(total, x)
+        while x >= low and cdf > limit:
+            cdf -= pmf(total, x)
+            x -= 1
+        largest.append(x)
+    # the bound grows with the before-count (more before-successes, more evidence)
+    bounds, c1 = [], -1
+    for c0 in range(n + 1):
+        while c1 < n and c1 + 1 <= largest[c0 + c1 + 1]:
+            c1 += 1
+        while c1 >= 0 and c1 > largest[c0 + c1]:
+            c1 -= 1
+        bounds.append(c1)
+    return tuple(bounds)
 
 
 def fisher_power(p_before: float, p_after: float, n: int, alpha: float = 0.05) -> float:
-    """Exact power of the one-sided Fisher test with `n` trials on each side."""
-    # For each total K of successes, the test rejects when after-successes x ≤ t[K].
-    thresholds: list[int] = []
-    for big_k in range(2 * n + 1):
-        lo, hi = max(0, big_k - n), min(n, big_k)
-        denom = _log_comb(2 * n, big_k)
-        cdf, t = 0.0, lo - 1
-        for x in range(lo, hi + 1):
-            cdf += math.exp(_log_comb(n, x) + _log_comb(n, big_k - x) - denom)
-            if cdf <= alpha * (1 + 1e-12):
-                t = x
-            else:
-                break
-        thresholds.append(t)
-    before, after = _binom_pmf(n, p_before), _binom_pmf(n, p_after)
-    power = 0.0
-    for c0, w0 in enumerate(before):
-        if w0 == 0.0:
-            continue
-        for c1, w1 in enumerate(after):
-            if c1 <= thresholds[c0 + c1]:
-                power += w0 * w1
-    return power
+    """Exact power of the one-sided Fisher test with `n` trials on each side: the chance
+    of its rejection region, summed over the before-binomial."""
+    if n <= 0:
+        return 0.0
+    before, after = binomial_pmf(n, p_before), _binom_cdf(n, p_after)
+    return sum(
+        w0 * after[bound]
+        for w0, bound in zip(before, rejection_bounds(n, alpha), strict=True)
+        if bound >= 0
+    )
 
 
 def normal_trials_for_drop(
