@@ -60,7 +60,7 @@ def _series(points: list[Any], *, liveness: list[Any] | None = None) -> list[Ser
 def curve_svg(title: str, records: list[TaskRecord]) -> str:
     """solve^k and pass@k over k = 1…n (95 % band), and pass^k of finishing, dashed."""
     solve = mean_curve([(r.solve_n, r.solved) for r in records])
-    live = mean_curve([(r.n, r.passed) for r in records])
+    live = mean_curve([(r.pass_n, r.passed) for r in records])  # infra: a failed pass
     return curve_chart(title, _series(solve, liveness=live[: len(solve)] or live))
 
 
