@@ -2,8 +2,9 @@
 
 Real HTTP on 127.0.0.1 (tests/runner/conftest.py's HangServer) through the openai-compat
 client and the whole runner: a hanging provider ends the trial as an infrastructure error
-(after the trial's re-runs) that is a failed pass and leaves the solve denominators; a hang that the retry recovers from costs the trial nothing;
-answers that are too slow, too many turns or a slow tool still fail it.
+(after the trial's re-runs) that is a failed pass and leaves the solve denominators; a
+hang that the retry recovers from costs the trial nothing; answers that are too slow, too
+many turns or a slow tool still fail it.
 """
 
 from __future__ import annotations
