@@ -25,7 +25,6 @@ from trialrun import RunHooks
 from trialrun import run as run_eval
 from trialrun.models._retry import RetryPolicy
 from trialrun.rundir import ResultLine, RunDir
-from trialrun.runner._infra_trials import configured_infra_trials
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -170,6 +169,8 @@ def test_a_bad_infra_trials_is_one_line_naming_the_file_and_key(tmp_path, value,
 
 
 def test_the_provider_retry_settings_read_beside_it(tmp_path, monkeypatch):
+    from trialrun.runner._infra_trials import configured_infra_trials
+
     _config(tmp_path, monkeypatch, "[retries]\ninfra_trials = 1\nmax_attempts = 2\n")
     assert RetryPolicy.load().max_attempts == 2  # infra_trials is not a request setting
     assert configured_infra_trials() == 1
