@@ -2,8 +2,9 @@
 
 Retried: HTTP 429, 408, 409, 5xx, timeouts, connection errors and unreadable responses
 (garbage JSON). Any other 4xx (bad key, unknown model) fails at once. Either way the
-caller gets `trialrun.errors.InfraError` with a redacted one-line message: the trial is an
-infrastructure error, neither passed nor failed.
+caller gets `trialrun.errors.InfraError` with a redacted one-line message: the trial's
+attempt is an infrastructure error (the runner runs the trial again, `[retries]
+infra_trials`; the last one counts as a failed pass, left out of the solve figures).
 
 Each attempt has its own time limit, `request_timeout(task_timeout_s)`: `request_timeout_s`
 (120 s), never more than the task's whole `timeout_s` (an answer later than that could not
