@@ -53,7 +53,7 @@ def counts_of_entry(entry: dict[str, Any]) -> TaskCounts:
     rule (an infra error is a failed pass); its counts read the same under both."""
     metrics = entry.get("metrics")
     n, passed = int(entry.get("n") or 0), int(entry.get("passed") or 0)
-    infra, k = int(entry.get("infra_errors") or 0), _k(entry.get("k"))
+    infra, k = _count(entry.get("infra_errors")), _k(entry.get("k"))
     pass_k = entry.get("pass_k")
     if "pass_n" not in entry and infra and k is not None and passed <= n:
         pass_k = pass_hat_k(n + infra, passed, k) if n + infra >= k else None
@@ -73,6 +73,11 @@ def counts_of_entry(entry: dict[str, Any]) -> TaskCounts:
         k=k,
         infra_errors=infra,
     )
+
+
+def _count(value: Any) -> int:
+    """A count a hand-edited file may hold as anything: an int ≥ 0, else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _k(value: Any) -> int | None:
