@@ -20,9 +20,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from trialrun import RunHooks
+from trialrun import RunHooks, UserError
 from trialrun import run as run_eval
+from trialrun.config import ProjectConfig
 from trialrun.models._retry import RetryPolicy
 from trialrun.rundir import ResultLine, RunDir
 
@@ -174,3 +177,26 @@ def test_the_provider_retry_settings_read_beside_it(tmp_path, monkeypatch):
     _config(tmp_path, monkeypatch, "[retries]\ninfra_trials = 1\nmax_attempts = 2\n")
     assert RetryPolicy.load().max_attempts == 2  # infra_trials is not a request setting
     assert configured_infra_trials() == 1
+
+
+TOML_VALUES = st.one_of(
+    st.integers(), st.booleans(), st.floats(), st.text(max_size=20),
+    st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=5), st.integers()),
+)  # fmt: skip
+
+
+@given(value=TOML_VALUES)
+def test_infra_trials_is_a_count_up_to_ten_or_one_line_naming_the_key(value):
+    from trialrun.runner._infra_trials import configured_infra_trials
+
+    config = ProjectConfig(Path("/p/trialrun.toml"), {"retries": {"infra_trials": value}})
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10
+    if ok:
+        assert configured_infra_trials(config) == value
+        return
+    with pytest.raises(UserError) as caught:
+        configured_infra_trials(config)
+    message = str(caught.value)
+    assert message.startswith("/p/trialrun.toml: [retries] infra_trials = ")
+    assert "give 0 to 10" in message and caught.value.exit_code == 2
+    assert "\n" not in message
