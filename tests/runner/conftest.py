@@ -192,6 +192,7 @@ def crashing_agent(tmp_path: Path) -> Callable[[bool], tuple[str, Path]]:
 
 FLAKY_AGENT = """\
 import os
+import uuid
 from pathlib import Path
 
 from trialrun.errors import InfraError
@@ -208,7 +209,7 @@ def agent(task, workspace, tools, model):
         except FileExistsError:
             continue
         raise InfraError(f"provider unreachable (injected failure {{i}})")
-    (MARKS / f"answer-{{os.getpid()}}-{{len(list(MARKS.iterdir()))}}").touch()
+    (MARKS / f"answer-{{uuid.uuid4().hex}}").touch()  # one each, even at the same instant
     return (Path(workspace) / "note.txt").read_text()
 """
 
