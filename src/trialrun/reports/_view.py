@@ -271,8 +271,9 @@ class RunView:
         return {
             "row": row, "task_id": r.task_id, "model": r.model, "suite": r.suite,
             "tier": r.tier, "k": r.k, "n": r.n, "solved": r.solved, "passed": r.passed,
-            "solve_n": r.solve_n, "pass_k": r.pass_k, "solve_k": r.solve_k,
-            "pass_at_k": r.pass_at_k, "flaky": r.flaky, "outcome": task_outcome(r),
+            "solve_n": r.solve_n, "pass_n": r.pass_n, "pass_k": r.pass_k,
+            "solve_k": r.solve_k, "pass_at_k": r.pass_at_k, "flaky": r.flaky,
+            "outcome": task_outcome(r),
             "curve": curve,
             "svg": curve_svg(f"{r.task_id}: solve^k and pass@k over k", [r]),
             "trials": trials,

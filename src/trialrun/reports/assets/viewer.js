@@ -293,7 +293,7 @@ async function taskPage(runId, row) {
     h("p", { class: "mute" }, t.model + " · suite " + t.suite + " · tier " + (t.tier || "—") + " · k = " + t.k),
     message ? h("p", {}, message) : null,
     h("div", { class: "cards" },
-      [["pass^k", pct(t.pass_k)], ["solve^k", pct(t.solve_k)], ["pass@k", pct(t.pass_at_k)], ["solved", t.solved + " / " + t.solve_n], ["finished", t.passed + " / " + t.n]]
+      [["pass^k", pct(t.pass_k)], ["solve^k", pct(t.solve_k)], ["pass@k", pct(t.pass_at_k)], ["solved", t.solved + " / " + t.solve_n], ["finished", t.passed + " / " + (t.pass_n ?? t.n)]]
         .map(([l, v]) => h("div", { class: "card" }, h("div", { class: "v" }, v), h("div", { class: "l" }, l)))),
     h("div", { class: "plot", html: t.svg }),
     h("h2", {}, "Trials"),
