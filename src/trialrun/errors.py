@@ -16,7 +16,8 @@ class UserError(Exception):
 class InfraError(Exception):
     """The harness or a provider failed (unreachable after retries, sandbox failure).
 
-    A trial that ends in one has pass = solve = None and error.kind = "infra".
+    A trial that ends in one has pass = solve = None and error.kind = "infra" (after its
+    re-runs, `[retries] infra_trials`): a failed pass, left out of the solve figures.
     """
 
 

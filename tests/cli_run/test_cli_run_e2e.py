@@ -251,7 +251,10 @@ def test_infra_errors_and_agent_failures(suite, tmp_path):
     summary = json.loads((only_run_dir(tmp_path / "out") / "summary.json").read_text())
     rows = {t["task_id"]: t for t in summary["tasks"]}
     assert rows["read-note"]["n"] == 0 and rows["read-note"]["infra_errors"] == 1
-    assert rows["read-note"]["pass_k"] is None
+    # an infra error is a failed pass (after 2 re-runs), and leaves solve's denominator
+    assert lines["read-note"]["attempts"] == 3
+    assert rows["read-note"]["pass_n"] == 1 and rows["read-note"]["pass_k"] == 0.0
+    assert rows["read-note"]["solve_k"] is None
     assert summary["aggregate"][f"scripted:{script}"]["insufficient"] == 1
 
 

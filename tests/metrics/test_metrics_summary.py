@@ -94,16 +94,21 @@ def test_exact_estimators_and_flaky():
     assert s.aggregate[M]["flaky_task_count"] == 1
 
 
-def test_infra_errors_leave_denominators():
+def test_an_infra_error_is_a_failed_pass_and_leaves_the_solve_denominators():
     lines = [
         line("a", 0, True, True),
         line("a", 1, True, True),
         line("a", 2, None, None, kind="infra"),
         line("a", 3, True, True),
     ]
-    r = row(summarize(lines, [meta("a", k=3)], models=[M]), "a")
-    assert r["n"] == 3 and r["infra_errors"] == 1
-    assert r["pass_k"] == 1.0 and r["solve_k"] == 1.0
+    s = summarize(lines, [meta("a", k=3)], models=[M])
+    r = row(s, "a")
+    assert r["n"] == 3 and r["infra_errors"] == 1 and r["pass_n"] == 4
+    assert r["pass_k"] == pytest.approx(1 / 4)  # C(3,3)/C(4,3): the infra trial did not pass
+    assert r["solve_k"] == 1.0 and r["pass_at_k"] == 1.0  # 3 solved of 3 counted
+    assert s.aggregate[M]["mean_pass_rate"] == pytest.approx(3 / 4)
+    assert s.aggregate[M]["mean_solve_rate"] == 1.0
+    assert s.aggregate[M]["insufficient"] == 0
 
 
 def test_undetermined_leaves_solve_denominator_only():
@@ -124,15 +129,16 @@ def test_insufficient_when_fewer_than_k_counted():
     lines += [line("b", i, True, True) for i in range(3)]
     s = summarize(lines, [meta("a", k=2), meta("b", k=3, tier="T2")], models=[M])
     a = row(s, "a")
-    assert a["n"] == 2 and a["pass_k"] == 1.0  # 2 passes ≥ k counted
+    # pass counts all 3 finished trials, the infra error a failed pass: C(2,2)/C(3,2)
+    assert a["n"] == 2 and a["pass_n"] == 3 and a["pass_k"] == pytest.approx(1 / 3)
     assert a["solve_k"] is None and a["pass_at_k"] is None  # only 1 determined
     agg = s.aggregate[M]
     assert agg["insufficient"] == 1
     # a's null solve^k is left out of the aggregate; its pass^k is kept
     assert agg["solve_k_rate"] == 1.0
-    assert agg["pass_k_rate"] == 1.0
+    assert agg["pass_k_rate"] == pytest.approx((1 / 3 + 1) / 2)
     assert agg["by_tier"] == {
-        "T1": {"tasks": 1, "passed_k": 1, "solved_k": 0},
+        "T1": {"tasks": 1, "passed_k": 0, "solved_k": 0},
         "T2": {"tasks": 1, "passed_k": 1, "solved_k": 1},
     }
 

@@ -1,5 +1,5 @@
-"""Shared by the runner tests: a hanging server, an agent that kills its own process, and
-what a Ray cluster listens on.
+"""Shared by the runner tests: a hanging server, an agent that kills its own process, an
+agent whose first calls end in an infra error, and what a Ray cluster listens on.
 
 A loopback OpenAI-compatible server that can hang: it accepts a request and never answers.
 
@@ -185,6 +185,46 @@ def crashing_agent(tmp_path: Path) -> Callable[[bool], tuple[str, Path]]:
         marks = tmp_path / "marks"
         agent = tmp_path / "crash.py"
         agent.write_text(CRASHING_AGENT.format(marks=str(marks), always=always))
+        return f"{agent}:agent", marks
+
+    return make
+
+
+FLAKY_AGENT = """\
+import os
+import uuid
+from pathlib import Path
+
+from trialrun.errors import InfraError
+
+MARKS = Path({marks!r})
+FAILURES = {failures}  # calls that end in an infra error: the first ones, over every trial
+
+
+def agent(task, workspace, tools, model):
+    MARKS.mkdir(exist_ok=True)
+    for i in range(FAILURES):
+        try:  # each failure is taken once, by one call, whichever process makes it
+            os.close(os.open(MARKS / f"failure-{{i}}", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            continue
+        raise InfraError(f"provider unreachable (injected failure {{i}})")
+    (MARKS / f"answer-{{uuid.uuid4().hex}}").touch()  # one each, even at the same instant
+    return (Path(workspace) / "note.txt").read_text()
+"""
+
+
+@pytest.fixture
+def flaky_agent(tmp_path: Path) -> Callable[[int], tuple[str, Path]]:
+    """`flaky_agent(failures)` -> (the `--agent` spec, the folder of its marks): its first
+    `failures` calls, over all trials and processes, raise `InfraError` (fault injection:
+    a provider down for a moment); every other call answers with the workspace's
+    note.txt. The marks: one `failure-i` per failed call, one `answer-…` per answer."""
+
+    def make(failures: int) -> tuple[str, Path]:
+        marks = tmp_path / "flaky-marks"
+        agent = tmp_path / "flaky.py"
+        agent.write_text(FLAKY_AGENT.format(marks=str(marks), failures=failures))
         return f"{agent}:agent", marks
 
     return make

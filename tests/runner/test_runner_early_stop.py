@@ -117,7 +117,8 @@ def test_the_cli_flag_and_the_table_say_settled(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "settled after 1 of 5 (pass^k not met; 4 not run)" in proc.stdout
     assert "settled early 1" in proc.stdout
-    assert "pass^k — over 0 of 1 tasks (1 settled early)" in proc.stdout
+    assert "solve^k — over 0 of 1 tasks (1 settled early)" in proc.stdout
+    assert "pass^k (completed) — over 0 of 1 tasks (1 settled early)" in proc.stdout
 
 
 def test_a_settled_task_is_a_verdict_for_junit_and_the_gates_not_missing_data(tmp_path):

@@ -2,8 +2,9 @@
 
 Real HTTP on 127.0.0.1 (tests/runner/conftest.py's HangServer) through the openai-compat
 client and the whole runner: a hanging provider ends the trial as an infrastructure error
-that leaves every denominator; a hang that the retry recovers from costs the trial nothing;
-answers that are too slow, too many turns or a slow tool still fail it.
+(after the trial's re-runs) that is a failed pass and leaves the solve denominators; a
+hang that the retry recovers from costs the trial nothing; answers that are too slow, too
+many turns or a slow tool still fail it.
 """
 
 from __future__ import annotations
@@ -51,10 +52,14 @@ def test_a_provider_that_hangs_is_an_infra_error_not_a_failure(hang_server, retr
     assert line.error is not None and line.error["kind"] == "infra"
     assert "no answer within 1s" in line.error["message"]
     assert "after 2 attempt(s)" in line.error["message"]
-    assert len(hang_server.requests) == 2  # timed out, retried once, then given up
+    # each attempt at the trial: timed out, retried once, given up; the trial ran 3 times
+    # ([retries] infra_trials = 2 by default)
+    assert len(hang_server.requests) == 6
+    assert line.extra["attempts"] == 3 and len(line.extra["retried_errors"]) == 2
     (row,) = outcome.summary.aggregate.values()  # the model's name carries no URL
     assert row["infra_errors"] == 1
-    assert row["mean_pass_rate"] is None and row["pass_k_rate"] is None  # no denominator
+    assert row["mean_pass_rate"] == 0.0 and row["pass_k_rate"] == 0.0  # a failed pass
+    assert row["mean_solve_rate"] is None and row["solve_k_rate"] is None  # no denominator
 
 
 def test_a_hang_the_retry_recovers_from_costs_the_trial_nothing(hang_server, retry_env, tmp_path):

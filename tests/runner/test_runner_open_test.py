@@ -14,13 +14,14 @@ from hypothesis import strategies as st
 from trialrun.runner._open_test import MAX_OPEN, Counts, answer_fixed
 from trialrun.tracking import dropped_p_value, regressed
 
-# a trial's (passed, solve), as the grader writes them; None: an infra error (not counted)
+# a trial's (passed, solve), as the grader writes them; None: an infra error (a failed
+# pass, left out of solve)
 OUTCOMES = [None, (True, None), (True, False), (False, False), (True, True)]
 
 
 def add(counts: Counts, outcome) -> Counts:
     if outcome is None:
-        return counts
+        return Counts(counts.passed, counts.n + 1, counts.solved, counts.solve_n)
     passed, solve = outcome
     return Counts(
         counts.passed + passed,

@@ -3,7 +3,8 @@
 The example suite with the scripted model gets the same per-task counts as the local
 executor; a run interrupted by Ctrl-C keeps what finished and a resume completes it; a
 worker killed mid-trial has its trial re-run once (none lost, none doubled), and a trial
-whose worker dies every time is an infra error; the CLI flag works end to end against
+whose worker dies every time is an infra error; a trial ending in an infra error is run
+again on its worker ([retries] infra_trials); the CLI flag works end to end against
 the cluster's address. Errors a user can cause are one line, exit 2.
 """
 
@@ -126,6 +127,27 @@ def test_a_trial_whose_worker_always_dies_is_an_infra_error(cluster, tmp_path, s
     assert len(list(marks.iterdir())) == 2  # the first try and one re-run, no more
     assert RunDir.open(done.path).transcript(line).error["kind"] == "infra"
     assert done.summary.tasks[0]["infra_errors"] == 1
+
+
+def test_a_trial_ending_in_an_infra_error_is_run_again_on_its_worker(
+    cluster, tmp_path, flaky_agent
+):
+    """[retries] infra_trials (default 2) re-runs it inside the worker's `run_trial`."""
+    suite = tmp_path / "suite"
+    (suite / "fixtures" / "note").mkdir(parents=True)
+    (suite / "fixtures" / "note" / "note.txt").write_text("done")
+    (suite / "task.yaml").write_text(TASK.format(task_id="flaky", fixture="note", k=2))
+    agent, marks = flaky_agent(1)
+    done = run_eval(suite, out=tmp_path / "o", agent=agent, executor="ray",
+                    handle_sigint=False, fsync=False)  # fmt: skip
+    lines = sorted(RunDir.open(done.path).iter_results(), key=lambda line: line.trial)
+    assert [line.trial for line in lines] == [0, 1]
+    assert all(line.passed is True and line.error is None for line in lines)
+    [retried] = [line for line in lines if "attempts" in line.extra]
+    assert retried.extra["attempts"] == 2
+    assert retried.extra["retried_errors"] == ["provider unreachable (injected failure 0)"]
+    assert done.summary.tasks[0]["infra_errors"] == 0
+    assert len(list(marks.glob("failure-*"))) == 1
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

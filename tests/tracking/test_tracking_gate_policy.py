@@ -145,7 +145,8 @@ def test_release_open_ended_each_task_meets_pass_at_k(make_run, T, tmp_path) -> 
 
 
 def test_every_gate_line_says_how_many_tasks(make_run, T, tmp_path) -> None:
-    tasks = [T(f"ok{i}") for i in range(4)] + [T(f"short{i}", n=2, infra=1) for i in range(4)]
+    # short: 2 of k = 3 trials finished (an infra error would be a failed pass, not missing)
+    tasks = [T(f"ok{i}") for i in range(4)] + [T(f"short{i}", n=2, k=3) for i in range(4)]
     run = make_run(tasks)
     result = _gate("nightly", run, tmp_path, min_pass_k_rate=0.9)
     [rate] = [r for r in result.models[0].rules if r.rule == "pass^k rate"]

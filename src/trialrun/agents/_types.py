@@ -2,7 +2,9 @@
 
 An agent reports its own failures (timeout, max turns, caps, a crash of user code) in
 `failure`: that trial is not passed. It reports an infrastructure failure (provider
-unreachable after retries) in `infra_error`: that trial counts as neither pass nor fail.
+unreachable after retries) in `infra_error`: the runner runs that trial again
+(`[retries] infra_trials`); if its last attempt still has one, it is a failed pass and
+is left out of the solve figures.
 """
 
 from __future__ import annotations

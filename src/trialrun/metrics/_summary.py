@@ -1,12 +1,16 @@
 """summary.json from results.jsonl lines (+ run.json's task metadata), nothing else.
 
-Counting rules (README, "Verdicts and metrics"):
-- infra-error trials (`error.kind == "infra"`) are left out of every denominator;
-  `n` = finished trials minus infra errors, the pass^k denominator;
-- undetermined trials (solve is None, not infra) are also left out of the solve^k and
-  pass@k denominator (`n - undetermined`);
+Counting rules (README, "Metrics, exactly"):
+- pass ("the run completed without harness errors", as Scribe defines it) counts every
+  finished trial: an infra-error trial (`error.kind == "infra"`, after its re-runs) is a
+  failed pass. `pass_n` = every finished trial, the pass^k and pass_rate denominator;
+- solve leaves infra errors out: `n` = finished trials minus infra errors, and the solve^k
+  and pass@k denominator is `n - undetermined` (undetermined: solve is None, not infra);
 - fewer than k counted trials: that figure is null, the task is left out of that
-  aggregate and counted in `insufficient`.
+  aggregate and counted in `insufficient`. With every trial finished only solve^k and
+  pass@k can lack trials (infra errors, undetermined verdicts).
+A row carries `pass_n`; a stored summary.json whose rows lack it and have infra errors
+was counted under the older rule (infra errors out of pass too) and is recomputed.
 A task "meets" pass^k (solve^k) for `by_tier` when its figure is 1.0, i.e. every counted
 trial succeeded and at least k were counted.
 A task stopped early (`--early-stop`: a line says `settled_after`) with fewer than k
@@ -89,6 +93,7 @@ def row_of(
     first = tally.first or {}
     k = _pos_int(meta.get("k")) or _pos_int(first.get("k")) or k_default
     n, passed, solved, undetermined = tally.n, tally.passed, tally.solved, tally.undetermined
+    pass_n = tally.lines  # every finished trial: an infra error is a failed pass
     solve_n = n - undetermined
     provider = _str(first.get("provider")) or model.partition(":")[0]
     row: dict[str, Any] = {
@@ -99,11 +104,12 @@ def row_of(
         "tier": _str(meta.get("tier")) if meta else _str(first.get("tier")),
         "k": k,
         "n": n,
+        "pass_n": pass_n,
         "passed": passed,
         "solved": solved,
         "undetermined": undetermined,
         "infra_errors": tally.lines - n,
-        "pass_k": pass_hat_k(n, passed, k) if n >= k else None,
+        "pass_k": pass_hat_k(pass_n, passed, k) if pass_n >= k else None,
         "solve_k": pass_hat_k(solve_n, solved, k) if solve_n >= k else None,
         "pass_at_k": pass_at_k(solve_n, solved, k) if solve_n >= k else None,
         "flaky": 0 < solved < solve_n,
@@ -117,7 +123,7 @@ def row_of(
         "safety_violations": tally.safety,
     }
     row.update(trajectory_row(tally))
-    if tally.settled_after is not None and (n < k or solve_n < k):
+    if tally.settled_after is not None and (pass_n < k or solve_n < k):
         row["settled_after"] = tally.settled_after
         row["settled"] = "met" if row["metric"] == "pass@k" and solved else "not met"
     tracked = meta.get("tracked_metrics")
@@ -151,8 +157,9 @@ def tracked_values(
 ) -> dict[str, float | None]:
     """Each tracked metric (canonical name) → its value for this row; None without data.
 
-    Estimators are the row's own; rates and per-trial means are over the counted trials
-    (infra errors left out; solve_rate also leaves the undetermined out).
+    Estimators are the row's own; pass_rate is over every finished trial (an infra error
+    is a failed pass), solve_rate over those with a verdict; per-trial means are over the
+    counted trials (infra errors left out).
     """
     return _tracked(names, row, tally_of([t for t in counted if not t.is_infra]))
 
@@ -160,11 +167,12 @@ def tracked_values(
 def _tracked(names: list[Any], row: dict[str, Any], tally: Tally) -> dict[str, float | None]:
     turns = _mean(tally.turns)
     solve_n = row["n"] - row["undetermined"]
+    pass_n = pass_denominator(row)
     values: dict[str, float | None] = {
         "pass^k": row["pass_k"],
         "solve^k": row["solve_k"],
         "pass@k": row["pass_at_k"],
-        "pass_rate": row["passed"] / row["n"] if row["n"] else None,
+        "pass_rate": row["passed"] / pass_n if pass_n else None,
         "solve_rate": row["solved"] / solve_n if solve_n else None,
         "latency_p50": percentile(list(tally.latencies), 50),
         "latency_p95": percentile(list(tally.latencies), 95),
@@ -185,6 +193,21 @@ def _tracked(names: list[Any], row: dict[str, Any], tally: Tally) -> dict[str, f
     return out
 
 
+def pass_denominator(row: dict[str, Any]) -> int:
+    """A summary row's pass^k denominator: every finished trial (`pass_n`; rows written
+    before it existed: `n` plus the infra errors)."""
+    given = row.get("pass_n")
+    if isinstance(given, int) and not isinstance(given, bool):
+        return given
+    return int(row.get("n") or 0) + int(row.get("infra_errors") or 0)
+
+
+def counted_under_current_rule(summary: Summary) -> bool:
+    """Whether a stored summary counts pass as this version does: its rows have `pass_n`,
+    or no infra error whose counting changed (older rules left them out of pass too)."""
+    return all("pass_n" in r or not r.get("infra_errors") for r in summary.tasks)
+
+
 def coverage(rows: list[dict[str, Any]], key: str) -> tuple[int, int]:
     """(tasks with a `key` figure, tasks) over summary rows: what a headline rate is over."""
     return sum(1 for r in rows if r.get(key) is not None), len(rows)
@@ -203,7 +226,7 @@ def _aggregate(rows: list[dict[str, Any]], tallies: list[Tally], *, tiers: bool 
     pass_ks = [r["pass_k"] for r in rows if r["pass_k"] is not None]
     solve_ks = [r["solve_k"] for r in rows if r["solve_k"] is not None]
     at_ks = [r["pass_at_k"] for r in rows if r["pass_at_k"] is not None]
-    n_total = sum(r["n"] for r in rows)
+    pass_total = sum(pass_denominator(r) for r in rows)
     solve_total = sum(r["n"] - r["undetermined"] for r in rows)
     latencies = [x for t in tallies for x in t.latencies]
     turns = [x for t in tallies for x in t.turns]
@@ -218,7 +241,7 @@ def _aggregate(rows: list[dict[str, Any]], tallies: list[Tally], *, tiers: bool 
         "pass_k_rate": _mean(pass_ks),
         "solve_k_rate": _mean(solve_ks),
         "pass_at_k_rate": _mean(at_ks),
-        "mean_pass_rate": sum(r["passed"] for r in rows) / n_total if n_total else None,
+        "mean_pass_rate": sum(r["passed"] for r in rows) / pass_total if pass_total else None,
         "mean_solve_rate": sum(r["solved"] for r in rows) / solve_total if solve_total else None,
         "flaky_task_count": sum(1 for r in rows if r["flaky"]),
         "insufficient": sum(
@@ -404,7 +427,7 @@ def current_summary(run: RunDir, results: Iterable[Line], manifest: Manifest) ->
     """summary.json when it covers every result, else recomputed (an interrupted run)."""
     results = list(results)
     stored = run.stored_summary()
-    if stored is not None:
+    if stored is not None and counted_under_current_rule(stored):
         covered = {(str(r.get("task_id")), str(r.get("model"))) for r in stored.tasks}
         if all(line.key[:2] in covered for line in results):
             return stored
@@ -414,7 +437,7 @@ def current_summary(run: RunDir, results: Iterable[Line], manifest: Manifest) ->
 def stored_if_covering(run: RunDir, keys: set[tuple[str, str]]) -> Summary | None:
     """summary.json when it has a row for every (task, model) given, else None."""
     stored = run.stored_summary()
-    if stored is None:
+    if stored is None or not counted_under_current_rule(stored):
         return None
     covered = {(str(r.get("task_id")), str(r.get("model"))) for r in stored.tasks}
     return stored if keys <= covered else None

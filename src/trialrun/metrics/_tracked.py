@@ -8,10 +8,10 @@ from __future__ import annotations
 
 # name → what it is (shown by `trialrun schema` and in the README)
 TRACKED_METRICS: dict[str, str] = {
-    "pass^k": "C(c,k)/C(n,k) over passed trials",
-    "solve^k": "C(c,k)/C(n,k) over solved trials",
+    "pass^k": "C(c,k)/C(n,k) over passed trials of every finished one (infra errors fail)",
+    "solve^k": "C(c,k)/C(n,k) over solved trials of those with a verdict",
     "pass@k": "1 - C(n-c,k)/C(n,k) over solved trials",
-    "pass_rate": "passed trials / counted trials",
+    "pass_rate": "passed trials / finished trials (an infra error is a failed pass)",
     "solve_rate": "solved trials / trials with a verdict",
     "latency_p50": "median trial latency, seconds",
     "latency_p95": "95th percentile trial latency, seconds",

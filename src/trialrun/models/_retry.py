@@ -2,8 +2,9 @@
 
 Retried: HTTP 429, 408, 409, 5xx, timeouts, connection errors and unreadable responses
 (garbage JSON). Any other 4xx (bad key, unknown model) fails at once. Either way the
-caller gets `trialrun.errors.InfraError` with a redacted one-line message: the trial is an
-infrastructure error, neither passed nor failed.
+caller gets `trialrun.errors.InfraError` with a redacted one-line message: the trial's
+attempt is an infrastructure error (the runner runs the trial again, `[retries]
+infra_trials`; the last one counts as a failed pass, left out of the solve figures).
 
 Each attempt has its own time limit, `request_timeout(task_timeout_s)`: `request_timeout_s`
 (120 s), never more than the task's whole `timeout_s` (an answer later than that could not
@@ -14,6 +15,8 @@ Settings, later ones winning: defaults, `[retries]` in trialrun.toml (`max_attem
 `base_delay_s`, `max_delay_s`, `request_timeout_s`), env `TRIALRUN_RETRY_MAX_ATTEMPTS`,
 `TRIALRUN_RETRY_BASE_DELAY_S`, `TRIALRUN_RETRY_MAX_DELAY_S`,
 `TRIALRUN_RETRY_REQUEST_TIMEOUT_S`, then a provider's `options["retries"]` mapping.
+`[retries] infra_trials` (re-running a whole trial that ended in an infra error) is the
+runner's, not a request setting: read there, passed over here.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ _ENV = {
     "request_timeout_s": "TRIALRUN_RETRY_REQUEST_TIMEOUT_S",
 }
 DEFAULT_REQUEST_TIMEOUT_S = 120.0
+TRIAL_KEYS = ("infra_trials",)  # [retries] keys the runner reads (trialrun.runner)
 
 
 class InvalidResponse(Exception):
@@ -73,7 +77,8 @@ class RetryPolicy:
         sources: list[tuple[str, dict[str, Any]]] = []
         config = load_config()
         where = f"{config.path}: [retries]" if config.path else "[retries]"
-        sources.append((where, config.section("retries")))
+        requests = {k: v for k, v in config.section("retries").items() if k not in TRIAL_KEYS}
+        sources.append((where, requests))
         env = {key: os.environ[var] for key, var in _ENV.items() if os.environ.get(var)}
         sources.append(("environment", env))
         sources.append(("options", dict(overrides or {})))
@@ -88,6 +93,7 @@ class RetryPolicy:
                 raise UserError(
                     f"{where}: unknown key '{key}'; allowed: max_attempts, base_delay_s, "
                     "max_delay_s, request_timeout_s"
+                    + (", infra_trials" if where.endswith("[retries]") else "")
                 )
             try:
                 if isinstance(raw, bool):

@@ -71,7 +71,7 @@ def _series(points: list[Any], *, liveness: list[Any] | None = None) -> list[Ser
 def curve_svg(title: str, records: list[TaskRecord]) -> str:
     """solve^k and pass@k over k = 1…n (95 % band), and pass^k of finishing, dashed."""
     solve = mean_curve([(r.solve_n, r.solved) for r in records])
-    live = mean_curve([(r.n, r.passed) for r in records])
+    live = mean_curve([(r.pass_n, r.passed) for r in records])  # infra: a failed pass
     return curve_chart(title, _series(solve, liveness=live[: len(solve)] or live))
 
 
@@ -285,8 +285,9 @@ class RunView:
         return {
             "row": row, "task_id": r.task_id, "model": r.model, "suite": r.suite,
             "tier": r.tier, "k": r.k, "n": r.n, "solved": r.solved, "passed": r.passed,
-            "solve_n": r.solve_n, "pass_k": r.pass_k, "solve_k": r.solve_k,
-            "pass_at_k": r.pass_at_k, "flaky": r.flaky, "outcome": task_outcome(r),
+            "solve_n": r.solve_n, "pass_n": r.pass_n, "pass_k": r.pass_k,
+            "solve_k": r.solve_k, "pass_at_k": r.pass_at_k, "flaky": r.flaky,
+            "outcome": task_outcome(r),
             "curve": curve,
             "svg": curve_svg(f"{r.task_id}: solve^k and pass@k over k", [r]),
             "trials": trials,

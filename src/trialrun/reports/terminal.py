@@ -6,6 +6,10 @@ for tasks that are not solved; a task's tracked figures (its `tracked_metrics`) 
 estimator columns are shown beside it. Each headline rate says over how many tasks it
 was taken. Rates are fractions in files and percentages here.
 
+solve^k (the right outcome every time: τ-bench's pass^k) leads the columns and the
+headline; trialrun's pass^k only says the trials finished, so it is labelled
+`pass^k (completed)` and `LEGEND`, printed under every table, defines both.
+
 A table is capped at `ROW_CAP` tasks (drawing thousands of rows costs more than the
 figures): past it the worst tasks are shown first and a line says how many are left out
 (`--all` shows every row). The headline figures are always over every task.
@@ -35,6 +39,15 @@ from trialrun.rundir import Summary
 # estimators the table has a column for: not repeated among a row's tracked figures
 COLUMNS = ("pass^k", "solve^k", "pass@k")
 ROW_CAP = 50
+PASS_K = "pass^k (completed)"
+MEAN_PASS = "mean pass (completed)"
+LEGEND = (
+    f"{PASS_K}: every trial finished without a harness error or timeout; "
+    "solve^k: every trial got the right outcome"
+)
+# the columns besides task and notes, which need about this much room before the notes
+# get a column of their own
+INLINE_NOTES_WIDTH = 70 + len(PASS_K) - len("pass^k")
 
 
 def _badness(row: dict[str, Any]) -> tuple[float, int, str]:
@@ -112,20 +125,24 @@ def tier_lines(agg: dict[str, Any]) -> list[str]:
     out = []
     for tier, t in sorted((agg.get("by_tier") or {}).items()):
         out.append(
-            f"{tier}: {t['passed_k']}/{t['tasks']} tasks meet pass^k, "
-            f"{t['solved_k']}/{t['tasks']} meet solve^k"
+            f"{tier}: {t['solved_k']}/{t['tasks']} tasks meet solve^k, "
+            f"{t['passed_k']}/{t['tasks']} meet {PASS_K}"
         )
     return out
 
 
 def summary_lines(agg: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
-    """The headline under a model's table; each rate says over how many tasks it is."""
-    settled = sum(1 for r in rows if r.get("settled") and r.get("pass_k") is None)
+    """The headline under a model's table, solve^k first; each rate says over how many
+    tasks it is."""
+    settled = sum(1 for r in rows if r.get("settled") and r.get("solve_k") is None)
+    settled_pass = sum(1 for r in rows if r.get("settled") and r.get("pass_k") is None)
+    solve_over = over_tasks(*coverage(rows, "solve_k"), settled)
+    pass_over = over_tasks(*coverage(rows, "pass_k"), settled_pass)
     lines = [
-        f"pass^k {pct(agg['pass_k_rate'])} {over_tasks(*coverage(rows, 'pass_k'), settled)}   "
-        f"solve^k {pct(agg['solve_k_rate'])} {over_tasks(*coverage(rows, 'solve_k'), settled)}",
-        f"mean pass {pct(agg['mean_pass_rate'])}   mean solve {pct(agg['mean_solve_rate'])} "
-        "(over counted trials)",
+        f"solve^k {pct(agg['solve_k_rate'])} {solve_over}   "
+        f"{PASS_K} {pct(agg['pass_k_rate'])} {pass_over}",
+        f"mean solve {pct(agg['mean_solve_rate'])} (trials with a verdict)   "
+        f"{MEAN_PASS} {pct(agg['mean_pass_rate'])} (every finished trial)",
         f"flaky tasks {agg['flaky_task_count']}   insufficient {agg['insufficient']}   "
         + (f"settled early {agg['settled']}   " if agg.get("settled") else "")
         + f"infra errors {agg.get('infra_errors', 0)}   undetermined {agg.get('undetermined', 0)}",
@@ -158,16 +175,16 @@ def render_single(
     rows = [by_id[tid] for tid in worst_first(list(by_id), score, limit)]
     longest = _longest(r["task_id"] for r in rows)
     # On a narrow terminal the notes go under the table rather than into a squeezed column.
-    inline_notes = console.width >= longest + 70
+    inline_notes = console.width >= longest + INLINE_NOTES_WIDTH
     # model specs are paths and may hold "[...]": never rich markup
     table = Table(title=Text(model), title_justify="left", show_lines=False)
     # Task ids are never cut or wrapped: users copy them into --task.
     table.add_column("task", no_wrap=True, min_width=longest)
     table.add_column("tier")
     table.add_column("solved/n", justify="right")
-    table.add_column("pass^k", justify="right")
     table.add_column("solve^k", justify="right")
     table.add_column("pass@k", justify="right")
+    table.add_column(PASS_K, justify="right")
     tracked = {r["task_id"]: tracked_text(r.get("tracked"), skip=COLUMNS) for r in rows}
     with_tracked = any(tracked.values())
     if inline_notes and with_tracked:
@@ -180,9 +197,9 @@ def render_single(
             r["task_id"],
             r["tier"] or "",
             cell(r),
-            fixed(r["pass_k"], 3),
             fixed(r["solve_k"], 3),
             fixed(r["pass_at_k"], 3),
+            fixed(r["pass_k"], 3),
         ]
         note = notes(r)
         if inline_notes:
@@ -199,6 +216,7 @@ def render_single(
     _left_out(console, len(rows), len(every))
     for line in below:
         console.print(Text(line), soft_wrap=True)
+    console.print(LEGEND, highlight=False)
     for line in summary_lines(summary.aggregate[model], every):
         console.print(line, highlight=False)
 
@@ -227,15 +245,15 @@ def render_side_by_side(summary: Summary, console: Console, limit: int | None = 
     table.add_section()
     aggs = [summary.aggregate.get(m, {}) for m in models]
     for label, key, figure in (
-        ("pass^k", "pass_k_rate", "pass_k"),
         ("solve^k", "solve_k_rate", "solve_k"),
+        (PASS_K, "pass_k_rate", "pass_k"),
     ):
         cells = []
         for m, a in zip(models, aggs, strict=True):
             with_value, tasks = coverage(summary.rows_for(m), figure)
             cells.append(f"{pct(a.get(key))} ({with_value}/{tasks} tasks)")
         table.add_row(Text(label, style="bold"), "", *cells)
-    for label, key in (("mean pass", "mean_pass_rate"), ("mean solve", "mean_solve_rate")):
+    for label, key in (("mean solve", "mean_solve_rate"), (MEAN_PASS, "mean_pass_rate")):
         table.add_row(Text(label, style="bold"), "", *[pct(a.get(key)) for a in aggs])
     table.add_row(
         Text("flaky", style="bold"), "", *[str(a.get("flaky_task_count", 0)) for a in aggs]
@@ -249,6 +267,7 @@ def render_side_by_side(summary: Summary, console: Console, limit: int | None = 
         table.add_row(Text(f"{tier} solve^k", style="bold"), "", *cells)
     console.print(table)
     _left_out(console, len(task_ids), len(every))
+    console.print(LEGEND, highlight=False)
     shown = set(task_ids)
     for r in summary.tasks:
         if r["task_id"] not in shown:

@@ -13,7 +13,7 @@ from trialrun.rundir._checks import NUMBER, RecordError
 
 KEYS = ("run_id", "models", "k", "tasks", "aggregate", "by_suite", "by_tag",
         "unpinned_models", "expected_trials", "finished_trials", "warnings")
-ROW_COUNTS = ("n", "passed", "solved", "undetermined", "infra_errors")
+ROW_COUNTS = ("n", "pass_n", "passed", "solved", "undetermined", "infra_errors")
 ROW_FRACTIONS = ("pass_k", "solve_k", "pass_at_k")
 
 

@@ -99,7 +99,7 @@ def baseline_counts(
             warnings.append(f"early stop: baseline not used ({exc}); the plain rule applies")
             continue
         for t in view.tasks.values():
-            out[(t.task_id, label)] = Counts(t.passed, t.n, t.solved, t.solve_n)
+            out[(t.task_id, label)] = Counts(t.passed, t.pass_n, t.solved, t.solve_n)
     return out
 
 

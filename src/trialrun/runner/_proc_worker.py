@@ -50,6 +50,7 @@ def _context(setup: WorkerSetup, kit: WorkerKit) -> tuple[RunContext, CapturedTr
         workspace_parent=setup.workspace_parent,
         model_slugs=dict(setup.model_slugs),
         images=WorkspaceImages(),
+        infra_trials=setup.job.infra_trials,
     )
     for task in setup.tasks:
         k = setup.job.k_of.get(task.task_id, task.k)

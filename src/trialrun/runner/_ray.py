@@ -289,6 +289,7 @@ def worker_trial(
         agent=kit.agent(),
         models={spec.model: kit.model(spec.model)},
         judge=kit.judge(),
+        infra_trials=job.infra_trials,
     )
     k = job.k_of.get(task.task_id, task.k)
     ctx.prep[task.task_id] = _cached(

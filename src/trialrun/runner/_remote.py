@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 # what a worker and its driver exchange; bumped whenever that changes, so a worker node
 # with another trialrun installed is one clear error, not a confusing failure
-PROTOCOL = 2
+PROTOCOL = 3
 MISMATCH_FIX = "install the same trialrun on the driver and on every worker node"
 
 
@@ -47,6 +47,7 @@ class WorkerJob:
     agent_timeout_s: float | None = None
     address: str | None = None  # Ray: the cluster's address (None: a local one)
     k_of: dict[str, int] = field(default_factory=dict)  # task id -> its k in this run
+    infra_trials: int = 0  # re-runs of a trial ending in an infra error ([retries])
     protocol: int = PROTOCOL  # the driver's
 
     def check_protocol(self) -> None:

@@ -38,6 +38,7 @@ from trialrun.runner._early_stop import (
     settlement_for,
 )
 from trialrun.runner._inflight import fresh_inflight_dir, run_lock
+from trialrun.runner._infra_trials import configured_infra_trials
 from trialrun.runner._interrupt import on_interrupt
 from trialrun.runner._manifest import check_resumed_tasks, new_manifest, resumed_config
 from trialrun.runner._plan import TrialSpec, effective_k, plan, trials_first
@@ -281,6 +282,7 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
     scope = scope_of(config.early_stop, extra)
     baselines = baselines_folder(config.baselines, extra).resolve()
     settlement = settlement_for(scope, baselines, models, config.k, warnings, tasks)
+    infra_trials = configured_infra_trials()  # a bad value: one line, before any writing
 
     # the run folder
     if rundir is None or manifest is None:
@@ -322,6 +324,7 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
         models=model_objs,
         judge=judge_obj,
         keep_artifacts=config.keep_artifacts,
+        infra_trials=infra_trials,
     )
     # transcript names must not collide: ids `a/b` and `a-b` (models `x:a b`, `x:a-b`) share a slug
     task_slugs = unique_slugs([t.task_id for t in tasks])
@@ -352,6 +355,7 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
             agent_timeout_s=agent_timeout,
             address=_ray_address(config) if executor == "ray" else None,
             k_of={t.task_id: effective_k(t, config.k) for t in tasks},
+            infra_trials=infra_trials,
         )
         if executor == "ray":
             finished, interrupted = await execute_ray(

@@ -3,7 +3,8 @@
 With n = k trials planned, a pass^k task (judged, as everywhere, on solve^k) has
 C(c,k)/C(k,k): one unsolved trial makes it 0 whatever follows. A pass@k task's is
 1 - C(k-c,k)/C(k,k): one solved trial makes it 1. Infra errors and undetermined trials
-settle nothing (they are never counted as solved, nor as failed).
+settle nothing (they are never counted as solved, nor as unsolved; an infra error is a
+failed pass, which the comparison below counts).
 
 Against a baseline: when the run's model has a blessed baseline with an entry for the
 task, the verdict settling is not enough. The run is compared with that baseline after
@@ -47,24 +48,22 @@ def settles(metric: str, line: ResultLine) -> bool:
 class Tally:
     """One (task, model)'s trials so far, counted as the comparison counts them."""
 
-    finished: int = 0  # every line, infra errors too
+    finished: int = 0  # every line, infra errors too: the pass denominator
     passed: int = 0
-    n: int = 0
     solved: int = 0
-    solve_n: int = 0
+    solve_n: int = 0  # infra errors and undetermined left out
     verdict_settled: bool = False
 
     def add(self, line: ResultLine) -> None:
         self.finished += 1
+        self.passed += line.passed is True  # an infra error is a failed pass
         if line.is_infra:
             return
-        self.n += 1
-        self.passed += line.passed is True
         self.solved += line.solve is True
         self.solve_n += line.solve is not None
 
     def counts(self) -> Counts:
-        return Counts(self.passed, self.n, self.solved, self.solve_n)
+        return Counts(self.passed, self.finished, self.solved, self.solve_n)
 
 
 @dataclass(slots=True)

@@ -9,7 +9,8 @@ every other task's.
 
 The answer is monotone in each trial's outcome: one more solved (passed) trial in a task
 can only move the test away from "regression", one more unsolved (failed) one towards it,
-and a trial not counted (an infra error, undetermined for solve, not run) lies between.
+and a trial not counted (an infra error or undetermined for solve; not run) lies between.
+Every finished trial counts for pass (an infra error is a failed pass).
 So it is fixed when the two extremes agree: every unfinished trial succeeds, every one
 fails. That holds while every task with baseline trials has an after side already (a
 task's first counted trial can pull the pooled rates either way); until then nothing is

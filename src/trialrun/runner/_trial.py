@@ -4,6 +4,13 @@ An infrastructure error (the workspace could not be made, the provider unreachab
 retries) is pass = solve = None with error.kind "infra"; everything else is graded by
 `trialrun.graders.grade_trial`, the same path regrading takes. A task's `timeout_s` is a
 budget of answers, tool calls and agent work (`BudgetClock`), not of waiting on providers.
+
+A trial that ends in an infra error is run again, in a fresh workspace, up to
+`RunContext.infra_trials` times (`[retries] infra_trials`); only its last attempt is
+written. A line whose trial was run again says so: `attempts` (how many ran) and
+`retried_errors` (the earlier attempts' infra errors, one short message each, also in the
+transcript). Every executor (this process, worker processes, Ray) runs trials through
+`run_trial`, so each re-runs them alike.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ if TYPE_CHECKING:
 
 
 T = TypeVar("T")
+RETRIED_MESSAGE_CHARS = 200  # an earlier attempt's infra error, as `retried_errors` keeps it
 
 
 @dataclass(slots=True)
@@ -65,6 +73,9 @@ class RunContext:
     io_pool: ThreadPoolExecutor | None = None
     # each task's fresh workspace, captured once and written per trial; None = plain copy
     images: WorkspaceImages | None = None
+    # a trial ending in an infra error runs again up to this many times ([retries]
+    # infra_trials, read by the driver and handed to every worker)
+    infra_trials: int = 0
 
 
 def prepare_task(task: Task, k: int, task_slug: str, load_pack: Any) -> TaskPrep:
@@ -135,24 +146,54 @@ def _budgeted(limits: AgentLimits, model: Model | None) -> tuple[AgentLimits, Mo
     return replace(limits, within=clock.within, off_clock=clock.off_clock), metered
 
 
+@dataclass(slots=True)
+class _Attempt:
+    """What one attempt at a trial produced, before it is written."""
+
+    run: AgentRun
+    verdicts: list[Verdict] = field(default_factory=list)
+    error: dict[str, str] | None = None
+    passed: bool | None = None
+    solved: bool | None = None
+    safety: bool = False
+    latency: float = 0.0
+    first_tool_s: float | None = None
+    kept: str | None = None
+    changes: dict[str, list[str]] | None = None
+
+    @property
+    def is_infra(self) -> bool:
+        return self.error is not None and self.error.get("kind") == "infra"
+
+
+def _short(message: str) -> str:
+    text = " ".join(message.split())
+    if len(text) > RETRIED_MESSAGE_CHARS:
+        return text[: RETRIED_MESSAGE_CHARS - 1] + "…"
+    return text
+
+
 async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
-    """Run one trial to the end and return its results line (not yet written)."""
+    """Run one trial to the end and return its results line (not yet written); an
+    attempt ending in an infra error is run again, up to `ctx.infra_trials` times."""
+    retried: list[str] = []
+    attempt = await _attempt(spec, ctx)
+    while attempt.is_infra and len(retried) < ctx.infra_trials:
+        retried.append(_short(str((attempt.error or {}).get("message", ""))))
+        attempt = await _attempt(spec, ctx)
+    return _result_line(spec, ctx, attempt, retried)
+
+
+async def _attempt(spec: TrialSpec, ctx: RunContext) -> _Attempt:
+    """One attempt: a fresh workspace, the agent, the graders; the workspace is removed
+    (or kept, with `--keep-artifacts`) before it returns."""
     task: Task = spec.task
     prep = ctx.prep[task.task_id]
     model = ctx.models.get(spec.model)
     model_slug = ctx.model_slugs.get(spec.model) or slugify(spec.model)
     name = f"{prep.task_slug}-{spec.trial}"
-    run = AgentRun()
-    verdicts: list[Verdict] = []
-    error: dict[str, str] | None = None
-    passed: bool | None = None
-    solved: bool | None = None
-    safety = False
-    latency = 0.0
-    first_tool_s: float | None = None
+    out = _Attempt(run=AgentRun())
     ws = None
-    kept: str | None = None
-    changes: dict[str, list[str]] | None = None
     try:
         try:
             ws = await _off_loop(ctx, _new_workspace, ctx, task)
@@ -168,22 +209,23 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
         clock = FirstCallClock(toolbox)
         limits, agent_model = _budgeted(prep.limits, model)
         started = time.perf_counter()
+        run = out.run
         try:
-            run = await ctx.agent.run(task, ws.path, clock, agent_model, limits)
+            run = out.run = await ctx.agent.run(task, ws.path, clock, agent_model, limits)
         except InfraError as exc:
             run.infra_error = str(exc) or "infrastructure error"
         except Exception as exc:  # the agent's own crash: not passed
             run.failure = "agent_error"
             run.failure_message = f"{type(exc).__name__}: {exc}"
-        latency = time.perf_counter() - started
-        first_tool_s = clock.since(started)
+        out.latency = time.perf_counter() - started
+        out.first_tool_s = clock.since(started)
         if run.infra_error is not None:
             raise _Infra(run.infra_error)
         try:
             after = await _off_loop(ctx, ws.snapshot)
         except OSError as exc:
             raise _Infra(f"workspace snapshot: {exc}") from None
-        changes = diff_snapshots(before, after).as_dict()
+        out.changes = diff_snapshots(before, after).as_dict()
         view = TrialView(
             task_id=task.task_id,
             user_message=task.inputs.prompt,
@@ -203,23 +245,38 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
         if run.failure is not None:
             failure = (run.failure, run.failure_message or run.failure)
         grade = await grade_trial(task, view, failure=failure)
-        verdicts, passed, solved = grade.verdicts, grade.passed, grade.solve
-        error, safety = grade.error, grade.safety_violation
+        out.verdicts, out.passed, out.solved = grade.verdicts, grade.passed, grade.solve
+        out.error, out.safety = grade.error, grade.safety_violation
     except _Infra as exc:
-        error = {"kind": "infra", "message": str(exc)}
+        out.error = {"kind": "infra", "message": str(exc)}
     finally:
         if ws is not None:
             if ctx.keep_artifacts:
                 try:
-                    kept = _keep_workspace(ctx.rundir, ws.path, model_slug, name)
+                    out.kept = _keep_workspace(ctx.rundir, ws.path, model_slug, name)
                 except OSError:
                     ws.remove()
             elif ctx.io_pool is not None:
                 ctx.io_pool.submit(ws.remove)
             else:
                 ws.remove()
+    return out
 
-    verdict_dicts = [v.as_dict() for v in verdicts]
+
+def _result_line(
+    spec: TrialSpec, ctx: RunContext, attempt: _Attempt, retried: list[str]
+) -> ResultLine:
+    """The trial's results line from its last attempt; its transcript appended."""
+    task: Task = spec.task
+    prep = ctx.prep[task.task_id]
+    model_slug = ctx.model_slugs.get(spec.model) or slugify(spec.model)
+    run = attempt.run
+    verdict_dicts = [v.as_dict() for v in attempt.verdicts]
+    transcript_extra: dict[str, Any] = {}
+    if attempt.changes is not None:
+        transcript_extra["workspace_diff"] = attempt.changes
+    if retried:
+        transcript_extra["retried_errors"] = list(retried)
     transcript = Transcript(
         task_id=task.task_id,
         model=spec.model,
@@ -229,8 +286,8 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
         final_text=run.final_text,
         tool_results=[c.result for c in run.tool_calls],
         verdicts=verdict_dicts,
-        error=error,
-        extra={"workspace_diff": changes} if changes is not None else {},
+        error=attempt.error,
+        extra=transcript_extra,
     )
     rel, offset = ctx.rundir.append_transcript(model_slug, transcript)
     extra = {
@@ -240,28 +297,31 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
         "loop_fires": run.loop_fires,
         "user_message": task.inputs.prompt,
     }
-    if kept:
-        extra["workspace"] = kept
+    if attempt.kept:
+        extra["workspace"] = attempt.kept
+    if retried:
+        extra["attempts"] = len(retried) + 1
+        extra["retried_errors"] = list(retried)
     figures = trajectory_figures(run.tool_calls, run.final_text)
     return ResultLine(
         task_id=task.task_id,
         model=spec.model,
         trial=spec.trial,
-        passed=passed,
-        solve=solved,
+        passed=attempt.passed,
+        solve=attempt.solved,
         provider=spec.model.partition(":")[0],
-        error=error,
+        error=attempt.error,
         verdicts=verdict_dicts,
         tool_calls=[c.as_dict() for c in run.tool_calls],
         turns=run.turns,
         tokens=run.usage.as_dict(),
         cost_usd=run.cost_usd,
-        latency_s=round(latency, 6),
-        safety_violation=safety,
+        latency_s=round(attempt.latency, 6),
+        safety_violation=attempt.safety,
         transcript=rel,
         repeated_calls=figures["repeated_calls"],
         tool_errors=figures["tool_errors"],
         recovered=figures["recovered"],
-        time_to_first_tool_s=first_tool_s,
+        time_to_first_tool_s=attempt.first_tool_s,
         extra=extra,
     )

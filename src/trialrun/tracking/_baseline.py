@@ -71,6 +71,7 @@ def task_entry(record: TaskRecord) -> dict[str, Any]:
         "metric": record.metric,
         "k": record.k,
         "n": record.n,
+        "pass_n": record.pass_n,  # marks the counting rule: infra errors are failed passes
         "passed": record.passed,
         "solved": record.solved,
         "undetermined": record.undetermined,

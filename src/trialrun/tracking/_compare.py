@@ -40,7 +40,7 @@ from trialrun.tracking._task_test import dropped_p_value, regressed
 
 
 def _side(t: TaskCounts) -> Side:
-    return Side(t.n, t.passed, t.solved, t.solve_n, t.pass_k, t.solve_k)
+    return Side(t.pass_n, t.passed, t.solved, t.solve_n, t.pass_k, t.solve_k)
 
 
 def _task_delta(before: TaskCounts, after: TaskCounts, alpha: float) -> TaskDelta:
@@ -82,7 +82,7 @@ def suite_tests(
     """The stratified suite test on solve (undetermined left out) and on pass."""
     pairs = list(zip(before, after, strict=True))
     solve = [(b.solved, b.solve_n, a.solved, a.solve_n) for b, a in pairs]
-    passed = [(b.passed, b.n, a.passed, a.n) for b, a in pairs]
+    passed = [(b.passed, b.pass_n, a.passed, a.pass_n) for b, a in pairs]
     return [suite_test("solve", solve, alpha, method), suite_test("pass", passed, alpha, method)]
 
 

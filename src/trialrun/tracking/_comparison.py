@@ -18,7 +18,7 @@ DETECT_POWER = 0.80
 
 @dataclass(slots=True)
 class Side:
-    n: int
+    n: int  # counted for pass: every finished trial (infra errors are failed passes)
     passed: int
     solved: int
     solve_n: int

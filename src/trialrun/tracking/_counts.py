@@ -48,6 +48,7 @@ def counts_of_record(record: TaskRecord) -> TaskCounts:
         flaky=record.flaky,
         metrics=record.metrics(),
         k=record.k,
+        infra_errors=record.infra_errors,
     )
 
 

@@ -46,7 +46,7 @@ ALWAYS = "ALWAYS_PASSES"
 EPS = 1e-12
 # (TaskRecord figure, its name, how a task's counts are quoted when it is below)
 RATES: tuple[tuple[str, str, Callable[[TaskRecord], str]], ...] = (
-    ("pass_k", "pass^k", lambda r: f"passed {r.passed}/{r.n}"),
+    ("pass_k", "pass^k", lambda r: f"passed {r.passed}/{r.pass_n}"),
     ("solve_k", "solve^k", lambda r: f"solved {r.solved}/{r.solve_n}"),
     ("pass_at_k", "pass@k", lambda r: f"solved {r.solved}/{r.solve_n}"),
 )
@@ -215,7 +215,7 @@ def insufficient(ctx: GateContext) -> Outcome:
         described = [
             f"{r.task_id} ({r.infra_errors} infra, {r.undetermined} undetermined)" for r in noisy
         ]
-        out.notes.append("left out of the figures: " + _names(described))
+        out.notes.append("left out of the solve figures: " + _names(described))
     return out
 
 

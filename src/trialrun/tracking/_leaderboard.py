@@ -12,6 +12,7 @@ from typing import Any
 
 from trialrun.errors import UserError
 from trialrun.rundir import Baseline
+from trialrun.tracking._aggregate import counts_of_entry
 from trialrun.tracking._baseline import load_baseline
 from trialrun.tracking._scribe_baseline import parse_utc
 
@@ -49,6 +50,11 @@ def _meets(task: dict[str, Any], key: str) -> bool:
     return isinstance(value, (int, float)) and value >= 1 - 1e-12
 
 
+def _meets_pass_k(task: dict[str, Any]) -> bool:
+    """pass^k under today's rule (an older entry with infra errors is reread)."""
+    return _meets({"pass_k": counts_of_entry(task).pass_k}, "pass_k")
+
+
 def _day(date: Any) -> str | None:
     """The UTC day of a baseline's date (its first 10 characters when it does not parse)."""
     if not isinstance(date, str):
@@ -74,7 +80,7 @@ def row_from_baseline(baseline: Baseline, file: str = "") -> Row:
         provider=str(baseline.provider),
         k=baseline.k if baseline.k is not None else 0,
         tasks=total,
-        pass_k=sum(_meets(t, "pass_k") for t in tasks) / total if total else None,
+        pass_k=sum(_meets_pass_k(t) for t in tasks) / total if total else None,
         solve_k=sum(_meets(t, "solve_k") for t in tasks) / total if total else None,
         tiers=tiers,
         date=_day(baseline.date),

@@ -100,7 +100,7 @@ class TaskRecord:
     metric: str = "pass^k"
     k: int = 3
     gates: dict[str, bool] = field(default_factory=dict)
-    n: int = 0
+    n: int = 0  # trials with a result: infra errors left out (`pass_n` counts them)
     passed: int = 0
     solved: int = 0
     undetermined: int = 0
@@ -118,8 +118,18 @@ class TaskRecord:
         return max(self.n - self.undetermined, 0)
 
     @property
+    def pass_n(self) -> int:
+        """Trials counted for pass figures: every finished one (an infra error is a failed
+        pass)."""
+        return self.n + self.infra_errors
+
+    @property
     def insufficient(self) -> bool:
-        """No figure and no settled verdict (a task stopped early has a verdict, no figure)."""
+        """No figure and no settled verdict (a task stopped early has a verdict, no figure).
+
+        pass^k counts every finished trial, so once k trials finished only solve^k can
+        lack data: infra errors and undetermined verdicts make a task insufficient
+        through the solve denominator."""
         return (self.solve_k is None or self.pass_k is None) and self.settled_after is None
 
     @property

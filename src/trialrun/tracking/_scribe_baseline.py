@@ -135,6 +135,7 @@ def convert_scribe(data: dict[str, Any], path: Path | str) -> dict[str, Any]:
                 "metric": "pass^k",
                 "k": k,
                 "n": n,
+                "pass_n": n,  # Scribe's pass counts every run: a harness error failed it
                 "passed": passed,
                 "solved": solved,
                 "undetermined": 0,

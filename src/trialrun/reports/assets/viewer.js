@@ -315,7 +315,7 @@ async function taskPage(runId, row) {
     h("p", { class: "mute" }, t.model + " · suite " + t.suite + " · tier " + (t.tier || "—") + " · k = " + t.k),
     message ? h("p", {}, message) : null,
     h("div", { class: "cards" },
-      [["solve^k", pct(t.solve_k)], ["pass@k", pct(t.pass_at_k)], ["solved", t.solved + " / " + t.solve_n], ["pass^k (completed)", pct(t.pass_k), PASS_K_TITLE], ["completed", t.passed + " / " + t.n]]
+      [["solve^k", pct(t.solve_k)], ["pass@k", pct(t.pass_at_k)], ["solved", t.solved + " / " + t.solve_n], ["pass^k (completed)", pct(t.pass_k), PASS_K_TITLE], ["completed", t.passed + " / " + (t.pass_n ?? t.n)]]
         .map(([l, v, title]) => h("div", { class: "card", title: title || null }, h("div", { class: "v" }, v), h("div", { class: "l" }, l)))),
     h("div", { class: "plot", html: t.svg }),
     h("h2", {}, "Trials"),
