@@ -5,7 +5,7 @@ from __future__ import annotations
 from trialrun.reports._format import DASH, md_cell, pct
 from trialrun.tracking import TIERS, Leaderboard
 
-COLUMNS = ("Model", "Provider", "k", "Tasks", "pass^k", "solve^k", *TIERS, "Date (UTC)", "Commit")
+COLUMNS = ("Model", "Provider", "k", "Tasks", "solve^k", "pass^k (completed)", *TIERS, "Date (UTC)", "Commit")
 
 
 def leaderboard_markdown(board: Leaderboard) -> str:
@@ -17,11 +17,15 @@ def leaderboard_markdown(board: Leaderboard) -> str:
             r.provider,
             str(r.k),
             str(r.tasks),
-            pct(r.pass_k),
             pct(r.solve_k),
+            pct(r.pass_k),
             *(f"{r.tiers[t][0]}/{r.tiers[t][1]}" if r.tiers[t][1] else DASH for t in TIERS),
             r.date or DASH,
             (r.commit or DASH)[:7],
         ]
         lines.append("| " + " | ".join(md_cell(c) for c in cells) + " |")
+    lines.append(
+        "\nsolve^k: every trial got the right outcome; pass^k (completed): every trial finished "
+        "without a harness error or timeout."
+    )
     return "\n".join(lines) + "\n"

@@ -51,7 +51,7 @@ def model_grid(summary: Summary) -> tuple[list[str], list[list[str]], list[list[
 
     footer = [
         ["solve^k", *rate("solve_k_rate", "solve_k")],
-        ["pass^k", *rate("pass_k_rate", "pass_k")],
+        ["pass^k (completed)", *rate("pass_k_rate", "pass_k")],
         ["mean turns", *(fixed(v, 1) for v in figure("mean_turns"))],
         ["total cost", *map(money, figure("cost_usd"))],
     ]
