@@ -57,8 +57,11 @@ def test_jail_flags() -> None:
     closed = jail_argv(["sh", "-c", "true"], "/w")
     assert closed[-4:] == ["--", "sh", "-c", "true"]
     flags = " ".join(closed[1:-4])
+    assert "--ro-bind / /" not in flags and "/etc/shadow" not in flags
     for part in (
-        "--ro-bind / /",
+        "--ro-bind /usr /usr",
+        "--tmpfs /run",
+        "--remount-ro /",
         "--dev /dev",
         "--proc /proc",
         "--tmpfs /tmp",
@@ -136,13 +139,13 @@ def test_pythons_own_folders_under_tmp_are_seen_in_the_jail(
 ) -> None:
     """A checkout or venv under /tmp (an editable install, a CI clone) is on this Python's
     import path; the jail's private /tmp must not hide it from `python -m …` inside."""
-    from trialrun.sandbox import _jail
+    from trialrun.sandbox import _jail, _jail_view
 
     lib = tmp_path / "lib"
     lib.mkdir()
     (lib / "jailcheck_mod.py").write_text("VALUE = 42\n")
     monkeypatch.syspath_prepend(str(lib))
-    _jail._python_under_tmp.cache_clear()
+    _jail_view.installations.cache_clear()
     work = tmp_path / "ws"
     work.mkdir()
     code = "import jailcheck_mod; print(jailcheck_mod.VALUE)"
@@ -152,7 +155,7 @@ def test_pythons_own_folders_under_tmp_are_seen_in_the_jail(
             [sys.executable, "-c", code], str(work), 60, jail=jail,
             env={**os.environ, "PYTHONPATH": str(lib)}))
     finally:
-        _jail._python_under_tmp.cache_clear()
+        _jail_view.installations.cache_clear()
     assert f"--ro-bind {os.path.realpath(lib)} {os.path.realpath(lib)}" in flags
     assert flags.index("--tmpfs /tmp") < flags.index(f"--ro-bind {os.path.realpath(lib)}")
     assert (out.exit_code, out.stdout.strip()) == (0, b"42"), out.stderr
