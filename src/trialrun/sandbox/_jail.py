@@ -14,6 +14,10 @@ Two layers, both on every call:
   folders, a few /etc files, this Python and Node), private /tmp, /run and /dev/shm, and
   the workspace the only writable path.
 
+Without the jail the command is started through `_guard`, which takes its process group
+(and every marked process) down when the caller dies, even by SIGKILL; in the jail,
+`--die-with-parent` does the same.
+
 Output goes to temporary files, never to pipes the caller waits on: a background child
 that keeps stdout open can't hang the caller, and the verdict is the command's own exit.
 """
@@ -29,10 +33,12 @@ import secrets
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO
 
 import psutil
@@ -91,6 +97,12 @@ def _jail_flags(workspace: str, *, network: bool) -> list[str]:
 def jail_argv(argv: Sequence[str], workspace: str, *, network: bool = False) -> list[str]:
     """`argv` wrapped in the bwrap jail, with `workspace` its only writable path."""
     return [shutil.which("bwrap") or "bwrap", *_jail_flags(workspace, network=network), "--", *argv]
+
+
+def guarded_argv(argv: Sequence[str], token: str) -> list[str]:
+    """`argv` started through `_guard`: it and its process group die with this process."""
+    guard = [sys.executable, "-I", "-S", str(Path(__file__).with_name("_guard.py"))]
+    return [*guard, str(os.getpid()), token, "--", *argv]
 
 
 def _check_program(program: str, cwd: str, path: str | None) -> None:
@@ -202,6 +214,8 @@ async def run_contained(
     jailed = available if jail is None else jail
     if jailed:
         argv = jail_argv(argv, os.path.realpath(cwd), network=network)
+    else:
+        argv = guarded_argv(argv, token)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = await asyncio.create_subprocess_exec(
             *argv,
