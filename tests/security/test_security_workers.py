@@ -104,8 +104,8 @@ def test_a_worker_that_never_starts_is_one_line_and_infra_errors(tmp_path: Path)
     assert len(said) == 2  # one line per worker slot given up
     lines = _results(tmp_path)
     assert len(lines) == 8
-    assert all(line.passed is None and line.error and line.error.kind == "infra" for line in lines)
-    assert all("while starting" in line.error.message for line in lines)
+    assert all(line.passed is None and line.error["kind"] == "infra" for line in lines)
+    assert all("while starting" in line.error["message"] for line in lines), lines[0].error
 
 
 def _survivors(arg: str) -> list[psutil.Process]:
