@@ -9,11 +9,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import signal
 import sys
 from pathlib import Path
 
 import psutil
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trialrun.errors import InfraError
 from trialrun.sandbox import jail_available, run_contained
@@ -159,3 +162,26 @@ def test_pythons_own_folders_under_tmp_are_seen_in_the_jail(
     assert f"--ro-bind {os.path.realpath(lib)} {os.path.realpath(lib)}" in flags
     assert flags.index("--tmpfs /tmp") < flags.index(f"--ro-bind {os.path.realpath(lib)}")
     assert (out.exit_code, out.stdout.strip()) == (0, b"42"), out.stderr
+
+
+@settings(max_examples=15, deadline=None)
+@given(code=st.integers(0, 255))
+def test_the_command_s_own_exit_code_comes_back(code: int) -> None:
+    """Through the guard (no jail) and bwrap: the status is the command's own."""
+    work = os.path.realpath(".")
+    for jail in ([False, True] if jail_available() else [False]):
+        out = asyncio.run(run_contained(f"exit {code}", work, 30, jail=jail))
+        assert out.exit_code == code
+
+
+def test_a_command_killed_by_a_signal_reports_that_signal(tmp_path: Path) -> None:
+    out = asyncio.run(run_contained("kill -USR1 $$", str(tmp_path), 30, jail=False))
+    assert out.exit_code == -signal.SIGUSR1
+
+
+def test_the_guard_leaves_sigpipe_at_its_default(tmp_path: Path) -> None:
+    """Python ignores SIGPIPE; a program started by the guard must not inherit that."""
+    show = "grep SigIgn /proc/self/status"
+    out = asyncio.run(run_contained(show, str(tmp_path), 30, jail=False))
+    ignored = int(out.stdout.split()[-1], 16)
+    assert ignored & (1 << (signal.SIGPIPE - 1)) == 0, out.stdout
