@@ -67,6 +67,8 @@ def _end_as(status: int) -> None:
 
 def main(args: list[str]) -> None:
     parent, token, argv = int(args[0]), args[1], args[3:]
+    if os.getpgrp() != os.getpid():  # started outside a session of its own: never the caller's
+        os.setpgid(0, 0)
     signal.signal(DEATH_SIGNAL, lambda *_: _kill_everything(token))
     with contextlib.suppress(Exception):  # not Linux: the marker sweep still runs
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, DEATH_SIGNAL)
