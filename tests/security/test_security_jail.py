@@ -9,6 +9,7 @@ Skipped where bwrap does not work.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import os
 import secrets
@@ -118,7 +119,7 @@ def test_nothing_of_root_or_home_beyond_the_python_is_visible(workspace: Path) -
     lines = output.strip().splitlines()
     assert code_ == 0 and lines[:2] == ["False", "[]"], output
     python_home = os.path.realpath(sys.base_prefix)
-    seen_in_root = eval(lines[2])  # noqa: S307 (our own repr of a list of names)
+    seen_in_root = ast.literal_eval(lines[2])
     for name in seen_in_root:  # only the ancestors of the running Python
         assert python_home.startswith(f"/root/{name}/"), (name, output)
 
