@@ -9,11 +9,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import signal
 import sys
 from pathlib import Path
 
 import psutil
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trialrun.errors import InfraError
 from trialrun.sandbox import jail_available, run_contained
@@ -57,8 +60,11 @@ def test_jail_flags() -> None:
     closed = jail_argv(["sh", "-c", "true"], "/w")
     assert closed[-4:] == ["--", "sh", "-c", "true"]
     flags = " ".join(closed[1:-4])
+    assert "--ro-bind / /" not in flags and "/etc/shadow" not in flags
     for part in (
-        "--ro-bind / /",
+        "--ro-bind /usr /usr",
+        "--tmpfs /run",
+        "--remount-ro /",
         "--dev /dev",
         "--proc /proc",
         "--tmpfs /tmp",
@@ -136,13 +142,13 @@ def test_pythons_own_folders_under_tmp_are_seen_in_the_jail(
 ) -> None:
     """A checkout or venv under /tmp (an editable install, a CI clone) is on this Python's
     import path; the jail's private /tmp must not hide it from `python -m …` inside."""
-    from trialrun.sandbox import _jail
+    from trialrun.sandbox import _jail, _jail_view
 
     lib = tmp_path / "lib"
     lib.mkdir()
     (lib / "jailcheck_mod.py").write_text("VALUE = 42\n")
     monkeypatch.syspath_prepend(str(lib))
-    _jail._python_under_tmp.cache_clear()
+    _jail_view.installations.cache_clear()
     work = tmp_path / "ws"
     work.mkdir()
     code = "import jailcheck_mod; print(jailcheck_mod.VALUE)"
@@ -152,7 +158,30 @@ def test_pythons_own_folders_under_tmp_are_seen_in_the_jail(
             [sys.executable, "-c", code], str(work), 60, jail=jail,
             env={**os.environ, "PYTHONPATH": str(lib)}))
     finally:
-        _jail._python_under_tmp.cache_clear()
+        _jail_view.installations.cache_clear()
     assert f"--ro-bind {os.path.realpath(lib)} {os.path.realpath(lib)}" in flags
     assert flags.index("--tmpfs /tmp") < flags.index(f"--ro-bind {os.path.realpath(lib)}")
     assert (out.exit_code, out.stdout.strip()) == (0, b"42"), out.stderr
+
+
+@settings(max_examples=15, deadline=None)
+@given(code=st.integers(0, 255))
+def test_the_command_s_own_exit_code_comes_back(code: int) -> None:
+    """Through the guard (no jail) and bwrap: the status is the command's own."""
+    work = os.path.realpath(".")
+    for jail in ([False, True] if jail_available() else [False]):
+        out = asyncio.run(run_contained(f"exit {code}", work, 30, jail=jail))
+        assert out.exit_code == code
+
+
+def test_a_command_killed_by_a_signal_reports_that_signal(tmp_path: Path) -> None:
+    out = asyncio.run(run_contained("kill -USR1 $$", str(tmp_path), 30, jail=False))
+    assert out.exit_code == -signal.SIGUSR1
+
+
+def test_the_guard_leaves_sigpipe_at_its_default(tmp_path: Path) -> None:
+    """Python ignores SIGPIPE; a program started by the guard must not inherit that."""
+    show = "grep SigIgn /proc/self/status"
+    out = asyncio.run(run_contained(show, str(tmp_path), 30, jail=False))
+    ignored = int(out.stdout.split()[-1], 16)
+    assert ignored & (1 << (signal.SIGPIPE - 1)) == 0, out.stdout

@@ -1,11 +1,12 @@
 """The `command` grader: run a command in the workspace; pass on the expected exit code.
 
 Runs through `trialrun.sandbox.run_contained` (other trials keep going): in the bwrap jail
-when it works here (no network, the root read-only, the workspace the only writable
-path), and always with the marker sweep, so nothing it starts survives it and a
-background child can't hang it. The verdict is the command's own exit code. Output tails
-are kept in details. Per-trial options in `TrialView.extra`: `jail` (None = bwrap when
-available, True = required, False = never) and `network` (default False).
+when it works here (no network, only the host paths a command needs, read-only, private
+/tmp and /run, the workspace the only writable path), and always with the marker sweep,
+so nothing it starts survives it and a background child can't hang it. The verdict is
+the command's own exit code. Output tails are kept in details. Per-trial options in
+`TrialView.extra`: `jail` (None = bwrap when available, True = required, False = never)
+and `network` (default False).
 """
 
 from __future__ import annotations

@@ -42,7 +42,12 @@ if TYPE_CHECKING:
 MAX_PROCESSES = 256
 RETRIES = 1  # a trial whose worker died is run once more, then it is an infra error
 RESTARTS_PER_WORKER = 3  # a worker slot that keeps dying stops being refilled
+START_TRIES = 3  # a worker that dies while starting is started again, twice, then given up
 STOP_WAIT_S = 10.0  # a stopped worker that has not exited by then is killed
+
+
+class _DiedStarting(Exception):
+    """The worker process exited before it was ready (no traceback: a line of the run)."""
 
 
 def check_processes(value: object, where: str) -> int | None:
@@ -107,7 +112,9 @@ async def _start(slot: _Slot, setup: WorkerSetup) -> None:
     reply = await read_frame(slot.reader)
     if reply is None:
         code = await _exit_code(slot)
-        raise RuntimeError(f"worker process {slot.number} exited while starting (exit {code})")
+        slot.writer.close()
+        slot.writer = slot.reader = None
+        raise _DiedStarting(f"worker process {slot.number} exited while starting (exit {code})")
     if reply[0] == "error":
         raise UserError(reply[1])
     if reply[0] == "crash":
@@ -144,9 +151,10 @@ async def execute_processes(
     hooks: RunHooks,
     handle_sigint: bool,
     settlement: Settlement,
+    warnings: list[str] | None = None,
 ) -> tuple[int, bool]:
     """Run `specs` on `processes` worker processes, write each trial as it comes back:
-    (trials run, interrupted)."""
+    (trials run, interrupted). A worker slot that cannot start is one line in `warnings`."""
     processes = max(1, min(processes, in_flight, len(specs)))
     shares = [in_flight // processes + (i < in_flight % processes) for i in range(processes)]
     tasks = {spec.task.task_id: spec.task for spec in specs}
@@ -170,6 +178,7 @@ async def execute_processes(
     finished = 0
     stop = False
     loop = asyncio.get_running_loop()
+    given_up: list[str] = []  # why each worker slot that never started was given up
 
     def hand_out(slot: _Slot, n: int) -> None:
         batch: list[tuple[str, str, int]] = []
@@ -199,11 +208,26 @@ async def execute_processes(
                 queue.appendleft(spec)
         slot.pending.clear()
 
+    async def start(slot: _Slot) -> bool:
+        """Start the slot's worker, again if it dies while starting; False: given up."""
+        for _ in range(START_TRIES):
+            try:
+                await _start(slot, setup_of[slot.number])
+                return True
+            except _DiedStarting as exc:
+                why = str(exc)
+        why = f"{why}, {START_TRIES} times in a row; this worker slot is given up"
+        given_up.append(why)
+        if warnings is not None:
+            warnings.append(why)
+        return False
+
     async def drive(slot: _Slot) -> None:
         nonlocal finished
         share = setup_of[slot.number].in_flight
         while not stop and (queue or slot.pending):
-            await _start(slot, setup_of[slot.number])
+            if not await start(slot):
+                return
             hand_out(slot, share)
             assert slot.reader is not None
             while slot.pending:
@@ -249,9 +273,12 @@ async def execute_processes(
                 with contextlib.suppress(Exception):
                     await _close(slot)
     if queue and not stop:  # every worker slot died too often: the rest cannot run
+        why = "no worker process left to run this trial"
+        if given_up:
+            why += f" ({given_up[-1].split(';')[0]})"
         while queue:
             spec = queue.popleft()
-            line, transcript = infra_line(spec, ctx, "no worker process left to run this trial")
+            line, transcript = infra_line(spec, ctx, why)
             write_finished(ctx, spec, line, transcript, settlement, hooks)
             finished += 1
     return finished, stop

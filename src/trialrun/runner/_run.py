@@ -363,7 +363,8 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
             )
         elif processes > 1 and workers_n > 1 and len(specs) > 1:
             finished, interrupted = await execute_processes(
-                specs, ctx, job, processes, workers_n, hooks, config.handle_sigint, settlement
+                specs, ctx, job, processes, workers_n, hooks, config.handle_sigint, settlement,
+                warnings,
             )
         else:
             finished, interrupted = await _execute(

@@ -8,11 +8,15 @@ Two layers, both on every call:
   SIGTERM, then SIGKILL after a short grace. A process started with a cleared
   environment (`env -i …`) is found only while it descends from the running command.
 - **The bwrap jail** (when `bwrap` works here, unless TRIALRUN_JAIL=off): a new pid
-  namespace that dies with the command (`--unshare-pid --die-with-parent`), no network
-  unless allowed (`--unshare-net`), the root read-only, a private /tmp, and the
-  workspace the only writable path (so programs and files under the host's /tmp, other
-  than the workspace and this Python's own folders — a venv or checkout under /tmp,
-  bound back read-only — are not visible inside).
+  and IPC namespace that dies with the command (`--unshare-pid --die-with-parent`), no
+  network unless allowed (`--unshare-net`, which also hides the host's abstract UNIX
+  sockets), only the host paths a command needs, read-only (`_jail_view`: system
+  folders, a few /etc files, this Python and Node), private /tmp, /run and /dev/shm, and
+  the workspace the only writable path.
+
+Without the jail the command is started through `_guard`, which takes its process group
+(and every marked process) down when the caller dies, even by SIGKILL; in the jail,
+`--die-with-parent` does the same.
 
 Output goes to temporary files, never to pipes the caller waits on: a background child
 that keeps stdout open can't hang the caller, and the verdict is the command's own exit.
@@ -34,11 +38,13 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO
 
 import psutil
 
 from trialrun.errors import InfraError
+from trialrun.sandbox._jail_view import view_flags
 
 JAIL_ENV = "TRIALRUN_JAIL"  # "off": never use bwrap (the marker sweep still runs)
 MARK_ENV = "TRIALRUN_SWEEP_TOKEN"
@@ -77,26 +83,13 @@ def _bwrap_works() -> bool:
         return False
 
 
-@functools.cache
-def _python_under_tmp() -> tuple[str, ...]:
-    """This Python's own folders (its prefix, its import path: a venv or an editable
-    checkout) that live under /tmp, which the jail's private /tmp would hide: they are
-    bound back read-only, so `python -m pytest` in a jail imports what it does outside."""
-    tmp = os.path.realpath("/tmp") + os.sep
-    found = {os.path.realpath(p) for p in (sys.prefix, sys.exec_prefix, *sys.path) if p}
-    inside = sorted(p for p in found if p.startswith(tmp) and os.path.isdir(p))
-    # a folder already inside another one kept is covered by it
-    return tuple(p for p in inside if not any(p.startswith(q + os.sep) for q in inside))
-
-
 def _jail_flags(workspace: str, *, network: bool) -> list[str]:
-    flags = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    for folder in _python_under_tmp():
-        flags += ["--ro-bind", folder, folder]
+    flags = view_flags()
     if workspace != "/":
         flags += ["--bind", workspace, workspace, "--chdir", workspace]
-    flags += ["--unshare-pid", "--die-with-parent"]
-    if not network:
+    flags += ["--remount-ro", "/"]  # the jail's own root: no scratch space outside the workspace
+    flags += ["--unshare-pid", "--unshare-ipc", "--die-with-parent"]
+    if not network:  # also the only way to hide the host's abstract UNIX sockets
         flags.append("--unshare-net")
     return flags
 
@@ -104,6 +97,12 @@ def _jail_flags(workspace: str, *, network: bool) -> list[str]:
 def jail_argv(argv: Sequence[str], workspace: str, *, network: bool = False) -> list[str]:
     """`argv` wrapped in the bwrap jail, with `workspace` its only writable path."""
     return [shutil.which("bwrap") or "bwrap", *_jail_flags(workspace, network=network), "--", *argv]
+
+
+def guarded_argv(argv: Sequence[str], token: str) -> list[str]:
+    """`argv` started through `_guard`: it and its process group die with this process."""
+    guard = [sys.executable, "-I", "-S", str(Path(__file__).with_name("_guard.py"))]
+    return [*guard, str(os.getpid()), token, "--", *argv]
 
 
 def _check_program(program: str, cwd: str, path: str | None) -> None:
@@ -215,6 +214,8 @@ async def run_contained(
     jailed = available if jail is None else jail
     if jailed:
         argv = jail_argv(argv, os.path.realpath(cwd), network=network)
+    else:
+        argv = guarded_argv(argv, token)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = await asyncio.create_subprocess_exec(
             *argv,
