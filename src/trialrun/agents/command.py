@@ -72,10 +72,13 @@ def run_from_traffic(log: ProxyLog, final_text: str, prompt: str) -> AgentRun:
     """An AgentRun from the recorded exchanges: turns, usage, cost, tool calls, transcript."""
     run = AgentRun(final_text=final_text)
     results: dict[str, Any] = {}
+    failed: set[str] = set()  # results the agent's API marked as errors (is_error)
     for exchange in log.exchanges:
         for message in exchange.messages:
             if message.get("role") == "tool" and message.get("tool_call_id"):
                 results[str(message["tool_call_id"])] = message.get("content")
+                if message.get("is_error") is True:
+                    failed.add(str(message["tool_call_id"]))
     seen: set[str] = set()
     cost: float | None = None
     for exchange in log.exchanges:
@@ -105,7 +108,7 @@ def run_from_traffic(log: ProxyLog, final_text: str, prompt: str) -> AgentRun:
                 ToolCallRecord(
                     name=str(function.get("name", "")),
                     arguments=_parse_args(function.get("arguments")),
-                    ok=result is None or not _tool_failed(result),
+                    ok=call_id not in failed and (result is None or not _tool_failed(result)),
                     result="" if result is None else str(result),
                 )
             )
