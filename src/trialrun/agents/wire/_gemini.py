@@ -63,7 +63,7 @@ def match(target: Target) -> Endpoint | None:
         return Endpoint(
             "complete", stream=stream, model=model, sse=target.query.get("alt") == "sse"
         )
-    if target.method == "GET" and re.match(r"^/(?:v1|v1beta|v1alpha)/models/?$", target.path):
+    if target.method == "GET" and re.match(r"^/(?:v1beta|v1alpha)/models/?$", target.path):
         return Endpoint("models")
     return None
 
