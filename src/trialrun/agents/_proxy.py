@@ -25,6 +25,7 @@ from trialrun.agents.wire import (
     Target,
     WireRequest,
     api_for_unknown,
+    arguments_object,
     resolve,
     sse_body,
 )
@@ -84,7 +85,8 @@ class RecordingProxy:
         self.log = ProxyLog()
         self._server: asyncio.base_events.Server | None = None
         self._model_name = f"{model.provider}:{model.model_id}" if model is not None else "none"
-        self._call_ids: set[str] = set()
+        self._call_ids: set[str] = set()  # every tool call id given to the agent
+        self._issued: dict[str, list[str]] = {}  # (name, arguments) → ids given, in order
 
     @property
     def url(self) -> str:
@@ -194,6 +196,7 @@ class RecordingProxy:
     async def _complete(self, api: str, request: WireRequest) -> tuple[int, Completion | None, str]:
         """Ask the model and record the exchange: (status, completion or None, error)."""
         messages, tools = request.messages, request.tools
+        self._restore_ids(messages)
         started = time.perf_counter()
         if self.model is None:
             message = "trialrun runs this agent without --model; pass --model to use the proxy"
@@ -233,6 +236,34 @@ class RecordingProxy:
             if not call.id or call.id in self._call_ids:
                 call.id = f"call_{uuid.uuid4().hex[:16]}"
             self._call_ids.add(call.id)
+            self._issued.setdefault(_call_key(call.name, call.arguments), []).append(call.id)
+
+    def _restore_ids(self, messages: list[Message]) -> None:
+        """Put back the ids this proxy gave the calls in the agent's history when its API
+        dropped them (a Gemini client may send a functionCall without its id): the call
+        with the same name and arguments, oldest first; its results follow the new id."""
+        renamed: dict[str, str] = {}
+        taken: set[str] = set()
+        for message in messages:
+            calls = message.get("tool_calls") if message.get("role") == "assistant" else None
+            for call in calls or []:
+                old = call.get("id")
+                if old in self._call_ids:
+                    taken.add(old)
+                    continue
+                function = call.get("function") or {}
+                key = _call_key(function.get("name"), arguments_object(function.get("arguments")))
+                new = next((i for i in self._issued.get(key, []) if i not in taken), None)
+                if new is not None:
+                    taken.add(new)
+                    renamed[str(old)] = new
+                    call["id"] = new
+            if message.get("role") == "tool" and message.get("tool_call_id") in renamed:
+                message["tool_call_id"] = renamed[message["tool_call_id"]]
+
+
+def _call_key(name: Any, arguments: Any) -> str:
+    return json.dumps([name, arguments], sort_keys=True, default=str)
 
 
 async def _read_chunked(reader: asyncio.StreamReader) -> bytes:

@@ -18,6 +18,7 @@ from trialrun.agents.wire._types import (
     WireApi,
     WireError,
     WireRequest,
+    arguments_object,
     sse_body,
 )
 
@@ -63,6 +64,7 @@ __all__ = [
     "WireError",
     "WireRequest",
     "api_for_unknown",
+    "arguments_object",
     "resolve",
     "sse_body",
     "wire_api",
