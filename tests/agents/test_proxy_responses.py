@@ -136,6 +136,41 @@ def test_unknown_endpoint_and_malformed_request_get_openai_errors(tmp_path):
     assert proxy.log.exchanges == []
 
 
+def test_codex_tool_kinds_are_offered_as_functions_and_custom_calls_answered_as_such():
+    body = {
+        "input": "go",
+        "tools": [
+            {"type": "function", "name": "exec_command", "parameters": {"type": "object"}},
+            {
+                "type": "namespace",
+                "name": "agents",
+                "tools": [{"type": "function", "name": "spawn"}],
+            },
+            {"type": "custom", "name": "apply_patch", "format": {"type": "grammar"}},
+            {"type": "web_search"},
+        ],
+    }
+    request = RESPONSES.parse(body)
+    assert [t["function"]["name"] for t in request.tools] == [
+        "exec_command",
+        "spawn",
+        "apply_patch",
+    ]
+    patch = "*** Begin Patch\n*** End Patch"
+    completion = Completion(None, [ToolCall("c1", "apply_patch", {"input": patch}, None, None)])
+    (item,) = RESPONSES.reply(completion, request)["output"]
+    assert (item["type"], item["call_id"], item["input"]) == ("custom_tool_call", "c1", patch)
+    history = {
+        "input": [
+            {"type": "custom_tool_call", "call_id": "c1", "name": "apply_patch", "input": patch},
+            {"type": "custom_tool_call_output", "call_id": "c1", "output": "ok"},
+        ]
+    }
+    call, result = RESPONSES.parse(history).messages
+    assert json.loads(call["tool_calls"][0]["function"]["arguments"]) == {"input": patch}
+    assert result == {"role": "tool", "tool_call_id": "c1", "content": "ok"}
+
+
 # -- translation round trips -------------------------------------------------------------
 
 _text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)

@@ -5,7 +5,9 @@ system messages; user and assistant messages keep their text parts' text; a
 `function_call` joins the assistant message before it (or starts one) as a tool call with
 its `call_id`; a `function_call_output` is a tool message. `custom` tools (free-text
 input, e.g. Codex's apply_patch) are offered to the model as functions taking
-`{"input": "…"}` and answered as `custom_tool_call`s. Reasoning items are skipped.
+`{"input": "…"}` and answered as `custom_tool_call`s; a `namespace`'s functions are
+offered by their own names; hosted tools (web_search) are not offered. Reasoning items
+are skipped (the model behind never made them).
 
 A streamed answer is the `response.*` events Codex reads: created, in_progress, per
 output item added / deltas / done, and `response.completed` with the usage.
@@ -130,6 +132,10 @@ def _tools(raw: Any) -> tuple[list[ToolSpec], list[str]]:
                     tool.get("name"), tool.get("description"), tool.get("parameters"), f"tools[{i}]"
                 )
             )
+        elif kind == "namespace":  # a group of functions (Codex's sub-agent tools)
+            inner, inner_custom = _tools(tool.get("tools"))
+            tools += inner
+            custom += inner_custom
         elif kind == "custom":
             tools.append(
                 function_tool(
