@@ -9,10 +9,12 @@ asks for it (`jail` in the ToolContext's extra, or `CommandAgent(jail=True)`); t
 keeps the network, since the recording proxy listens on the host's loopback. Its stdout
 is the final answer; a non-zero exit is the agent's failure ("agent_error").
 
-A recording OpenAI-compatible proxy for the run's `--model` is started for each trial;
-its URL is in OPENAI_BASE_URL and TRIALRUN_PROXY_URL (OPENAI_API_KEY=trialrun). The
+A recording proxy for the run's `--model` is started for each trial (it speaks Chat
+Completions, Responses, Anthropic Messages and Gemini: `trialrun.agents.wire`); its
+OpenAI URL is in OPENAI_BASE_URL and TRIALRUN_PROXY_URL (OPENAI_API_KEY=trialrun). The
 model calls and tool calls read from that traffic go into the trial like the built-in
-agent's: turns, tokens, cost, and tool calls the graders check.
+agent's: turns, tokens, cost, and tool calls the graders check (a result the agent's API
+marked as an error, `is_error` on the tool message, is a failed call).
 """
 
 from __future__ import annotations
