@@ -4,6 +4,8 @@ bodies are read, and a request no API serves is told what is served."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import httpx
 import pytest
 from wire_support import behind_proxy
@@ -95,3 +97,25 @@ def test_an_unknown_endpoint_is_told_what_is_served_in_its_apis_shape(
     for served in ("/v1/chat/completions", "/v1/responses", "/v1/messages", ":generateContent"):
         assert served in text
     assert proxy.log.exchanges == []
+
+
+def test_a_proxy_failure_is_infra_and_answered_at_once(tmp_path, monkeypatch):
+    """Fault injection: the Anthropic answer cannot be rendered."""
+    from trialrun.agents import _proxy
+    from trialrun.agents.wire import wire_api
+
+    def broken(completion, request):
+        raise RuntimeError("cannot render")
+
+    anthropic = dataclasses.replace(wire_api("anthropic"), reply=broken)
+    real = _proxy.resolve
+    monkeypatch.setattr(_proxy, "resolve", lambda t: (anthropic, real(t)[1]))
+    path, body, _ = REQUESTS["anthropic"]
+
+    async def ask(proxy):
+        async with httpx.AsyncClient(base_url=proxy.root_url) as http:
+            return await http.post(path, json=body)
+
+    answer, proxy = behind_proxy(tmp_path, [{"content": "x"}], ask)
+    assert answer.status_code == 500 and answer.json()["error"]["type"] == "api_error"
+    assert "RuntimeError: cannot render" in proxy.log.infra_error

@@ -136,6 +136,8 @@ class RecordingProxy:
                     headers[name.strip().lower()] = value.strip()
                 path, _, query = target.partition("?")
                 request = Target(method, path, dict(parse_qsl(query)), headers)
+                if headers.get("expect", "").lower() == "100-continue":
+                    writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
                 if "chunked" in headers.get("transfer-encoding", "").lower():
                     body = await _read_chunked(reader)
                 else:
@@ -156,6 +158,16 @@ class RecordingProxy:
                 writer.close()
 
     async def _route(self, writer: asyncio.StreamWriter, target: Target, body: bytes) -> None:
+        try:
+            await self._answer(writer, target, body)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            raise
+        except Exception as exc:  # a proxy bug is infra, and the agent hears of it at once
+            text = f"trialrun's recording proxy failed: {type(exc).__name__}: {exc}"
+            self.log.infra_error = redact(text)
+            await _send(writer, 500, api_for_unknown(target).error(500, self.log.infra_error))
+
+    async def _answer(self, writer: asyncio.StreamWriter, target: Target, body: bytes) -> None:
         found = resolve(target)
         if found is None:
             api = api_for_unknown(target)
