@@ -5,6 +5,4 @@ from trialrun.agents._types import Agent, AgentLimits, AgentRun
 from trialrun.agents.factory import make_agent
 from trialrun.agents.loop import ToolLoopAgent
 
-__all__ = [
-    "Agent", "AgentLimits", "AgentRun", "ToolLoopAgent", "conversation_text", "make_agent"
-]
+__all__ = ["Agent", "AgentLimits", "AgentRun", "ToolLoopAgent", "conversation_text", "make_agent"]

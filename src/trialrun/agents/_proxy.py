@@ -1,9 +1,12 @@
-"""A recording OpenAI-compatible proxy on 127.0.0.1 for command-line agents.
+"""A recording model proxy on 127.0.0.1 for command-line agents.
 
-`POST /v1/chat/completions` (also without `/v1`) is answered by the run's Model (so a
-command agent can use `local`, `scripted` or any provider) and every exchange is
-recorded; `GET /v1/models` lists the one model. `stream: true` is answered as one SSE
-chunk plus `[DONE]`. A tiny asyncio HTTP/1.1 server: no web framework needed at run time.
+It speaks four wire APIs (`trialrun.agents.wire`): OpenAI Chat Completions, OpenAI
+Responses, Anthropic Messages and Gemini, each with and without streaming. Every model
+request is answered by the run's Model (so an agent can use `local`, `scripted` or any
+provider) and recorded as an `Exchange` in trialrun's own messages, the same for every
+API: that log becomes the trial's transcript. A request no API serves gets 404 in the
+error shape of the API it looks like, naming what is served. A tiny asyncio HTTP/1.1
+server: no web framework needed at run time.
 """
 
 from __future__ import annotations
@@ -15,7 +18,17 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl
 
+from trialrun.agents.wire import (
+    SERVED,
+    Target,
+    WireRequest,
+    api_for_unknown,
+    arguments_object,
+    resolve,
+    sse_body,
+)
 from trialrun.core import Message
 from trialrun.errors import InfraError, ModelTimeout
 from trialrun.models import Completion, CompletionParams, assistant_message, redact
@@ -32,7 +45,8 @@ _REASONS = {
 
 @dataclass(slots=True)
 class Exchange:
-    """One proxied model call: the request messages and tools, and the reply."""
+    """One proxied model call: the request messages and tools, and the reply, in
+    trialrun's messages whatever the wire API (`api`: chat, responses, anthropic, gemini)."""
 
     messages: list[Message]
     tools: list[dict[str, Any]]
@@ -40,6 +54,7 @@ class Exchange:
     completion: Completion | None
     latency_s: float
     error: str | None = None
+    api: str = "chat"
 
 
 @dataclass(slots=True)
@@ -70,11 +85,18 @@ class RecordingProxy:
         self.log = ProxyLog()
         self._server: asyncio.base_events.Server | None = None
         self._model_name = f"{model.provider}:{model.model_id}" if model is not None else "none"
+        self._call_ids: set[str] = set()  # every tool call id given to the agent
+        self._issued: dict[str, list[str]] = {}  # (name, arguments) → ids given, in order
 
     @property
     def url(self) -> str:
         """The OpenAI base URL (ends in /v1)."""
         return f"http://{self.host}:{self.port}/v1"
+
+    @property
+    def root_url(self) -> str:
+        """The server's root: the base URL Anthropic and Gemini clients take."""
+        return f"http://{self.host}:{self.port}"
 
     async def start(self) -> RecordingProxy:
         self._server = await asyncio.start_server(self._serve, self.host, 0)
@@ -104,7 +126,7 @@ class RecordingProxy:
                 parts = request_line.decode("latin-1").split()
                 if len(parts) < 2:
                     break
-                method, path = parts[0], parts[1].split("?", 1)[0]
+                method, target = parts[0], parts[1]
                 headers: dict[str, str] = {}
                 while True:
                     line = await reader.readline()
@@ -112,58 +134,90 @@ class RecordingProxy:
                         break
                     name, _, value = line.decode("latin-1").partition(":")
                     headers[name.strip().lower()] = value.strip()
-                length = int(headers.get("content-length", "0") or 0)
-                if length > MAX_BODY:
-                    await self._send(writer, 413, {"error": {"message": "request too large"}})
-                    break
-                body = await reader.readexactly(length) if length else b""
+                path, _, query = target.partition("?")
+                request = Target(method, path, dict(parse_qsl(query)), headers)
+                if headers.get("expect", "").lower() == "100-continue":
+                    writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+                if "chunked" in headers.get("transfer-encoding", "").lower():
+                    body = await _read_chunked(reader)
+                else:
+                    length = int(headers.get("content-length", "0") or 0)
+                    if length > MAX_BODY:
+                        api = api_for_unknown(request)
+                        await _send(writer, 413, api.error(413, "request too large"))
+                        break
+                    body = await reader.readexactly(length) if length else b""
                 keep = headers.get("connection", "").lower() != "close"
-                await self._route(writer, method, path, body)
+                await self._route(writer, request, body)
                 if not keep:
                     break
-        except (asyncio.IncompleteReadError, ConnectionError):
+        except (asyncio.IncompleteReadError, ConnectionError, ValueError):
             pass
         finally:
             with contextlib.suppress(Exception):
                 writer.close()
 
-    async def _route(
-        self, writer: asyncio.StreamWriter, method: str, path: str, body: bytes
-    ) -> None:
-        if path.rstrip("/").endswith("/models") and method == "GET":
-            data = [{"id": self._model_name, "object": "model", "owned_by": "trialrun"}]
-            await self._send(writer, 200, {"object": "list", "data": data})
+    async def _route(self, writer: asyncio.StreamWriter, target: Target, body: bytes) -> None:
+        try:
+            await self._answer(writer, target, body)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            raise
+        except Exception as exc:  # a proxy bug is infra, and the agent hears of it at once
+            text = f"trialrun's recording proxy failed: {type(exc).__name__}: {exc}"
+            self.log.infra_error = redact(text)
+            await _send(writer, 500, api_for_unknown(target).error(500, self.log.infra_error))
+
+    async def _answer(self, writer: asyncio.StreamWriter, target: Target, body: bytes) -> None:
+        found = resolve(target)
+        if found is None:
+            api = api_for_unknown(target)
+            message = (
+                f"trialrun's recording proxy does not serve {target.method} {target.path}; "
+                f"it serves {SERVED}"
+            )
+            await _send(writer, 404, api.error(404, message))
             return
-        if not path.rstrip("/").endswith("/chat/completions") or method != "POST":
-            await self._send(writer, 404, {"error": {"message": f"no route {method} {path}"}})
+        api, endpoint = found
+        if endpoint.action == "models":
+            await _send(writer, 200, api.models(self._model_name))
             return
         try:
-            request = json.loads(body or b"{}")
-            if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
-                raise ValueError("'messages' must be a list")
-        except ValueError as exc:
-            await self._send(writer, 400, {"error": {"message": f"bad request: {exc}"}})
+            request = api.parse(json.loads(body or b"{}"))
+        except (ValueError, RecursionError) as exc:  # WireError and bad JSON
+            await _send(writer, 400, api.error(400, f"bad {api.name} request: {exc}"))
             return
-        status, payload, completion = await self._complete(request)
-        if status == 200 and request.get("stream"):
-            await self._send_stream(writer, payload, completion)
-        else:
-            await self._send(writer, status, payload)
+        request.model = endpoint.model or request.model or self._model_name
+        if endpoint.stream is not None:
+            request.stream = endpoint.stream
+        if endpoint.action == "count":
+            await _send(writer, 200, api.count(request))
+            return
+        status, completion, message = await self._complete(api.name, request)
+        if completion is None:
+            await _send(writer, status, api.error(status, message))
+        elif not request.stream:
+            await _send(writer, 200, api.reply(completion, request))
+        elif endpoint.sse:
+            await _send_bytes(
+                writer, 200, "text/event-stream", sse_body(api.events(completion, request))
+            )
+        else:  # Gemini's streamGenerateContent without alt=sse: a JSON array of chunks
+            chunks = [data for _, data in api.events(completion, request)]
+            await _send_bytes(writer, 200, "application/json", json.dumps(chunks).encode())
 
-    async def _complete(
-        self, request: dict[str, Any]
-    ) -> tuple[int, dict[str, Any], Completion | None]:
-        messages: list[Message] = request["messages"]
-        tools = request.get("tools") or []
+    async def _complete(self, api: str, request: WireRequest) -> tuple[int, Completion | None, str]:
+        """Ask the model and record the exchange: (status, completion or None, error)."""
+        messages, tools = request.messages, request.tools
+        self._restore_ids(messages)
         started = time.perf_counter()
         if self.model is None:
             message = "trialrun runs this agent without --model; pass --model to use the proxy"
-            self.log.exchanges.append(Exchange(messages, tools, None, None, 0.0, message))
-            return 503, {"error": {"message": message, "type": "no_model"}}, None
+            self.log.exchanges.append(Exchange(messages, tools, None, None, 0.0, message, api))
+            return 503, None, message
         params = CompletionParams(
-            temperature=request.get("temperature"),
-            max_tokens=request.get("max_tokens") or request.get("max_completion_tokens"),
-            seed=request.get("seed"),
+            temperature=request.temperature,
+            max_tokens=request.max_tokens,
+            seed=request.seed,
             task_id=self.task_id,
             trial=self.trial,
             timeout_s=self.timeout_s,
@@ -172,71 +226,85 @@ class RecordingProxy:
             completion = await self.model.complete(messages, tools, params)
         except ModelTimeout as exc:
             self.log.model_timeout = str(exc) or "a model call timed out"
-            self.log.exchanges.append(
-                Exchange(messages, tools, None, None, time.perf_counter() - started, str(exc))
-            )
-            return 504, {"error": {"message": str(exc), "type": "timeout"}}, None
+            elapsed = time.perf_counter() - started
+            self.log.exchanges.append(Exchange(messages, tools, None, None, elapsed, str(exc), api))
+            return 504, None, str(exc) or "the model call timed out"
         except InfraError as exc:
             text = redact(str(exc))
             self.log.infra_error = text
-            self.log.exchanges.append(
-                Exchange(messages, tools, None, None, time.perf_counter() - started, text)
-            )
-            return 502, {"error": {"message": text, "type": "upstream"}}, None
+            elapsed = time.perf_counter() - started
+            self.log.exchanges.append(Exchange(messages, tools, None, None, elapsed, text, api))
+            return 502, None, text
         latency = time.perf_counter() - started
+        self._name_calls(completion)
         reply = assistant_message(completion)
-        self.log.exchanges.append(Exchange(messages, tools, reply, completion, latency))
-        finish = "tool_calls" if completion.tool_calls else (completion.finish_reason or "stop")
-        if finish not in ("stop", "length", "tool_calls", "content_filter"):
-            finish = "stop"
-        payload = {
-            "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": request.get("model") or self._model_name,
-            "choices": [{"index": 0, "message": reply, "finish_reason": finish}],
-            "usage": {
-                "prompt_tokens": completion.usage.prompt,
-                "completion_tokens": completion.usage.completion,
-                "total_tokens": completion.usage.prompt + completion.usage.completion,
-                "prompt_tokens_details": {"cached_tokens": completion.usage.cached},
-            },
-        }
-        return 200, payload, completion
+        self.log.exchanges.append(Exchange(messages, tools, reply, completion, latency, None, api))
+        return 200, completion, ""
 
-    @staticmethod
-    async def _send(writer: asyncio.StreamWriter, status: int, payload: dict[str, Any]) -> None:
-        body = json.dumps(payload).encode()
-        reason = _REASONS.get(status, "Error")
-        head = (
-            f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(body)}\r\nConnection: keep-alive\r\n\r\n"
-        )
-        writer.write(head.encode() + body)
-        await writer.drain()
+    def _name_calls(self, completion: Completion) -> None:
+        """Give every tool call an id no earlier call of this trial has: the agent sends
+        the results back by id, and the transcript pairs them that way."""
+        for call in completion.tool_calls:
+            if not call.id or call.id in self._call_ids:
+                call.id = f"call_{uuid.uuid4().hex[:16]}"
+            self._call_ids.add(call.id)
+            self._issued.setdefault(_call_key(call.name, call.arguments), []).append(call.id)
 
-    @staticmethod
-    async def _send_stream(
-        writer: asyncio.StreamWriter, payload: dict[str, Any], completion: Completion | None
-    ) -> None:
-        choice = payload["choices"][0]
-        delta: dict[str, Any] = {"role": "assistant", "content": choice["message"].get("content")}
-        if choice["message"].get("tool_calls"):
-            delta["tool_calls"] = [
-                {"index": i, **call} for i, call in enumerate(choice["message"]["tool_calls"])
-            ]
-        base = {k: payload[k] for k in ("id", "created", "model")}
-        chunks = [
-            {**base, "object": "chat.completion.chunk",
-             "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
-            {**base, "object": "chat.completion.chunk",
-             "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}],
-             "usage": payload["usage"]},
-        ]  # fmt: skip
-        body = b"".join(f"data: {json.dumps(c)}\n\n".encode() for c in chunks) + b"data: [DONE]\n\n"
-        head = (
-            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-            f"Content-Length: {len(body)}\r\nConnection: keep-alive\r\n\r\n"
-        )
-        writer.write(head.encode() + body)
-        await writer.drain()
+    def _restore_ids(self, messages: list[Message]) -> None:
+        """Put back the ids this proxy gave the calls in the agent's history when its API
+        dropped them (a Gemini client may send a functionCall without its id): the call
+        with the same name and arguments, oldest first; its results follow the new id."""
+        renamed: dict[str, str] = {}
+        taken: set[str] = set()
+        for message in messages:
+            calls = message.get("tool_calls") if message.get("role") == "assistant" else None
+            for call in calls or []:
+                old = call.get("id")
+                if old in self._call_ids:
+                    taken.add(old)
+                    continue
+                function = call.get("function") or {}
+                key = _call_key(function.get("name"), arguments_object(function.get("arguments")))
+                new = next((i for i in self._issued.get(key, []) if i not in taken), None)
+                if new is not None:
+                    taken.add(new)
+                    renamed[str(old)] = new
+                    call["id"] = new
+            if message.get("role") == "tool" and message.get("tool_call_id") in renamed:
+                message["tool_call_id"] = renamed[message["tool_call_id"]]
+
+
+def _call_key(name: Any, arguments: Any) -> str:
+    return json.dumps([name, arguments], sort_keys=True, default=str)
+
+
+async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
+    body = bytearray()
+    while True:
+        size = int((await reader.readline()).split(b";")[0].strip() or b"0", 16)
+        if size == 0:
+            while (await reader.readline()) not in (b"\r\n", b"\n", b""):
+                pass  # trailers
+            return bytes(body)
+        if len(body) + size > MAX_BODY:
+            raise ValueError("request too large")
+        body += await reader.readexactly(size)
+        await reader.readline()
+
+
+async def _send(writer: asyncio.StreamWriter, status: int, payload: dict[str, Any]) -> None:
+    await _send_bytes(writer, status, "application/json", json.dumps(payload).encode())
+
+
+async def _send_bytes(
+    writer: asyncio.StreamWriter, status: int, content_type: str, body: bytes
+) -> None:
+    """One whole answer with its length: a streamed answer's events all at once, so a
+    client reading SSE sees the end of the stream and never waits for more."""
+    reason = _REASONS.get(status, "Error")
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: keep-alive\r\n\r\n"
+    )
+    writer.write(head.encode() + body)
+    await writer.drain()

@@ -60,8 +60,9 @@ class UserModels:
 
 def user_view(messages: list[Message], user: SimulatedUser, opening: str) -> list[Message]:
     """The conversation as the simulated user sees it (roles swapped, tools left out)."""
-    system = USER_PROMPT.format(persona=user.persona, scenario=user.scenario, opening=opening,
-                                stop=user.stop)
+    system = USER_PROMPT.format(
+        persona=user.persona, scenario=user.scenario, opening=opening, stop=user.stop
+    )
     out: list[Message] = [{"role": "system", "content": system}]
     for m in messages:
         content = m.get("content")
@@ -75,7 +76,10 @@ def user_view(messages: list[Message], user: SimulatedUser, opening: str) -> lis
 
 
 async def user_reply(
-    model: Model, messages: list[Message], user: SimulatedUser, opening: str,
+    model: Model,
+    messages: list[Message],
+    user: SimulatedUser,
+    opening: str,
     params: CompletionParams,
 ) -> tuple[str, dict[str, Any]]:
     """(the user's next message, its turn metadata)."""

@@ -9,10 +9,12 @@ asks for it (`jail` in the ToolContext's extra, or `CommandAgent(jail=True)`); t
 keeps the network, since the recording proxy listens on the host's loopback. Its stdout
 is the final answer; a non-zero exit is the agent's failure ("agent_error").
 
-A recording OpenAI-compatible proxy for the run's `--model` is started for each trial;
-its URL is in OPENAI_BASE_URL and TRIALRUN_PROXY_URL (OPENAI_API_KEY=trialrun). The
+A recording proxy for the run's `--model` is started for each trial (it speaks Chat
+Completions, Responses, Anthropic Messages and Gemini: `trialrun.agents.wire`); its
+OpenAI URL is in OPENAI_BASE_URL and TRIALRUN_PROXY_URL (OPENAI_API_KEY=trialrun). The
 model calls and tool calls read from that traffic go into the trial like the built-in
-agent's: turns, tokens, cost, and tool calls the graders check.
+agent's: turns, tokens, cost, and tool calls the graders check (a result the agent's API
+marked as an error, `is_error` on the tool message, is a failed call).
 """
 
 from __future__ import annotations
@@ -72,10 +74,13 @@ def run_from_traffic(log: ProxyLog, final_text: str, prompt: str) -> AgentRun:
     """An AgentRun from the recorded exchanges: turns, usage, cost, tool calls, transcript."""
     run = AgentRun(final_text=final_text)
     results: dict[str, Any] = {}
+    failed: set[str] = set()  # results the agent's API marked as errors (is_error)
     for exchange in log.exchanges:
         for message in exchange.messages:
             if message.get("role") == "tool" and message.get("tool_call_id"):
                 results[str(message["tool_call_id"])] = message.get("content")
+                if message.get("is_error") is True:
+                    failed.add(str(message["tool_call_id"]))
     seen: set[str] = set()
     cost: float | None = None
     for exchange in log.exchanges:
@@ -105,7 +110,7 @@ def run_from_traffic(log: ProxyLog, final_text: str, prompt: str) -> AgentRun:
                 ToolCallRecord(
                     name=str(function.get("name", "")),
                     arguments=_parse_args(function.get("arguments")),
-                    ok=result is None or not _tool_failed(result),
+                    ok=call_id not in failed and (result is None or not _tool_failed(result)),
                     result="" if result is None else str(result),
                 )
             )
