@@ -63,13 +63,15 @@ def mixed(make_run, T, scribe, tmp_path) -> Path:
 
 
 EXPECTED_MD = """\
-| Model | Provider | k | Tasks | solve^k | pass^k (completed) | T1 | T2 | T3 | T4 | Date (UTC) | Commit |
+| Model | Provider | k | Tasks | solve^k | pass^k (completed) | T1 | T2 | T3 | T4 | \
+Date (UTC) | Commit |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 | gemini-2.5-pro | gemini | 3 | 1 | 100.0% | 100.0% | — | 1/1 | — | — | 2026-02-28 | abcdef1 |
 | gemini-2.5-flash | gemini | 3 | 4 | 50.0% | 75.0% | 1/2 | 0/1 | — | 1/1 | 2026-01-01 | 0123456 |
 | gemma4:e4b | ollama | 5 | 3 | 33.3% | 66.7% | 1/1 | 0/1 | 0/1 | — | 2026-05-24 | 8ece524 |
 
-solve^k: every trial got the right outcome; pass^k (completed): every trial finished without a harness error or timeout.
+solve^k: every trial got the right outcome; pass^k (completed): every trial finished \
+without a harness error or timeout.
 """
 
 

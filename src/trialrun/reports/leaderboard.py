@@ -5,7 +5,14 @@ from __future__ import annotations
 from trialrun.reports._format import DASH, md_cell, pct
 from trialrun.tracking import TIERS, Leaderboard
 
-COLUMNS = ("Model", "Provider", "k", "Tasks", "solve^k", "pass^k (completed)", *TIERS, "Date (UTC)", "Commit")
+COLUMNS = (
+    "Model", "Provider", "k", "Tasks", "solve^k", "pass^k (completed)", *TIERS,
+    "Date (UTC)", "Commit",
+)
+LEGEND = (
+    "solve^k: every trial got the right outcome; pass^k (completed): every trial finished "
+    "without a harness error or timeout."
+)
 
 
 def leaderboard_markdown(board: Leaderboard) -> str:
@@ -24,8 +31,5 @@ def leaderboard_markdown(board: Leaderboard) -> str:
             (r.commit or DASH)[:7],
         ]
         lines.append("| " + " | ".join(md_cell(c) for c in cells) + " |")
-    lines.append(
-        "\nsolve^k: every trial got the right outcome; pass^k (completed): every trial finished "
-        "without a harness error or timeout."
-    )
+    lines.append("\n" + LEGEND)
     return "\n".join(lines) + "\n"
