@@ -10,8 +10,9 @@ keeps the network, since the recording proxy listens on the host's loopback. Its
 is the final answer; a non-zero exit is the agent's failure ("agent_error").
 
 A recording proxy for the run's `--model` is started for each trial (it speaks Chat
-Completions, Responses, Anthropic Messages and Gemini: `trialrun.agents.wire`); its
-OpenAI URL is in OPENAI_BASE_URL and TRIALRUN_PROXY_URL (OPENAI_API_KEY=trialrun). The
+Completions, Responses, Anthropic Messages and Gemini: `trialrun.agents.wire`); each
+API's base URL and a throwaway key are exported (`API_ENV`: OPENAI_BASE_URL,
+ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL…), only the one API's with `--agent-api`. The
 model calls and tool calls read from that traffic go into the trial like the built-in
 agent's: turns, tokens, cost, and tool calls the graders check (a result the agent's API
 marked as an error, `is_error` on the tool message, is a failed call).
@@ -30,7 +31,7 @@ from trialrun.agents._proxy import ProxyLog, RecordingProxy
 from trialrun.agents._types import AgentLimits, AgentRun
 from trialrun.agents.loop import user_message
 from trialrun.core import ToolCallRecord
-from trialrun.sandbox import run_contained
+from trialrun.sandbox import CommandOutcome, run_contained
 
 if TYPE_CHECKING:
     from trialrun.models import Model
@@ -40,6 +41,29 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT_S = 300.0
 _PLACEHOLDER = re.compile(r"\{(prompt|workspace|task_id)\}")
 _STDERR_TAIL = 600
+
+
+# the variables that point each wire API's clients at the proxy (root: its URL, no /v1)
+API_ENV: dict[str, dict[str, str]] = {
+    "chat": {"OPENAI_BASE_URL": "{root}/v1", "OPENAI_API_KEY": "trialrun"},
+    "responses": {"OPENAI_BASE_URL": "{root}/v1", "OPENAI_API_KEY": "trialrun"},
+    "anthropic": {"ANTHROPIC_BASE_URL": "{root}", "ANTHROPIC_API_KEY": "trialrun"},
+    "gemini": {
+        "GOOGLE_GEMINI_BASE_URL": "{root}",
+        "GEMINI_API_KEY": "trialrun",
+        "GOOGLE_API_KEY": "trialrun",
+    },
+}
+
+
+def api_env(api: str | None, root: str) -> dict[str, str]:
+    """The environment for an agent speaking `api` (None: all four), and TRIALRUN_PROXY_URL:
+    the base URL that API's clients take."""
+    env: dict[str, str] = {}
+    for name in [api] if api else list(API_ENV):
+        env.update({k: v.replace("{root}", root) for k, v in API_ENV[name].items()})
+    env["TRIALRUN_PROXY_URL"] = f"{root}/v1" if api in (None, "chat", "responses") else root
+    return env
 
 
 def render_command(template: str, values: dict[str, str]) -> str:
@@ -133,9 +157,14 @@ class CommandAgent:
     """Runs a shell command per trial (see the module docstring)."""
 
     def __init__(
-        self, template: str, timeout_s: float | None = None, jail: bool | None = False
+        self,
+        template: str,
+        timeout_s: float | None = None,
+        jail: bool | None = False,
+        api: str | None = None,
     ) -> None:
         self.template = template
+        self.api = api  # the wire API it speaks (API_ENV); None: every API's variables
         self.timeout_s = timeout_s
         self.jail = jail  # the default; a trial's ToolContext extra["jail"] overrides it
         self.name = f"command:{template}"
@@ -158,10 +187,8 @@ class CommandAgent:
         extra = toolbox.ctx.extra if toolbox is not None else {}
         async with RecordingProxy(model, task_id=task.task_id, trial=extra.get("trial")) as proxy:
             env = dict(os.environ)
+            env.update(api_env(self.api, proxy.root_url))
             env.update(
-                OPENAI_BASE_URL=proxy.url,
-                TRIALRUN_PROXY_URL=proxy.url,
-                OPENAI_API_KEY="trialrun",
                 TRIALRUN_TASK_ID=task.task_id,
                 TRIALRUN_WORKSPACE=str(cwd),
                 TRIALRUN_MODEL=proxy._model_name,
@@ -174,18 +201,25 @@ class CommandAgent:
                 jail=extra.get("jail", self.jail),
                 network=True,
             )
-        stdout = outcome.stdout.decode("utf-8", errors="replace")
-        stderr = outcome.stderr.decode("utf-8", errors="replace")
-        run = run_from_traffic(proxy.log, stdout.strip(), prompt)
-        if proxy.log.infra_error:
-            run.infra_error = f"model behind the proxy failed: {proxy.log.infra_error}"
-        if outcome.timed_out:
-            run.failure = "timeout"
-            run.failure_message = f"agent command timed out after {timeout:g}s"
-        elif outcome.exit_code != 0:
-            tail = " ".join(stderr.strip().splitlines()[-3:])[-_STDERR_TAIL:]
-            run.failure = "model_timeout" if proxy.log.model_timeout else "agent_error"
-            run.failure_message = (
-                f"agent command exited with {outcome.exit_code}: {tail or 'no stderr'}"
-            )
-        return run
+        return finish_run(proxy, outcome, prompt, timeout)
+
+
+def finish_run(
+    proxy: RecordingProxy, outcome: CommandOutcome, prompt: str, timeout: float
+) -> AgentRun:
+    """The trial's AgentRun from the proxy's traffic and how the command ended."""
+    stdout = outcome.stdout.decode("utf-8", errors="replace")
+    stderr = outcome.stderr.decode("utf-8", errors="replace")
+    run = run_from_traffic(proxy.log, stdout.strip(), prompt)
+    if proxy.log.infra_error:
+        run.infra_error = f"model behind the proxy failed: {proxy.log.infra_error}"
+    if outcome.timed_out:
+        run.failure = "timeout"
+        run.failure_message = f"agent command timed out after {timeout:g}s"
+    elif outcome.exit_code != 0:
+        tail = " ".join(stderr.strip().splitlines()[-3:])[-_STDERR_TAIL:]
+        run.failure = "model_timeout" if proxy.log.model_timeout else "agent_error"
+        run.failure_message = (
+            f"agent command exited with {outcome.exit_code}: {tail or 'no stderr'}"
+        )
+    return run

@@ -1,4 +1,5 @@
-"""Build the agent for `--agent package.module:function` or `--agent-cmd "…"`."""
+"""Build the agent for `--agent PRESET`, `--agent package.module:function` or
+`--agent-cmd "…"` (with `--agent-api` naming the wire API the command speaks)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import shutil
 
 from trialrun.agents._types import Agent
 from trialrun.agents.callable import CallableAgent
-from trialrun.agents.command import CommandAgent
+from trialrun.agents.command import API_ENV, CommandAgent
+from trialrun.agents.preset import PresetAgent
+from trialrun.agents.presets import get_preset, preset_names
 from trialrun.core import load_object
 from trialrun.errors import UserError
 
@@ -45,22 +48,48 @@ def check_command(agent_cmd: str) -> None:
         )
 
 
+def check_agent_api(agent_api: str | None, agent_cmd: str | None) -> None:
+    if agent_api is None:
+        return
+    if agent_api not in API_ENV:
+        raise UserError(f"--agent-api {agent_api}: unknown; use one of {', '.join(API_ENV)}")
+    if agent_cmd is None:
+        raise UserError(
+            "--agent-api: only with --agent-cmd (a preset knows its API); "
+            f'e.g. --agent-cmd "my-agent {{prompt}}" --agent-api {agent_api}'
+        )
+
+
 def make_agent(
-    agent: str | None, agent_cmd: str | None, *, timeout_s: float | None = None
+    agent: str | None,
+    agent_cmd: str | None,
+    *,
+    timeout_s: float | None = None,
+    agent_api: str | None = None,
 ) -> Agent:
-    """The agent under test for `--agent` (a Python callable) or `--agent-cmd` (a command)."""
+    """The agent under test for `--agent` (a preset or a Python callable) or `--agent-cmd`."""
     if agent and agent_cmd:
         raise UserError("--agent and --agent-cmd: give one of them, not both")
+    check_agent_api(agent_api, agent_cmd)
     if agent_cmd is not None:
         if not agent_cmd.strip():
             raise UserError(
                 '--agent-cmd: empty command; e.g. --agent-cmd "my-agent --prompt {prompt}"'
             )
         check_command(agent_cmd)
-        return CommandAgent(agent_cmd, timeout_s=timeout_s)
+        return CommandAgent(agent_cmd, timeout_s=timeout_s, api=agent_api)
+    if agent and (preset := get_preset(agent.strip())) is not None:
+        return PresetAgent(preset, timeout_s=timeout_s)
+    if agent and ":" not in agent:
+        raise UserError(
+            f"--agent {agent}: not an agent preset ({', '.join(preset_names())}) nor "
+            "package.module:function"
+        )
     if agent:
         fn = load_object(agent.strip(), "--agent")
         if not callable(fn):
             raise UserError(f"--agent {agent}: '{agent}' is not callable; point at a function")
         return CallableAgent(fn, agent.strip(), timeout_s=timeout_s)
-    raise UserError("no agent given; pass --agent package.module:function or --agent-cmd COMMAND")
+    raise UserError(
+        "no agent given; pass --agent PRESET or package.module:function, or --agent-cmd COMMAND"
+    )

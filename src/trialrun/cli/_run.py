@@ -232,10 +232,19 @@ def register(app: typer.Typer) -> None:
         ),
         judge: str = typer.Option(None, "--judge", help="Judge model spec for judge graders."),
         agent: str = typer.Option(
-            None, "--agent", help="Your agent: package.module:function (instead of the loop)."
+            None,
+            "--agent",
+            help="The agent instead of the loop: a preset (gemini-cli, claude-code, codex) or"
+            " package.module:function.",
         ),
         agent_cmd: str = typer.Option(
             None, "--agent-cmd", help="Your agent as a command run in the workspace."
+        ),
+        agent_api: str = typer.Option(
+            None,
+            "--agent-api",
+            help="The wire API --agent-cmd speaks: chat, responses, anthropic or gemini"
+            " (default: every API's base URL is exported).",
         ),
         baselines: Path = typer.Option(
             None, "--baselines", help="Folder of blessed baselines (default ./baselines)."
@@ -360,6 +369,7 @@ def register(app: typer.Typer) -> None:
                 judge=judge,
                 agent=agent,
                 agent_cmd=agent_cmd,
+                agent_api=agent_api,
                 keep_artifacts=keep_artifacts,
                 allow_external_links=allow_external_links,
                 out=out,

@@ -40,8 +40,10 @@ class RunConfig:
     k: int | None = None  # overrides every task's k (1 to trialrun.tasks.MAX_K)
     filters: Filters = field(default_factory=Filters)
     judge: str | None = None  # judge model spec for judge graders
-    agent: str | None = None  # your agent, package.module:function
+    # your agent: a preset (gemini-cli, claude-code, codex) or package.module:function
+    agent: str | None = None
     agent_cmd: str | None = None  # your agent as a command run in the workspace
+    agent_api: str | None = None  # the wire API agent_cmd speaks: chat|responses|anthropic|gemini
     keep_artifacts: bool = False  # keep each trial's workspace in the run folder
     out: Path | str = "results"
     resume: Path | str | None = None  # a run folder: run only its missing trials

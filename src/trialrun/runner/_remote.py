@@ -44,6 +44,7 @@ class WorkerJob:
     judge_spec: str | None = None
     agent: str | None = None
     agent_cmd: str | None = None
+    agent_api: str | None = None  # the wire API --agent-cmd speaks
     agent_timeout_s: float | None = None
     address: str | None = None  # Ray: the cluster's address (None: a local one)
     k_of: dict[str, int] = field(default_factory=dict)  # task id -> its k in this run
@@ -102,7 +103,12 @@ class WorkerKit:
         return self._once(
             "agent",
             lambda: (
-                make_agent(job.agent, job.agent_cmd, timeout_s=job.agent_timeout_s)
+                make_agent(
+                    job.agent,
+                    job.agent_cmd,
+                    timeout_s=job.agent_timeout_s,
+                    agent_api=getattr(job, "agent_api", None),
+                )
                 if self.byo
                 else ToolLoopAgent()
             ),

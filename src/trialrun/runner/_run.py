@@ -125,7 +125,9 @@ def _judge_spec(judge: str | None) -> tuple[str | None, str]:
 
 def _make_agent(config: RunConfig, timeout_s: float | None) -> Agent:
     if config.agent or config.agent_cmd:
-        return make_agent(config.agent, config.agent_cmd, timeout_s=timeout_s)
+        return make_agent(
+            config.agent, config.agent_cmd, timeout_s=timeout_s, agent_api=config.agent_api
+        )
     return ToolLoopAgent()
 
 
@@ -352,6 +354,7 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
             judge_spec=judge_spec,
             agent=config.agent,
             agent_cmd=config.agent_cmd,
+            agent_api=config.agent_api,
             agent_timeout_s=agent_timeout,
             address=_ray_address(config) if executor == "ray" else None,
             k_of={t.task_id: effective_k(t, config.k) for t in tasks},

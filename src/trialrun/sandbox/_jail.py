@@ -83,8 +83,14 @@ def _bwrap_works() -> bool:
         return False
 
 
-def _jail_flags(workspace: str, *, network: bool) -> list[str]:
+def _jail_flags(
+    workspace: str, *, network: bool, writable: Sequence[str] = (), readable: Sequence[str] = ()
+) -> list[str]:
     flags = view_flags()
+    for folder in readable:  # e.g. an agent CLI installed under a home
+        flags += ["--ro-bind", folder, folder]
+    for folder in writable:  # e.g. an agent's private HOME, outside the diffed workspace
+        flags += ["--bind", folder, folder]
     if workspace != "/":
         flags += ["--bind", workspace, workspace, "--chdir", workspace]
     flags += ["--remount-ro", "/"]  # the jail's own root: no scratch space outside the workspace
@@ -94,9 +100,18 @@ def _jail_flags(workspace: str, *, network: bool) -> list[str]:
     return flags
 
 
-def jail_argv(argv: Sequence[str], workspace: str, *, network: bool = False) -> list[str]:
-    """`argv` wrapped in the bwrap jail, with `workspace` its only writable path."""
-    return [shutil.which("bwrap") or "bwrap", *_jail_flags(workspace, network=network), "--", *argv]
+def jail_argv(
+    argv: Sequence[str],
+    workspace: str,
+    *,
+    network: bool = False,
+    writable: Sequence[str] = (),
+    readable: Sequence[str] = (),
+) -> list[str]:
+    """`argv` wrapped in the bwrap jail, with `workspace` (and `writable`) its only writable
+    paths; `readable` folders are shown read-only."""
+    flags = _jail_flags(workspace, network=network, writable=writable, readable=readable)
+    return [shutil.which("bwrap") or "bwrap", *flags, "--", *argv]
 
 
 def guarded_argv(argv: Sequence[str], token: str) -> list[str]:
@@ -189,13 +204,15 @@ async def run_contained(
     jail: bool | None = None,
     network: bool = False,
     tail_bytes: int | None = None,
+    writable: Sequence[str] = (),
+    readable: Sequence[str] = (),
 ) -> CommandOutcome:
     """Run `command` (a shell string or an argv) in `cwd`, contained (module docstring).
 
     `jail`: None = bwrap when available, True = bwrap or an InfraError, False = the sweep
     only. `network`: keep the network inside the jail. `tail_bytes`: keep only the end of
-    stdout/stderr. Raises FileNotFoundError / PermissionError for a missing or
-    non-executable argv[0].
+    stdout/stderr. `writable` / `readable`: more host folders the jail shows. Raises
+    FileNotFoundError / PermissionError for a missing or non-executable argv[0].
     """
     token = secrets.token_hex(16)
     full_env = dict(os.environ if env is None else env)
@@ -213,7 +230,9 @@ async def run_contained(
         )
     jailed = available if jail is None else jail
     if jailed:
-        argv = jail_argv(argv, os.path.realpath(cwd), network=network)
+        argv = jail_argv(
+            argv, os.path.realpath(cwd), network=network, writable=writable, readable=readable
+        )
     else:
         argv = guarded_argv(argv, token)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
