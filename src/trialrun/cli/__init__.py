@@ -11,6 +11,7 @@ import sys
 import typer
 
 from trialrun.cli import (
+    _agents,
     _benchmarks,
     _clean,
     _history,
@@ -36,7 +37,7 @@ app = typer.Typer(
 
 for _module in (
     _tasks, _run, _tracking, _plan, _judge, _clean,
-    _replay, _history, _promote, _benchmarks, _view,
+    _replay, _history, _promote, _benchmarks, _view, _agents,
 ):
     _module.register(app)
 

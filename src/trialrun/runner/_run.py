@@ -28,6 +28,7 @@ from trialrun.judge import check_judge_spec
 from trialrun.metrics import summarizer_for
 from trialrun.models import create_model
 from trialrun.rundir import Manifest, ResultLine, RunDir, new_run_id
+from trialrun.runner._agent_tools import preset_tool_warnings
 from trialrun.runner._config import Run, RunConfig, RunHooks
 from trialrun.runner._early_stop import (
     BASELINES_KEY,
@@ -272,6 +273,7 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
     timeouts = [t.environment.budgets.timeout_s for t in tasks if t.environment.budgets.timeout_s]
     agent_timeout = max(timeouts) if timeouts else None
     agent_obj = _make_agent(config, agent_timeout)
+    warnings.extend(preset_tool_warnings(agent_obj, tasks))
     for spec in models:
         if is_unpinned(parse_model_spec(spec).model_id):
             warnings.append(f"model '{spec}' is unpinned (-latest/-preview): results may drift")

@@ -1,6 +1,7 @@
 """Tasks: the model, suite defaults, and loaders (native YAML/JSON/TOML and Scribe JSON)."""
 
 from trialrun.tasks._families import FAMILIES
+from trialrun.tasks._grader_items import tool_names_in
 from trialrun.tasks._limits import (
     MAX_COST_USD,
     MAX_DEPTH,
@@ -66,4 +67,5 @@ __all__ = [
     "load_tasks",
     "report_problems_and_exit",
     "task_json_schema",
+    "tool_names_in",
 ]
