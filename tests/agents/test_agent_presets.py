@@ -1,0 +1,266 @@
+"""Agent presets without their real binaries: lookup, launch files, --agent-api, warnings."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from trialrun.agents import AgentLimits
+from trialrun.agents.command import API_ENV, api_env
+from trialrun.agents.factory import make_agent
+from trialrun.agents.preset import PresetAgent
+from trialrun.agents.presets import (
+    LaunchContext,
+    find_binary,
+    get_preset,
+    install_prefix,
+    preset_names,
+)
+from trialrun.errors import UserError
+from trialrun.models import create_model
+from trialrun.runner._agent_tools import preset_tool_warnings
+from trialrun.tasks import Task
+from trialrun.tools import Toolbox, ToolContext
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bare_path(tmp_path: Path) -> str:
+    """A PATH with none of the agent CLIs on it."""
+    empty = tmp_path / "empty-bin"
+    empty.mkdir(exist_ok=True)
+    return str(empty)
+
+
+def _fake_install(tmp_path: Path, name: str) -> Path:
+    """A trialrun-owned prefix holding an executable where npm puts the binary."""
+    preset = get_preset(name)
+    assert preset is not None
+    agents = tmp_path / "agents"
+    binary = install_prefix(preset).relative_to(install_prefix(preset).parent)
+    target = agents / binary / "bin" / preset.binary
+    target.parent.mkdir(parents=True)
+    target.write_text("#!/bin/sh\necho installed\n")
+    target.chmod(0o755)
+    return agents
+
+
+def test_the_three_presets_are_registered_with_pins_apis_and_tools():
+    assert preset_names() == ["claude-code", "codex", "gemini-cli"]
+    apis = {name: get_preset(name).api for name in preset_names()}
+    assert apis == {"gemini-cli": "gemini", "claude-code": "anthropic", "codex": "responses"}
+    assert "write_file" in get_preset("gemini-cli").tools
+    assert {"Write", "Edit", "Bash"} <= set(get_preset("claude-code").tools)
+    assert "exec_command" in get_preset("codex").tools
+
+
+def test_a_missing_preset_binary_is_one_line_with_the_install_command(tmp_path):
+    env = {
+        **os.environ,
+        "PATH": _bare_path(tmp_path),
+        "TRIALRUN_AGENTS_DIR": str(tmp_path / "none"),
+        "PYTHONPATH": str(ROOT / "src"),
+    }
+    task = ROOT / "examples" / "agents" / "create_note.json"
+    script = ROOT / "examples" / "agents" / "gemini-good.yaml"
+    done = subprocess.run(
+        [sys.executable, "-m", "trialrun", "run", str(task), "--agent", "gemini-cli",
+         "-m", f"scripted:{script}", "--out", str(tmp_path / "results")],
+        capture_output=True, text=True, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "trialrun: gemini-cli is not installed: run `trialrun agents install gemini-cli` "
+        "(npm @google/gemini-cli@0.61.0), or put `gemini` on PATH"
+    )
+    assert "Traceback" not in done.stderr
+
+
+def test_a_binary_in_trialruns_install_folder_is_found_after_path(tmp_path, monkeypatch):
+    agents = _fake_install(tmp_path, "codex")
+    monkeypatch.setenv("PATH", _bare_path(tmp_path))
+    monkeypatch.setenv("TRIALRUN_AGENTS_DIR", str(agents))
+    found = find_binary(get_preset("codex"))
+    assert found is not None
+    assert found.binary == str(agents / "codex-0.169.0" / "bin" / "codex")
+    assert found.prefix == agents / "codex-0.169.0"
+    assert find_binary(get_preset("gemini-cli")) is None
+
+
+def test_agents_list_says_installed_or_missing_with_the_install_command(tmp_path):
+    agents = _fake_install(tmp_path, "claude-code")
+    env = {
+        **os.environ,
+        "PATH": _bare_path(tmp_path),
+        "TRIALRUN_AGENTS_DIR": str(agents),
+        "PYTHONPATH": str(ROOT / "src"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "trialrun", "agents", "list"],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    claude = next(line for line in lines if line.startswith("claude-code"))
+    assert f"installed ({agents}/claude-code-2.1.328/bin/claude)" in claude
+    assert any(line.startswith("codex") and " missing " in line for line in lines)
+    assert "install: trialrun agents install gemini-cli" in done.stdout
+
+
+def test_an_unknown_preset_name_is_one_line_naming_the_presets():
+    with pytest.raises(UserError, match=r"--agent gemini: not an agent preset \(claude-code, "):
+        make_agent("gemini", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "trialrun", "agents", "install", "gemini"],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "did you mean gemini-cli?" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("name", ["gemini-cli", "claude-code", "codex"])
+def test_launch_writes_config_into_the_private_home_pointing_at_the_proxy(tmp_path, name):
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    home.mkdir()
+    ws.mkdir()
+    launch = get_preset(name).launch(LaunchContext("do it", home, ws, "http://127.0.0.1:9"))
+    assert "do it" in launch.args
+    assert list(ws.iterdir()) == []  # nothing in the workspace the graders diff
+    values = " ".join(launch.env.values())
+    if name == "gemini-cli":
+        settings = json.loads((home / ".gemini" / "settings.json").read_text())
+        assert settings["security"]["auth"]["selectedType"] == "gemini-api-key"
+        assert settings["privacy"]["usageStatisticsEnabled"] is False
+        assert launch.env["GOOGLE_GEMINI_BASE_URL"] == "http://127.0.0.1:9"
+        assert "--yolo" in launch.args
+    elif name == "claude-code":
+        assert launch.env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9"
+        assert launch.env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] == "1"
+        assert "--dangerously-skip-permissions" in launch.args
+    else:
+        config = tomllib.loads((home / ".codex" / "config.toml").read_text())
+        provider = config["model_providers"][config["model_provider"]]
+        assert provider["base_url"] == "http://127.0.0.1:9/v1"
+        assert provider["wire_api"] == "responses"
+        assert launch.env["CODEX_HOME"] == str(home / ".codex")
+    assert "sk-" not in values  # a throwaway key, never a real one
+
+
+@given(
+    api=st.sampled_from([None, *API_ENV]),
+    port=st.integers(min_value=1, max_value=65535),
+)
+def test_api_env_points_exactly_the_chosen_apis_clients_at_the_proxy(api, port):
+    root = f"http://127.0.0.1:{port}"
+    env = api_env(api, root)
+    chosen = list(API_ENV) if api is None else [api]
+    expected = {k for name in chosen for k in API_ENV[name]} | {"TRIALRUN_PROXY_URL"}
+    assert set(env) == expected
+    assert all(root in v for k, v in env.items() if k.endswith("_URL"))
+    if api in ("anthropic", "gemini"):
+        assert env["TRIALRUN_PROXY_URL"] == root
+    else:
+        assert env["TRIALRUN_PROXY_URL"] == root + "/v1"
+
+
+GEMINI_AGENT = r'''
+import json, os, sys, urllib.request
+assert "OPENAI_BASE_URL" not in os.environ, "only the Gemini variables are exported"
+url = os.environ["GOOGLE_GEMINI_BASE_URL"] + "/v1beta/models/gemini-2.5-pro:generateContent"
+tools = [{"functionDeclarations": [{"name": "write_file", "parameters": {"type": "object"}}]}]
+contents = [{"role": "user", "parts": [{"text": sys.argv[1]}]}]
+while True:
+    body = json.dumps({"contents": contents, "tools": tools}).encode()
+    request = urllib.request.Request(url, body, {"Content-Type": "application/json",
+                                                 "x-goog-api-key": os.environ["GEMINI_API_KEY"]})
+    reply = json.load(urllib.request.urlopen(request))
+    parts = reply["candidates"][0]["content"]["parts"]
+    contents.append({"role": "model", "parts": parts})
+    calls = [p["functionCall"] for p in parts if "functionCall" in p]
+    if not calls:
+        print("".join(p.get("text", "") for p in parts))
+        break
+    for call in calls:
+        args = call["args"]
+        open(args["file_path"], "w").write(args["content"])
+        contents.append({"role": "user", "parts": [{"functionResponse": {
+            "name": call["name"], "response": {"output": "wrote " + args["file_path"]}}}]})
+'''
+
+SCRIPT = """
+tasks:
+  note:
+    - tool_calls: [{name: write_file, arguments: {file_path: note.md, content: buy milk}}]
+    - content: Created note.md.
+"""
+
+
+def _task(graders: list[dict]) -> Task:
+    return Task.model_validate(
+        {
+            "task_id": "note",
+            "suite": "golden",
+            "description": "d",
+            "inputs": {"prompt": "Create note.md containing 'buy milk'."},
+            "graders": graders,
+            "tracked_metrics": ["pass^k"],
+        }
+    )
+
+
+def test_agent_cmd_speaking_gemini_gets_only_gemini_variables_and_is_recorded(tmp_path):
+    agent_file = tmp_path / "gemini_agent.py"
+    agent_file.write_text(GEMINI_AGENT)
+    script = tmp_path / "model.yaml"
+    script.write_text(SCRIPT)
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(agent_file))} {{prompt}}"
+    agent = make_agent(None, command, agent_api="gemini")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    task = _task([{"type": "contains", "value": "note"}])
+    box = Toolbox([], ToolContext(ws, task.task_id, {"trial": 0}))
+    model = create_model(f"scripted:{script}")
+    run = asyncio.run(agent.run(task, ws, box, model, AgentLimits(max_turns=10, timeout_s=60)))
+    assert run.failure is None, run.failure_message
+    assert (ws / "note.md").read_text() == "buy milk"
+    assert [(c.name, c.arguments) for c in run.tool_calls] == [
+        ("write_file", {"file_path": "note.md", "content": "buy milk"})
+    ]
+    assert run.final_text == "Created note.md."
+
+
+def test_agent_api_is_checked_before_the_run(tmp_path):
+    with pytest.raises(UserError, match="--agent-api grpc: unknown; use one of chat, responses"):
+        make_agent(None, "true", agent_api="grpc")
+    with pytest.raises(UserError, match="--agent-api: only with --agent-cmd"):
+        make_agent("gemini-cli", None, agent_api="gemini")
+
+
+def test_a_grader_naming_a_tool_the_preset_lacks_warns_with_its_tools(tmp_path, monkeypatch):
+    agents = _fake_install(tmp_path, "claude-code")
+    monkeypatch.setenv("PATH", _bare_path(tmp_path))
+    monkeypatch.setenv("TRIALRUN_AGENTS_DIR", str(agents))
+    agent = make_agent("claude-code", None)
+    assert isinstance(agent, PresetAgent)
+    task = _task(
+        [
+            {"type": "expectedTools", "tools": ["write_file", "Write"]},
+            {"type": "toolArgs", "tool": "Edit", "args": {"file_path": "note.md"}},
+        ]
+    )
+    warnings = preset_tool_warnings(agent, [task])
+    assert len(warnings) == 1
+    assert warnings[0].startswith(
+        "note: expectedTools names tool 'write_file', which claude-code does not have"
+    )
+    assert "its tools: Write, Edit, Read, Bash" in warnings[0]
