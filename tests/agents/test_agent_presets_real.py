@@ -1,0 +1,156 @@
+"""The three presets end to end with their real binaries (npm), driven by scripted models.
+
+A binary not on PATH nor in trialrun's install folder is installed there with npm at the
+pinned version; the tests skip, saying why, only when that install cannot be done (no
+npm, or no registry).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trialrun.agents.presets import find_binary, get_preset, npm_install
+from trialrun.errors import UserError
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "agents"
+# preset → (its scripted files' prefix, the tool its good script writes with, its HOME folder)
+PRESETS = {
+    "gemini-cli": ("gemini", "write_file", ".gemini"),
+    "claude-code": ("claude", "Write", ".claude"),
+    "codex": ("codex", "exec_command", ".codex"),
+}
+
+
+def _installed(name: str) -> None:
+    preset = get_preset(name)
+    assert preset is not None
+    if find_binary(preset) is not None:
+        return
+    try:
+        npm_install(preset)
+    except UserError as exc:
+        pytest.skip(f"{name} is not installed and npm could not install it: {exc}")
+
+
+def _task_file(folder: Path, name: str) -> Path:
+    _, tool, home = PRESETS[name]
+    task = {
+        "task_id": "agent-create-note",
+        "suite": "golden",
+        "description": "The agent writes a file with its own tool.",
+        "inputs": {"prompt": "Create a file note.md containing 'buy milk'."},
+        "graders": [
+            {"type": "fileContains", "path": "note.md", "value": "buy milk"},
+            {"type": "expectedTools", "tools": [tool]},
+            {"type": "fileAbsent", "path": home},  # its private HOME is not the workspace
+        ],
+        "tracked_metrics": ["pass^k", "solve^k"],
+        "trials": {"k": 1},
+    }
+    path = folder / "task.json"
+    path.write_text(json.dumps(task))
+    return path
+
+
+def _trialrun(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "trialrun", *args],
+        capture_output=True, text=True, env=env, cwd=cwd, timeout=300,
+    )  # fmt: skip
+
+
+def _run(tmp_path: Path, name: str, script: str) -> tuple[dict, Path, str]:
+    task = _task_file(tmp_path, name)
+    out = tmp_path / "results"
+    done = _trialrun(
+        "run", str(task), "--agent", name, "-m", f"scripted:{EXAMPLES / script}",
+        "--out", str(out), "-k", "1", cwd=tmp_path,
+    )  # fmt: skip
+    runs = sorted(out.iterdir()) if out.is_dir() else []
+    assert runs, done.stderr
+    line = json.loads((runs[-1] / "results.jsonl").read_text().splitlines()[0])
+    return line, runs[-1], done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_a_good_script_makes_the_real_agent_solve_with_its_own_tool(tmp_path, name):
+    _installed(name)
+    prefix, tool, _ = PRESETS[name]
+    line, run_dir, output = _run(tmp_path, name, f"{prefix}-good.yaml")
+    assert line["error"] is None, output
+    assert [v["grader"] for v in line["verdicts"] if not v["passed"]] == [], line["verdicts"]
+    assert line["pass"] is True and line["solve"] is True
+    assert [c["name"] for c in line["tool_calls"]] == [tool]
+    assert line["tool_calls"][0]["ok"] is True
+    shown = _trialrun("show", str(run_dir), "agent-create-note", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert f"→ {tool}(" in shown.stdout  # the agent's own call, from the wire
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_a_bad_script_fails_the_file_grader_and_still_completes(tmp_path, name):
+    _installed(name)
+    prefix, tool, _ = PRESETS[name]
+    line, _, output = _run(tmp_path, name, f"{prefix}-bad.yaml")
+    assert line["error"] is None, output
+    failed = [v["grader"] for v in line["verdicts"] if not v["passed"]]
+    assert failed == ["fileContains"]  # it wrote, with its tool, the wrong text
+    assert line["pass"] is True and line["solve"] is False
+    assert [c["name"] for c in line["tool_calls"]] == [tool]
+
+
+def test_a_grader_naming_another_agents_tool_is_a_warning_in_the_real_run(tmp_path):
+    _installed("claude-code")
+    task = _task_file(tmp_path, "claude-code")
+    data = json.loads(task.read_text())
+    data["graders"][1]["tools"] = ["write_file"]  # gemini-cli's name, not Claude Code's
+    task.write_text(json.dumps(data))
+    done = _trialrun(
+        "run", str(task), "--agent", "claude-code",
+        "-m", f"scripted:{EXAMPLES / 'claude-good.yaml'}", "--out", str(tmp_path / "r"),
+        cwd=tmp_path,
+    )  # fmt: skip
+    text = " ".join((done.stdout + done.stderr).split())
+    assert "names tool 'write_file', which claude-code does not have" in text
+    assert "its tools: Write, Edit, Read, Bash" in text
+
+
+def test_agents_install_then_run_from_trialruns_folder_without_path(tmp_path):
+    """`trialrun agents install` puts the pinned CLI in trialrun's folder; with nothing on
+    PATH but node, the run finds it there (and the jail shows that folder)."""
+    if subprocess.run(["npm", "ping"], capture_output=True, timeout=60).returncode != 0:
+        pytest.skip("npm cannot reach its registry (npm ping failed)")
+    bin_dir = tmp_path / "bin"  # node (the CLI's interpreter), bwrap, sh: not the agent
+    bin_dir.mkdir()
+    for program in ("node", "bwrap", "sh", "bash", "npm"):
+        found = shutil.which(program)
+        if found:
+            (bin_dir / program).symlink_to(found)
+    agents = tmp_path / "agents"
+    env = {"TRIALRUN_AGENTS_DIR": str(agents)}
+    installed = _trialrun("agents", "install", "gemini-cli", cwd=tmp_path, env=env)
+    if installed.returncode != 0:
+        pytest.skip(f"npm could not install gemini-cli: {installed.stderr.strip()}")
+    assert (agents / "gemini-cli-0.61.0" / "bin" / "gemini").exists()
+    task = _task_file(tmp_path, "gemini-cli")
+    env["PATH"] = str(bin_dir)
+    done = _trialrun(
+        "run", str(task), "--agent", "gemini-cli",
+        "-m", f"scripted:{EXAMPLES / 'gemini-good.yaml'}", "--out", str(tmp_path / "r"),
+        cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    run_dir = next((tmp_path / "r").iterdir())
+    line = json.loads((run_dir / "results.jsonl").read_text().splitlines()[0])
+    assert line["solve"] is True, line
