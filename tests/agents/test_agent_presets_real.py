@@ -154,3 +154,27 @@ def test_agents_install_then_run_from_trialruns_folder_without_path(tmp_path):
     run_dir = next((tmp_path / "r").iterdir())
     line = json.loads((run_dir / "results.jsonl").read_text().splitlines()[0])
     assert line["solve"] is True, line
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_the_real_agent_reaches_no_host_but_the_proxy(tmp_path, name):
+    """Update checks, telemetry, plugin syncs off: every connect() of the whole process
+    tree (DNS included) goes to loopback. Outside the jail, which would hide them."""
+    strace = shutil.which("strace")
+    if strace is None:
+        pytest.skip("strace is not installed (apt-get install strace)")
+    _installed(name)
+    task = _task_file(tmp_path, name)
+    trace = tmp_path / "trace"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "TRIALRUN_JAIL": "off"}
+    done = subprocess.run(
+        [strace, "-f", "-qq", "-e", "trace=connect", "-o", str(trace), sys.executable, "-m",
+         "trialrun", "run", str(task), "--agent", name, "-m",
+         f"scripted:{EXAMPLES / (PRESETS[name][0] + '-good.yaml')}", "--out", str(tmp_path / "r")],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    connects = [line for line in trace.read_text().splitlines() if "connect(" in line]
+    inet = [line for line in connects if "AF_INET" in line]
+    assert inet, "the agent never called the proxy"
+    assert [line for line in inet if '"127.0.0.1"' not in line and '"::1"' not in line] == []

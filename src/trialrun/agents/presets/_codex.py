@@ -15,6 +15,9 @@ def _config(proxy_root: str) -> str:
         'model_provider = "trialrun"\n'
         "check_for_update_on_startup = false\n"
         "[analytics]\nenabled = false\n"
+        # no plugin marketplace sync (git / GitHub at start-up), no apps, no update check
+        "[features]\nplugins = false\nremote_plugin = false\napps = false\n"
+        "in_app_updates = false\n"
         "[model_providers.trialrun]\n"
         'name = "trialrun"\n'
         f'base_url = "{proxy_root}/v1"\n'
