@@ -1,0 +1,108 @@
+"""Per agent preset: the real CLI's own wall and CPU time per trial against trialrun's
+added time (proxy, workspace, jail, recording, grading).
+
+Bare: the CLI launched directly in a temporary folder against a recording proxy (the
+least that can answer it), no jail, no run folder; its own wall and CPU (rusage of the
+child). Full: `trialrun run` of the same one-task suite with `--agent NAME`, a scripted
+model, k trials one at a time; its wall / k. trialrun's share = (full - bare) / full, with
+the median bare run.
+Usage: python bench/agent_cli.py [--trials 5] [--agents gemini-cli,claude-code,codex]
+The last line is one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from trialrun import run
+from trialrun.agents._proxy import RecordingProxy
+from trialrun.agents.preset import base_env
+from trialrun.agents.presets import LaunchContext, find_binary, get_preset
+from trialrun.models import create_model
+
+ROOT = Path(__file__).resolve().parents[1]
+TASK = ROOT / "examples" / "agents" / "create_note.json"
+SCRIPTS = {"gemini-cli": "gemini", "claude-code": "claude", "codex": "codex"}
+PROMPT = "Create a file note.md containing 'buy milk'."
+
+
+async def bare_trial(name: str, script: Path) -> tuple[float, float]:
+    """One bare run: (wall s, CPU s of the CLI's process tree)."""
+    preset = get_preset(name)
+    found = find_binary(preset)
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as ws:
+        model = create_model(f"scripted:{script}")
+        async with RecordingProxy(model, task_id="agent-create-note") as proxy:
+            launch = preset.launch(LaunchContext(PROMPT, Path(home), Path(ws), proxy.root_url))
+            env = base_env(Path(home)) | launch.env
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            proc = await asyncio.create_subprocess_exec(
+                found.binary, *launch.args, cwd=ws, env=env,
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+            )  # fmt: skip
+            await proc.wait()
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        assert (Path(ws) / "note.md").exists(), f"{name} did not write the file"
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def full_trials(name: str, script: Path, trials: int) -> float:
+    """`trialrun run --agent NAME -k trials -j 1`: its wall per trial (run set-up included)."""
+    with tempfile.TemporaryDirectory() as out:
+        start = time.perf_counter()
+        outcome = run(
+            TASK, agent=name, models=[f"scripted:{script}"], k=trials, concurrency=1,
+            out=out, handle_sigint=False,
+        )  # fmt: skip
+        wall = time.perf_counter() - start
+        lines = (outcome.path / "results.jsonl").read_text().splitlines()
+        assert all(json.loads(line)["solve"] for line in lines), f"{name}: a trial failed"
+    return wall / trials
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--trials", type=int, default=5)
+    parser.add_argument("--agents", default=",".join(SCRIPTS))
+    args = parser.parse_args()
+    report: dict[str, dict[str, float]] = {}
+    for name in args.agents.split(","):
+        if find_binary(get_preset(name)) is None:
+            print(f"{name}: not installed (trialrun agents install {name}); skipped")
+            continue
+        script = ROOT / "examples" / "agents" / f"{SCRIPTS[name]}-good.yaml"
+        bare = [asyncio.run(bare_trial(name, script)) for _ in range(args.trials)]
+        full = full_trials(name, script, args.trials)
+        agent_wall = statistics.median(w for w, _ in bare)
+        agent_cpu = statistics.median(c for _, c in bare)
+        trial_wall = full
+        added = trial_wall - agent_wall
+        report[name] = {
+            "agent_wall_s": round(agent_wall, 3),
+            "agent_cpu_s": round(agent_cpu, 3),
+            "trial_wall_s": round(trial_wall, 3),
+            "trialrun_added_s": round(added, 3),
+            "trialrun_share": round(added / trial_wall, 3),
+        }
+        print(
+            f"{name:<12} agent {agent_wall:.2f} s wall, {agent_cpu:.2f} s CPU; trial "
+            f"{trial_wall:.2f} s; trialrun adds {added:.2f} s ({added / trial_wall:.0%})"
+        )
+    print(json.dumps({"trials": args.trials, "cores": os.cpu_count(), "presets": report}))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
