@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from trialrun import run as trialrun_run
 from trialrun.agents import AgentLimits
 from trialrun.agents.command import API_ENV, api_env
 from trialrun.agents.factory import make_agent
@@ -264,3 +265,19 @@ def test_a_grader_naming_a_tool_the_preset_lacks_warns_with_its_tools(tmp_path, 
         "note: expectedTools names tool 'write_file', which claude-code does not have"
     )
     assert "its tools: Write, Edit, Read, Bash" in warnings[0]
+
+
+def test_run_agent_in_trialrun_toml_picks_the_preset(tmp_path, monkeypatch):
+    """`[run] agent = "claude-code"`: the run uses the preset without --agent (a missing
+    binary says so, which proves the preset was chosen); a bad value is one line."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", _bare_path(tmp_path))
+    monkeypatch.setenv("TRIALRUN_AGENTS_DIR", str(tmp_path / "none"))
+    script = ROOT / "examples" / "agents" / "claude-good.yaml"
+    task = ROOT / "examples" / "agents" / "create_note.json"
+    (tmp_path / "trialrun.toml").write_text('[run]\nagent = "claude-code"\n')
+    with pytest.raises(UserError, match="claude-code is not installed: run `trialrun agents"):
+        trialrun_run(task, models=[f"scripted:{script}"], out=tmp_path / "r")
+    (tmp_path / "trialrun.toml").write_text("[run]\nagent = 3\n")
+    with pytest.raises(UserError, match=r"\[run\] agent \(trialrun.toml\): must be a preset"):
+        trialrun_run(task, models=[f"scripted:{script}"], out=tmp_path / "r")

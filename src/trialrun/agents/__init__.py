@@ -1,8 +1,30 @@
-"""Agents under test: the built-in tool loop, Python callables, command-line agents."""
+"""Agents under test: the built-in tool loop, Python callables, command-line agents and
+the agent CLIs people ship (presets: gemini-cli, claude-code, codex)."""
 
 from trialrun.agents._simulated_user import conversation_text
 from trialrun.agents._types import Agent, AgentLimits, AgentRun
 from trialrun.agents.factory import make_agent
 from trialrun.agents.loop import ToolLoopAgent
+from trialrun.agents.presets import (
+    AgentPreset,
+    find_binary,
+    get_preset,
+    npm_install,
+    preset_names,
+    preset_or_error,
+)
 
-__all__ = ["Agent", "AgentLimits", "AgentRun", "ToolLoopAgent", "conversation_text", "make_agent"]
+__all__ = [
+    "Agent",
+    "AgentLimits",
+    "AgentPreset",
+    "AgentRun",
+    "ToolLoopAgent",
+    "conversation_text",
+    "find_binary",
+    "get_preset",
+    "make_agent",
+    "npm_install",
+    "preset_names",
+    "preset_or_error",
+]

@@ -82,8 +82,8 @@ def make_agent(
         return PresetAgent(preset, timeout_s=timeout_s)
     if agent and ":" not in agent:
         raise UserError(
-            f"--agent {agent}: not an agent preset ({', '.join(preset_names())}) nor "
-            "package.module:function"
+            f"--agent {agent}: not an agent preset ({', '.join(preset_names())}); "
+            "else expected package.module:function (or file.py:function)"
         )
     if agent:
         fn = load_object(agent.strip(), "--agent")

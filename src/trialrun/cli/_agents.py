@@ -26,7 +26,7 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """npm-install an agent CLI at its pinned version into trialrun's own folder."""
-        from trialrun.agents.presets import npm_install, preset_or_error
+        from trialrun.agents import npm_install, preset_or_error
 
         preset = preset_or_error(name, "trialrun agents install")
         spec = f"{preset.package}@{version or preset.version}"
@@ -39,7 +39,7 @@ def register(app: typer.Typer) -> None:
     @group.command("list")
     def list_() -> None:
         """Each preset: installed (where) or missing, its pinned version and wire API."""
-        from trialrun.agents.presets import find_binary, get_preset, preset_names
+        from trialrun.agents import find_binary, get_preset, preset_names
 
         for name in preset_names():
             preset = get_preset(name)

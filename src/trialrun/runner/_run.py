@@ -202,6 +202,22 @@ def _models_of(config: RunConfig) -> dict[str, str]:
     return by_label
 
 
+def _configured_agent(config: RunConfig) -> RunConfig:
+    """`[run] agent` in trialrun.toml (a preset or package.module:function) when neither
+    --agent nor --agent-cmd is given."""
+    if config.agent or config.agent_cmd:
+        return config
+    value = load_config().section("run").get("agent")
+    if value is None:
+        return config
+    if not isinstance(value, str) or not value.strip():
+        raise UserError(
+            '[run] agent (trialrun.toml): must be a preset name or package.module:function, '
+            'e.g. "gemini-cli"'
+        )
+    return replace(config, agent=value.strip())
+
+
 async def run_async(config: RunConfig, hooks: RunHooks | None = None) -> Run:
     """Run models × tasks × k trials into `out/<run-id>/` (or resume a run folder)."""
     _check_options(config)
@@ -218,6 +234,7 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
         held.enter_context(run_lock(rundir.path))  # before anything in it changes
         manifest = rundir.manifest()
         config = resumed_config(manifest, config, given_paths)
+    config = _configured_agent(config)
     if not config.tasks:
         raise UserError("no task paths given; pass task files or folders")
 
