@@ -106,6 +106,7 @@ class Rig:
             outcome = trialrun.run(trialrun.RunConfig(
                 tasks=[self._task(prompt, fixture, prior)],
                 models=[self.model],
+                agent=self.spec.agent,
                 k=1,
                 out=out,
                 keep_artifacts=True,
@@ -177,6 +178,8 @@ class Rig:
     def describe(self) -> str:
         """What a failing eval prints: model, tool calls in order, final answer."""
         lines = [f"model: {self.model}"]
+        if self.spec.agent:
+            lines.append(f"agent: {self.spec.agent}")
         if self.error:
             lines.append(f"error: {self.error.get('kind')}: {self.error.get('message')}")
         lines.append(f"tool calls ({len(self.tool_calls)}):")

@@ -34,6 +34,7 @@ class EvalSpec:
     tools: Sequence[str] = ("vault",)
     max_turns: int = 20
     tool_call_budget: int = DEFAULT_TOOL_CALL_BUDGET
+    agent: str | None = None  # an agent preset (gemini-cli, …) or package.module:function
 
 
 def eval_test(
@@ -47,6 +48,7 @@ def eval_test(
     tools: Sequence[str] = ("vault",),
     max_turns: int = 20,
     tool_call_budget: int = DEFAULT_TOOL_CALL_BUDGET,
+    agent: str | None = None,
 ) -> Callable[[F], F]:
     """Make a pytest test a behavioural eval: the agent gets `prompt` in a workspace
     seeded with `files`; the test reads the outcome through the `rig` and `result`
@@ -54,7 +56,9 @@ def eval_test(
     with RUN_EVALS=1 or --run-evals), USUALLY_FAILS (runs with them, reported as
     xfail/xpass, never blocks). `model`: a model spec (default: --eval-model, else
     $TRIALRUN_EVAL_MODEL, else `local`); `k` trials, each its own test item;
-    `tool_call_budget`: more tool calls than this fails the eval.
+    `tool_call_budget`: more tool calls than this fails the eval. `agent`: the agent
+    instead of trialrun's loop: a preset (`gemini-cli`, `claude-code`, `codex`: the real
+    CLI, its tool calls read from the wire) or `package.module:function`.
     """
     if policy not in POLICIES:
         raise UserError(
@@ -68,8 +72,11 @@ def eval_test(
         if name.startswith("/") or ".." in name.split("/") or "\\" in name:
             raise UserError(f"@eval_test(…, files={{{name!r}: …}}): use a relative path "
                             "inside the workspace")
+    if agent is not None and (not isinstance(agent, str) or not agent.strip()):
+        raise UserError(f"@eval_test(…, agent={agent!r}): give a preset name, e.g. "
+                        '"gemini-cli", or package.module:function')
     spec = EvalSpec(policy, prompt, dict(files or {}), model, k, timeout_s, tuple(tools),
-                    max_turns, tool_call_budget)
+                    max_turns, tool_call_budget, agent)
 
     def decorate(func: F) -> F:
         func = pytest.mark.usefixtures("rig")(func)
