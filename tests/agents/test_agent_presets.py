@@ -281,3 +281,28 @@ def test_run_agent_in_trialrun_toml_picks_the_preset(tmp_path, monkeypatch):
     (tmp_path / "trialrun.toml").write_text("[run]\nagent = 3\n")
     with pytest.raises(UserError, match=r"\[run\] agent \(trialrun.toml\): must be a preset"):
         trialrun_run(task, models=[f"scripted:{script}"], out=tmp_path / "r")
+
+
+def test_cli_agent_api_reaches_the_agent_and_a_bad_one_is_one_line(tmp_path):
+    # a host's own OPENAI_BASE_URL never reaches an agent that speaks another API
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OPENAI_BASE_URL": "http://x"}
+    task = ROOT / "examples" / "agents" / "create_note.json"
+    script = ROOT / "examples" / "agents" / "gemini-good.yaml"
+    base = [sys.executable, "-m", "trialrun", "run", str(task), "-m", f"scripted:{script}",
+            "--out", str(tmp_path / "r")]  # fmt: skip
+    bad = subprocess.run(
+        [*base, "--agent-cmd", "true", "--agent-api", "grpc"],
+        capture_output=True, text=True, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("trialrun: --agent-api grpc: unknown; use one of chat")
+    # a command printing which base URLs it was given: only Anthropic's
+    probe = (f"{shlex.quote(sys.executable)} -c \"import os; print(sorted(k for k in os.environ "
+             "if k.endswith('_BASE_URL')))\"")
+    good = subprocess.run(
+        [*base, "--agent-cmd", probe, "--agent-api", "anthropic", "--json"],
+        capture_output=True, text=True, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    run_dir = next((tmp_path / "r").iterdir())
+    line = json.loads((run_dir / "results.jsonl").read_text().splitlines()[0])
+    assert line["final_text"] == "['ANTHROPIC_BASE_URL']", good.stderr

@@ -73,10 +73,14 @@ def _trialrun(
 def _run(tmp_path: Path, name: str, script: str) -> tuple[dict, Path, str]:
     task = _task_file(tmp_path, name)
     out = tmp_path / "results"
+    scratch = tmp_path / "scratch"  # TMPDIR: where the trial's private HOME is made
+    scratch.mkdir()
     done = _trialrun(
         "run", str(task), "--agent", name, "-m", f"scripted:{EXAMPLES / script}",
-        "--out", str(out), "-k", "1", cwd=tmp_path,
+        "--out", str(out), "-k", "1", cwd=tmp_path, env={"TMPDIR": str(scratch)},
     )  # fmt: skip
+    homes = [p.name for p in scratch.iterdir() if p.name.startswith("trialrun-")]
+    assert homes == [], "the private HOME outlived its trial"
     runs = sorted(out.iterdir()) if out.is_dir() else []
     assert runs, done.stderr
     line = json.loads((runs[-1] / "results.jsonl").read_text().splitlines()[0])

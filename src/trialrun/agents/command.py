@@ -187,6 +187,9 @@ class CommandAgent:
         extra = toolbox.ctx.extra if toolbox is not None else {}
         async with RecordingProxy(model, task_id=task.task_id, trial=extra.get("trial")) as proxy:
             env = dict(os.environ)
+            for names in API_ENV.values():  # no host URL or key of another API survives
+                for name in names:
+                    env.pop(name, None)
             env.update(api_env(self.api, proxy.root_url))
             env.update(
                 TRIALRUN_TASK_ID=task.task_id,
