@@ -306,3 +306,20 @@ def test_cli_agent_api_reaches_the_agent_and_a_bad_one_is_one_line(tmp_path):
     run_dir = next((tmp_path / "r").iterdir())
     line = json.loads((run_dir / "results.jsonl").read_text().splitlines()[0])
     assert line["final_text"] == "['ANTHROPIC_BASE_URL']", good.stderr
+
+
+def test_agent_api_is_kept_in_run_json_and_a_resume_uses_it(tmp_path):
+    from trialrun.rundir import RunDir
+    from trialrun.runner._config import RunConfig
+    from trialrun.runner._manifest import resumed_config
+
+    task = ROOT / "examples" / "agents" / "create_note.json"
+    script = ROOT / "examples" / "agents" / "claude-good.yaml"
+    outcome = trialrun_run(
+        task, models=[f"scripted:{script}"], agent_cmd="true", agent_api="anthropic",
+        out=tmp_path / "r",
+    )  # fmt: skip
+    assert json.loads((outcome.path / "run.json").read_text())["agent_api"] == "anthropic"
+    manifest = RunDir.open(outcome.path).manifest()
+    resumed = resumed_config(manifest, RunConfig(resume=outcome.path), [])
+    assert resumed.agent_api == "anthropic" and resumed.agent_cmd == "true"

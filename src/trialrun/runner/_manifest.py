@@ -108,6 +108,7 @@ def new_manifest(
         keep_artifacts=config.keep_artifacts,
         extra={
             **({"endpoints": endpoints} if endpoints else {}),
+            **({"agent_api": config.agent_api} if config.agent_api else {}),
             **({"allow_external_links": True} if config.allow_external_links else {}),
         },
     )
@@ -177,6 +178,7 @@ def resumed_config(manifest: Manifest, config: RunConfig, paths: list[Path]) -> 
         judge=config.judge or manifest.judge,
         agent=config.agent or manifest.agent,
         agent_cmd=agent_cmd,
+        agent_api=config.agent_api or _str_or_none(manifest.extra.get("agent_api")),
         keep_artifacts=config.keep_artifacts or manifest.keep_artifacts,
         out=config.out,
         resume=config.resume,
@@ -215,3 +217,7 @@ def check_resumed_tasks(manifest: Manifest, tasks: Sequence[Task], warnings: lis
         source = str(task.source) if task.source else None
         if source in old_hashes and sha256_of(Path(source)) != old_hashes[source]:
             warnings.append(f"{task.source}: changed since the run started")
+
+
+def _str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
