@@ -182,3 +182,31 @@ def test_the_real_agent_reaches_no_host_but_the_proxy(tmp_path, name):
     inet = [line for line in connects if "AF_INET" in line]
     assert inet, "the agent never called the proxy"
     assert [line for line in inet if '"127.0.0.1"' not in line and '"::1"' not in line] == []
+
+
+def test_a_jailed_agent_has_no_network_but_its_loopback(tmp_path):
+    """In the jail the CLI sees one interface, lo: the proxy's port is bridged in."""
+    from trialrun.sandbox import jail_available
+
+    if not jail_available():
+        pytest.skip("bubblewrap does not work here (apt-get install bubblewrap)")
+    _installed("codex")
+    script = tmp_path / "model.yaml"
+    listing = "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' > ifaces.txt"
+    script.write_text(json.dumps({"default": [
+        {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": listing}}]},
+        {"content": "Listed."},
+    ]}))  # fmt: skip
+    task = _task_file(tmp_path, "codex")
+    data = json.loads(task.read_text())
+    data["graders"] = [{"type": "fileContains", "path": "ifaces.txt", "value": "lo"}]
+    task.write_text(json.dumps(data))
+    done = _trialrun(
+        "run", str(task), "--agent", "codex", "-m", f"scripted:{script}",
+        "--out", str(tmp_path / "r"), "--keep-artifacts", cwd=tmp_path,
+    )  # fmt: skip
+    run_dir = next((tmp_path / "r").iterdir())
+    line = json.loads((run_dir / "results.jsonl").read_text().splitlines()[0])
+    assert line["solve"] is True, (line["verdicts"], done.stderr)
+    (listed,) = run_dir.glob("workspaces/**/ifaces.txt")
+    assert listed.read_text().split() == ["lo"]

@@ -5,15 +5,18 @@ outside the workspace the graders diff, removed afterwards) holding the config f
 that point the CLI at the proxy with a throwaway key, update checks and telemetry off; a
 small environment (no host keys, no HTTP proxy for loopback); the CLI's non-interactive
 command line; in the bwrap jail whenever bwrap works (the workspace and that HOME
-writable, the CLI's install folder read-only), swept otherwise; its whole process tree
-killed at the task's timeout. The transcript is read from the proxy's traffic, as for
-`--agent-cmd`.
+writable, the CLI's install folder read-only; no network but its own loopback, where
+`_loopback_bridge` forwards the proxy's port to the proxy's UNIX socket), swept otherwise
+(then on the host's loopback); its whole process tree killed at the task's timeout. The
+transcript is read from the proxy's traffic, as for `--agent-cmd`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,13 +26,14 @@ from trialrun.agents._types import AgentLimits, AgentRun
 from trialrun.agents.command import DEFAULT_TIMEOUT_S, finish_run
 from trialrun.agents.loop import user_message
 from trialrun.agents.presets import AgentPreset, LaunchContext, require_binary
-from trialrun.sandbox import run_contained
+from trialrun.sandbox import jail_available, run_contained
 
 if TYPE_CHECKING:
     from trialrun.models import Model
     from trialrun.tasks import Task
     from trialrun.tools import Toolbox
 
+_BRIDGE = Path(__file__).with_name("_loopback_bridge.py")
 # host variables an agent CLI may see; keys and proxies stay out
 _PASSED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME", "SHELL")
 
@@ -77,6 +81,9 @@ class PresetAgent:
         timeout = limits.timeout_s or self.timeout_s or DEFAULT_TIMEOUT_S
         extra = toolbox.ctx.extra if toolbox is not None else {}
         home = Path(tempfile.mkdtemp(prefix=f"trialrun-{self.preset.name}-home-"))
+        bridge_dir = Path(tempfile.mkdtemp(prefix="trialrun-proxy-"))
+        jail = extra.get("jail", self.jail)
+        jailed = jail_available() if jail is None else jail
         try:
             async with RecordingProxy(
                 model, task_id=task.task_id, trial=extra.get("trial")
@@ -87,16 +94,30 @@ class PresetAgent:
                 env.update(launch.env)
                 env.update(TRIALRUN_TASK_ID=task.task_id, TRIALRUN_WORKSPACE=str(cwd))
                 readable = [str(self.found.prefix)] if self.found.prefix is not None else []
-                outcome = await run_contained(
-                    [self.found.binary, *launch.args],
-                    str(cwd),
-                    timeout,
-                    env=env,
-                    jail=extra.get("jail", self.jail),
-                    network=True,
-                    writable=[str(home)],
-                    readable=readable,
-                )
+                argv = [self.found.binary, *launch.args]
+                writable = [str(home)]
+                unix_server = None
+                if jailed:  # no network in the jail: the proxy through a UNIX socket
+                    sock = bridge_dir / "proxy.sock"
+                    unix_server = await asyncio.start_unix_server(proxy._serve, path=str(sock))
+                    argv = [sys.executable, "-I", "-S", str(_BRIDGE), str(sock),
+                            str(proxy.port), "--", *argv]  # fmt: skip
+                    readable.append(str(bridge_dir))
+                try:
+                    outcome = await run_contained(
+                        argv,
+                        str(cwd),
+                        timeout,
+                        env=env,
+                        jail=jailed,
+                        network=not jailed,
+                        writable=writable,
+                        readable=readable,
+                    )
+                finally:
+                    if unix_server is not None:
+                        unix_server.close()
             return finish_run(proxy, outcome, prompt, timeout)
         finally:
             shutil.rmtree(home, ignore_errors=True)
+            shutil.rmtree(bridge_dir, ignore_errors=True)
