@@ -129,3 +129,157 @@ def test_retry_waits_are_finite(monkeypatch: pytest.MonkeyPatch, key: str, value
     monkeypatch.setenv(f"TRIALRUN_RETRY_{key.upper()}", value)
     with pytest.raises(UserError, match=key):
         RetryPolicy.load()
+
+
+# --- the pre-run power estimate: off the event loop, cancellable, bounded -------------
+
+SLOW_ROWS = [(10_000, 0.9)] * 3  # an exact estimate of minutes (3 tasks at k = 10000)
+
+SMALL_TASK = """\
+task_id: {name}
+suite: golden
+description: say hi
+inputs: {{prompt: say hi}}
+graders: [{{type: contains, value: hi}}]
+tracked_metrics: [pass_rate]
+"""
+
+
+def _suite(root: Path, names: list[str]) -> tuple[Path, Path]:
+    root.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        (root / f"{name}.yaml").write_text(SMALL_TASK.format(name=name))
+    script = root.parent / "script.yaml"
+    script.write_text(
+        "tasks:\n" + "".join(f"  {name}:\n    - content: hi\n" for name in names)
+    )
+    return root, script
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "State:\tZ" not in status
+
+
+def _children(pid: int, marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if f"PPid:\t{pid}\n" in status and marker in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def _poll(condition, seconds: float) -> bool:
+    """Poll `condition` every 0.1 s; whether it came true within `seconds` (a hang bound,
+    not a timing assertion)."""
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
+
+
+def _said() -> tuple[list[str], object]:
+    import threading
+
+    lines: list[str] = []
+    event = threading.Event()
+
+    def say(line: str) -> None:
+        lines.append(line)
+        event.set()
+
+    return lines, (say, event)
+
+
+def test_an_estimate_over_its_budget_is_skipped_and_its_process_killed() -> None:
+    from trialrun.cli._power_estimate import PowerEstimate
+
+    lines, (say, event) = _said()
+    estimate = PowerEstimate(SLOW_ROWS, 0.05, "exact", say, budget_s=0.5)
+    estimate.start()
+    assert estimate.pid is not None
+    assert event.wait(120)
+    assert lines == [
+        "power estimate skipped: it took over 0.5s (`trialrun plan` computes it without a "
+        "time limit)"
+    ]
+    assert _poll(lambda: not _alive(estimate.pid), 30)
+    estimate.settle(wait=True)
+    assert lines == lines[:1]
+
+
+def test_a_quick_estimate_is_said_once_and_settle_without_wait_says_nothing() -> None:
+    from trialrun.cli._power_estimate import PowerEstimate
+
+    lines, (say, _) = _said()
+    quick = PowerEstimate([(5, 0.9)] * 2, 0.05, "exact", say, budget_s=120)
+    quick.start()
+    quick.settle(wait=True)
+    assert len(lines) == 1 and lines[0].startswith("power: 2 task(s) at k = 5 can detect")
+
+    quiet, (say_quiet, _) = _said()
+    slow = PowerEstimate(SLOW_ROWS, 0.05, "exact", say_quiet, budget_s=120)
+    slow.start()
+    slow.settle(wait=False)  # Ctrl-C: the run does not wait for it
+    assert quiet == [] and slow.pid is not None and not _alive(slow.pid)
+
+
+def test_trials_start_while_the_estimate_runs_and_ctrl_c_exits_130(tmp_path: Path) -> None:
+    """The issue's case: the power estimate ran on the event loop, so a big suite never
+    started a trial and Ctrl-C waited for the estimate. Now the first trial is written
+    while it runs, and SIGINT ends the run (130) and its estimate process."""
+    import os
+    import signal
+    import subprocess
+
+    suite, script = _suite(tmp_path / "suite", ["a", "b", "c"])
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trialrun", "run", str(suite), "-k", "10000",
+         "-m", f"scripted:{script}", "--out", str(out)],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )  # fmt: skip
+    try:
+        def a_trial_is_written() -> bool:
+            return any(f.stat().st_size > 0 for f in out.glob("*/results.jsonl"))
+
+        assert _poll(a_trial_is_written, 120), "no trial started while the estimate ran"
+        estimates = _children(proc.pid, "_power_estimate")
+        proc.send_signal(signal.SIGINT)
+        assert _poll(lambda: proc.poll() is not None, 60), "Ctrl-C did not end the run"
+        _, err = proc.communicate()
+        assert proc.returncode == 130, err.decode()
+        assert "Traceback" not in err.decode()
+        assert all(_poll(lambda pid=pid: not _alive(pid), 30) for pid in estimates)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_a_resumed_run_does_not_estimate_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite, script = _suite(tmp_path / "suite", ["a"])
+    out = tmp_path / "out"
+    code, _, err = _cli(capsys, "run", suite, "-k", "2", "-m", f"scripted:{script}", "--out", out)
+    assert code == 0 and err.startswith("power: 1 task(s) at k = 2"), err
+    (run_dir,) = out.iterdir()
+    code, _, err = _cli(capsys, "run", "--resume", run_dir)
+    assert code == 0, err
+    assert "power" not in err
