@@ -130,7 +130,7 @@ class HistoryStore:
         except UnknownRevision as exc:
             raise UserError(
                 f"{store_label(url)}: its schema revision {exc} is unknown to this trialrun "
-                "(a newer trialrun wrote it?); upgrade trialrun, or move the store away or "
+                "(a newer trialrun wrote it?); upgrade trialrun, or move it away or "
                 "point --store / [history] url elsewhere"
             ) from None
         except OperationalError as exc:
