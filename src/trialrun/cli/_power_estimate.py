@@ -82,6 +82,7 @@ class PowerEstimate:
             out, _ = proc.communicate(self._request, timeout=self.budget_s)
         except subprocess.TimeoutExpired:
             self._kill()
+            proc.communicate()  # reaped: its pipes closed
             self._once(f"power estimate skipped: it took over {self.budget_s:g}s "
                        "(`trialrun plan` computes it without a time limit)")
             return
