@@ -283,3 +283,18 @@ def test_a_resumed_run_does_not_estimate_again(
     code, _, err = _cli(capsys, "run", "--resume", run_dir)
     assert code == 0, err
     assert "power" not in err
+
+
+@pytest.mark.parametrize("value", ["1e308", "86401", "inf", "nan"])
+def test_tool_time_limits_are_at_most_a_day(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    from trialrun.errors import UserError
+    from trialrun.tools import TOOL_TIMEOUT_ENV, Toolbox, ToolContext
+
+    ctx = ToolContext(tmp_path, "t", {})
+    with pytest.raises(UserError, match="at most 86400"):
+        Toolbox([], ctx, call_timeout_s=float(value))
+    monkeypatch.setenv(TOOL_TIMEOUT_ENV, value)
+    with pytest.raises(UserError, match=TOOL_TIMEOUT_ENV):
+        Toolbox([], ctx)
