@@ -3,7 +3,8 @@
 `trialrun run` waits `RUN_WAIT_S` for a store another process holds locked (not the
 store's whole busy timeout); then it appends the run (its folder, trigger and source) to
 `<store file>.pending`, one JSON line, and says so. The next command that opens the store
-(every history command, the next run) records the queued runs first: a run already
+to write (`HistoryStore.open`: every history command, the next run; not the readers
+`report` and `view`) records the queued runs first: a run already
 stored is skipped as always, and while the store is still locked they stay queued. A
 queued run whose folder can no longer be read is dropped with one line on stderr, never
 silently.

@@ -162,13 +162,9 @@ class HistoryStore:
     def open_existing(cls, url: str | None = None) -> HistoryStore | None:
         """The store to read from, or None when there is none yet: the configured store as
         `open` finds it, except that a SQLite file that does not exist is not created
-        (see `existing_store_url`)."""
+        (see `existing_store_url`). Readers leave the queue of `_pending` alone."""
         found = existing_store_url(url)
-        if found is None:
-            return None
-        store = cls(found)
-        store._import_pending()
-        return store
+        return cls(found) if found is not None else None
 
     def _import_pending(self) -> None:
         try:
