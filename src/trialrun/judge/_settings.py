@@ -40,7 +40,7 @@ class _JudgeSection(BaseModel):
     model: str | None = None
     cache_dir: str | None = None
     cache: bool = True
-    timeout_s: float = Field(120.0, gt=0)
+    timeout_s: float = Field(120.0, gt=0, le=86_400, allow_inf_nan=False)  # at most a day
     max_tokens: int | None = Field(None, ge=1)
     constrained: bool = True
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import random
 import time
@@ -46,6 +47,7 @@ _ENV = {
 }
 DEFAULT_REQUEST_TIMEOUT_S = 120.0
 TRIAL_KEYS = ("infra_trials",)  # [retries] keys the runner reads (trialrun.runner)
+MAX_SECONDS = 86_400.0  # every delay and time limit: finite, at most a day
 
 
 class InvalidResponse(Exception):
@@ -99,8 +101,10 @@ class RetryPolicy:
                 if isinstance(raw, bool):
                     raise TypeError
                 value: float | int = int(raw) if key == "max_attempts" else float(raw)
-            except (TypeError, ValueError):
-                raise UserError(f"{where}: {key} = {raw!r} is not a number") from None
+            except (TypeError, ValueError, OverflowError):
+                raise UserError(f"{where}: {key} = {raw!r} is not a finite number") from None
+            if not math.isfinite(value) or value > MAX_SECONDS:  # every wait is finite
+                raise UserError(f"{where}: {key} = {raw!r} is too large; at most {MAX_SECONDS:g}")
             if key == "request_timeout_s" and not value > 0:
                 raise UserError(f"{where}: {key} = {raw!r} is too small; give seconds > 0")
             if value < (1 if key == "max_attempts" else 0):

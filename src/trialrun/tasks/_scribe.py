@@ -17,6 +17,7 @@ from trialrun.graders import GraderConfig
 from trialrun.tasks._grader_items import REGEX_VALUE_KINDS, validate_grader
 from trialrun.tasks._issues import Issue, issues_from_validation
 from trialrun.tasks._js_regex import JSRegexError, js_flags, js_to_python
+from trialrun.tasks._limits import MAX_SECONDS
 from trialrun.tasks._model import Task, Tier
 from trialrun.tasks._native import SCHEMA_KEY, Checked
 from trialrun.tasks._problems import FieldPath
@@ -60,7 +61,7 @@ class ScribeTask(BaseModel):
     vaultAssertions: list[Any] = Field(default_factory=list)
     toolCallBudget: int | None = Field(None, ge=0)
     maxTurns: int = Field(15, ge=1)
-    timeoutMs: float = Field(300_000, gt=0)
+    timeoutMs: float = Field(300_000, gt=0, le=MAX_SECONDS * 1000, allow_inf_nan=False)
     rubric: Any = None  # free text for the judge; checked in check_scribe
 
 
