@@ -27,6 +27,8 @@ from trialrun.core._model_spec import (
 from trialrun.core._objects import load_object
 from trialrun.core._records import Message, ToolCallRecord, ToolSpec, Verdict
 from trialrun.core._registry import Registry
+from trialrun.core._regex_shape import MAX_EXPANSION, MAX_GROUP_DEPTH, MAX_PATTERN_CHARS
+from trialrun.core._safe_regex import UnsafeRegex, compile_safe, regex_problem
 from trialrun.core._secrets import (
     KEY_VARIABLES,
     MASK,
@@ -40,14 +42,19 @@ from trialrun.core._threads import run_sync
 __all__ = [
     "CI_BRANCH_VARIABLES",
     "KEY_VARIABLES",
+    "MAX_EXPANSION",
+    "MAX_GROUP_DEPTH",
+    "MAX_PATTERN_CHARS",
     "MASK",
     "Message",
     "ModelSpec",
     "Registry",
     "ToolCallRecord",
     "ToolSpec",
+    "UnsafeRegex",
     "Verdict",
     "ci_branch",
+    "compile_safe",
     "git_branch",
     "git_commit",
     "git_toplevel",
@@ -59,6 +66,7 @@ __all__ = [
     "parse_model_spec",
     "redact",
     "redact_argv",
+    "regex_problem",
     "run_sync",
     "secret_values",
     "slugify",
