@@ -26,8 +26,13 @@ from trialrun.core._model_spec import (
 )
 from trialrun.core._objects import load_object
 from trialrun.core._records import Message, ToolCallRecord, ToolSpec, Verdict
+from trialrun.core._regex_shape import (
+    MAX_EXPANSION,
+    MAX_GROUP_DEPTH,
+    MAX_PATTERN_CHARS,
+    regex_shape_problem,
+)
 from trialrun.core._registry import Registry
-from trialrun.core._regex_shape import MAX_EXPANSION, MAX_GROUP_DEPTH, MAX_PATTERN_CHARS
 from trialrun.core._safe_regex import UnsafeRegex, compile_safe, regex_problem
 from trialrun.core._secrets import (
     KEY_VARIABLES,
@@ -67,6 +72,7 @@ __all__ = [
     "redact",
     "redact_argv",
     "regex_problem",
+    "regex_shape_problem",
     "run_sync",
     "secret_values",
     "slugify",

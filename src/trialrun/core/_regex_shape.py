@@ -51,18 +51,22 @@ def regex_shape_problem(pattern: str, flags: int = 0) -> str | None:
             "flatten the pattern"
         )
     if shape.largest_count > MAX_EXPANSION:
-        shown = "more than 10^18" if shape.largest_count >= _SATURATED else f"{shape.largest_count:,}"
+        shown = _number(shape.largest_count)
         return (
             f"repeat count {shown} is above the limit of {MAX_EXPANSION:,}: lower it, or use "
             "* or + for an open-ended repeat"
         )
     if shape.size > MAX_EXPANSION:
-        shown = "more than 10^18" if shape.size >= _SATURATED else f"{shape.size:,}"
+        shown = _number(shape.size)
         return (
             f"its repeats expand to {shown} elements (nested counts multiply); the limit is "
             f"{MAX_EXPANSION:,}: lower the {{m,n}} counts, or use * or + for open-ended repeats"
         )
     return None
+
+
+def _number(n: int) -> str:
+    return "more than 10^18" if n >= _SATURATED else f"{n:,}"
 
 
 def measure(pattern: str, flags: int = 0) -> RegexShape:
@@ -222,6 +226,9 @@ class _Scan:
                 return
             if j < len(src) and src[j] == ":" and letters:
                 verbose = ("x" in on or verbose) and "x" not in off
+                self.i = j  # the opener's letters are no atoms
+            else:
+                self.i = _opener_end(src, at) - 1
         self.i += 1
         self.stack.append(_Frame(verbose))
         self.depth = max(self.depth, len(self.stack) - 1)
@@ -232,3 +239,18 @@ class _Scan:
             return
         weight = max(self.stack.pop().total(), 1)
         self.stack[-1].add(weight)
+
+
+def _opener_end(src: str, at: int) -> int:
+    """Where a `(?…` group's contents start: past `(?:`, `(?=`, `(?<=`, `(?P<name>` …;
+    an opener not listed here keeps its characters as atoms (only larger)."""
+    for opener in ("(?:", "(?=", "(?!", "(?>", "(?|", "(?<=", "(?<!"):
+        if src.startswith(opener, at):
+            return at + len(opener)
+    for opener in ("(?P<", "(?<"):
+        if src.startswith(opener, at):
+            end = src.find(">", at)
+            close = src.find(")", at)
+            if end > 0 and (close < 0 or end < close):
+                return end + 1
+    return at + 1

@@ -29,6 +29,7 @@ from trialrun.graders._calls import (
     any_glob,
     call_place,
     call_turns,
+    check_arg_patterns,
     check_globs,
     diff,
     glob_match,
@@ -124,6 +125,13 @@ class ToolRule(BaseModel):
 
     tool: str = Field(min_length=1)
     args: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("args")
+    @classmethod
+    def _valid_patterns(cls, value: dict[str, Any]) -> dict[str, Any]:
+        for expected in value.values():
+            check_arg_patterns(expected)
+        return value
 
     def matches(self, name: str, arguments: dict[str, Any]) -> bool:
         if not glob_match(self.tool, name):
