@@ -36,6 +36,7 @@ from trialrun.tasks._paths import (
     fixtures_path_problem,
     workspace_path_problem,
 )
+from trialrun.tools import tool_pack_problem
 
 
 class Strict(BaseModel):
@@ -124,6 +125,21 @@ FixtureName = Annotated[
 ]
 
 
+def _tool_pack_entry(entry: str | dict[str, Any]) -> str | dict[str, Any]:
+    """A pack name, or `{pack: options}`: known packs with options they accept, checked
+    here so a misspelt pack or option fails at load, not in the middle of a run."""
+    packs = {entry: None} if isinstance(entry, str) else entry
+    if not packs:
+        raise ValueError("an empty mapping names no tool pack; write a pack name, e.g. vault")
+    for name, options in packs.items():
+        if problem := tool_pack_problem(name, options):
+            raise ValueError(problem)
+    return entry
+
+
+ToolPackEntry = Annotated[str | dict[str, Any], AfterValidator(_tool_pack_entry)]
+
+
 class Reset(Strict):
     """The suite spec's `reset`: `fresh` (a new workspace per trial, from fixture `from`)."""
 
@@ -161,7 +177,7 @@ class Environment(Strict):
     budgets: Budgets = Field(default_factory=Budgets)
     faults: list[Fault] = Field(default_factory=list)
     # Extensions (optional; see "Task file extensions" in the README):
-    tools: list[str | dict[str, Any]] = Field(
+    tools: list[ToolPackEntry] = Field(
         default_factory=lambda: ["vault"],
         description="tool packs: names, or {pack: options} mappings",
     )
