@@ -33,6 +33,12 @@ from trialrun.core._regex_shape import (
     regex_shape_problem,
 )
 from trialrun.core._registry import Registry
+from trialrun.core._relative_path import (
+    RELATIVE_PATH_PATTERN,
+    RELATIVE_PATH_RULE,
+    path_escape,
+    relative_path_problem,
+)
 from trialrun.core._safe_regex import UnsafeRegex, compile_safe, regex_problem
 from trialrun.core._secrets import (
     KEY_VARIABLES,
@@ -53,6 +59,8 @@ __all__ = [
     "MASK",
     "Message",
     "ModelSpec",
+    "RELATIVE_PATH_PATTERN",
+    "RELATIVE_PATH_RULE",
     "Registry",
     "ToolCallRecord",
     "ToolSpec",
@@ -69,10 +77,12 @@ __all__ = [
     "model_label",
     "model_name",
     "parse_model_spec",
+    "path_escape",
     "redact",
     "redact_argv",
     "regex_problem",
     "regex_shape_problem",
+    "relative_path_problem",
     "run_sync",
     "secret_values",
     "slugify",

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from typing import Any
+from typing import Annotated, Any
 
 import regex as _bounded
+from pydantic import AfterValidator, Field, ValidationInfo
 
-from trialrun.core import UnsafeRegex, compile_safe, regex_problem, regex_shape_problem
+from trialrun.core import (
+    RELATIVE_PATH_PATTERN,
+    UnsafeRegex,
+    compile_safe,
+    regex_problem,
+    regex_shape_problem,
+    relative_path_problem,
+)
 
 _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 
@@ -80,6 +88,22 @@ def search_bounded(pattern: str, flags: str, text: str) -> Any:
             f"regex {pattern!r} is too slow: no result within {GRADER_REGEX_TIMEOUT_S:g} s; "
             "simplify the pattern (nested quantifiers backtrack without end)"
         ) from None
+
+
+def _under(root: str) -> AfterValidator:
+    def check(value: str, info: ValidationInfo) -> str:
+        if problem := relative_path_problem(value, info.field_name or "path", root):
+            raise ValueError(problem)
+        return value
+
+    return AfterValidator(check)
+
+
+_RELATIVE = Field(min_length=1, json_schema_extra={"pattern": RELATIVE_PATH_PATTERN})
+# A file a grader reads: relative to the workspace (or the fixture), never `/etc/passwd`
+# or `../..`, refused when the task loads rather than read (or silently re-rooted) later.
+WorkspacePath = Annotated[str, _RELATIVE, _under("the workspace root")]
+FixturePath = Annotated[str, _RELATIVE, _under("the fixture folder")]
 
 
 def as_list(value: str | list[str]) -> list[str]:

@@ -34,6 +34,8 @@ class CommandConfig(GraderConfig):
     def _non_empty(cls, run: str | list[str]) -> str | list[str]:
         if (isinstance(run, str) and not run.strip()) or (isinstance(run, list) and not run):
             raise ValueError("run must be a non-empty command string or argv list")
+        if any("\0" in part for part in ([run] if isinstance(run, str) else run)):
+            raise ValueError("run holds a NUL character, which no command can take; remove it")
         return run
 
 

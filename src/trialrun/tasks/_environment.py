@@ -16,6 +16,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     ValidationInfo,
     WithJsonSchema,
     field_validator,
@@ -169,7 +170,7 @@ class Environment(Strict):
         "workspace"
     )
     fixture: FixtureName = None
-    reset: bool | Reset = Field(
+    reset: StrictBool | Reset = Field(
         True,
         description="true or {mode: fresh, from: FIXTURE}: a fresh workspace per trial",
         json_schema_extra=lambda schema: _only_true(schema),
