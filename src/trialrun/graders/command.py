@@ -11,9 +11,9 @@ available, True = required, False = never) and `network` (default False).
 from __future__ import annotations
 
 import os
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, WithJsonSchema, field_validator
 
 from trialrun.errors import InfraError
 from trialrun.graders._types import GraderConfig, TrialView, Verdict, grader
@@ -23,9 +23,13 @@ TAIL_CHARS = 4000
 _TAIL_BYTES = 4 * TAIL_CHARS  # enough bytes for TAIL_CHARS characters of UTF-8
 
 
+_NO_NUL = {"type": "string", "pattern": "^[^\\u0000]*$"}
+_RUN_SCHEMA = {"anyOf": [_NO_NUL, {"type": "array", "items": _NO_NUL}], "title": "Run"}
+
+
 class CommandConfig(GraderConfig):
     type: Literal["command"] = "command"
-    run: str | list[str]
+    run: Annotated[str | list[str], WithJsonSchema(_RUN_SCHEMA)]
     timeout_s: float = Field(60, gt=0)
     expect_exit: int = 0
 
