@@ -15,9 +15,12 @@ from typer.models import ArgumentInfo, OptionInfo
 _INT_ANNOTATIONS = ("int", "int | None", "Optional[int]")
 
 
-def whole_number(text: str) -> int:
-    """A whole number written as digits (`3`, `-1`); `3.0`, `1e3` or `three` is refused."""
-    body = text.strip()
+def whole_number(text: str | int) -> int:
+    """A whole number written as digits (`3`, `-1`); `3.0`, `1e3` or `three` is refused.
+    A default the command declares arrives as an int already."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        return text
+    body = str(text).strip()
     digits = body[1:] if body[:1] == "-" else body
     if not digits.isascii() or not digits.isdigit() or len(digits) > 18:
         raise typer.BadParameter(f"{text!r} is not a whole number; write digits, e.g. 3")
