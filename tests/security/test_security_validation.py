@@ -142,6 +142,13 @@ def test_the_schema_refuses_the_same_graders(
     assert not validator.is_valid(task(graders=[grader]))
 
 
+@pytest.mark.parametrize("entry", ["vaul", "no-such-pack", {"vault": "read_file"}, {}])
+def test_the_schema_refuses_unknown_packs(schema: dict[str, Any], entry: Any) -> None:
+    validator = jsonschema.Draft202012Validator(schema)
+    assert validator.is_valid(task(environment={"tools": ["vault", {"vault": None}]}))
+    assert not validator.is_valid(task(environment={"tools": [entry]}))
+
+
 # --- the command line ---
 
 

@@ -37,7 +37,7 @@ from trialrun.tasks._paths import (
     fixtures_path_problem,
     workspace_path_problem,
 )
-from trialrun.tools import tool_pack_problem
+from trialrun.tools import TOOL_PACKS, tool_pack_problem
 
 
 class Strict(BaseModel):
@@ -141,6 +141,23 @@ def _tool_pack_entry(entry: str | dict[str, Any]) -> str | dict[str, Any]:
 ToolPackEntry = Annotated[str | dict[str, Any], AfterValidator(_tool_pack_entry)]
 
 
+def _known_packs(schema: dict[str, Any]) -> None:
+    """In the schema, the packs registered where `trialrun schema` runs (the loader's rule;
+    each pack's options are checked by the pack itself, at load)."""
+    names = TOOL_PACKS.names()
+    schema["items"] = {
+        "anyOf": [
+            {"type": "string", "enum": names},
+            {
+                "type": "object",
+                "minProperties": 1,
+                "propertyNames": {"enum": names},
+                "additionalProperties": {"type": ["object", "null"]},
+            },
+        ]
+    }
+
+
 class Reset(Strict):
     """The suite spec's `reset`: `fresh` (a new workspace per trial, from fixture `from`)."""
 
@@ -181,6 +198,7 @@ class Environment(Strict):
     tools: list[ToolPackEntry] = Field(
         default_factory=lambda: ["vault"],
         description="tool packs: names, or {pack: options} mappings",
+        json_schema_extra=lambda schema: _known_packs(schema),
     )
     fixture_dest: str = Field(
         "",
