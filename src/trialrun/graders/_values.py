@@ -46,6 +46,8 @@ def regex_value_problem(pattern: str, flags: str = "") -> str | None:
         re.compile(pattern, bits)
     except re.error as exc:
         return exc.msg + (f" at position {exc.pos}" if exc.pos is not None else "")
+    except (OverflowError, RecursionError) as exc:  # the size check should have caught it
+        return f"it cannot be compiled ({type(exc).__name__}); simplify it"
     return regex_problem(pattern, _bounded_bits(flags))
 
 
