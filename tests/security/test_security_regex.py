@@ -246,3 +246,13 @@ def test_the_checker_never_raises(pattern: str, flags: int) -> None:
 
     problem = regex_shape_problem(pattern, flags)
     assert problem is None or (problem and "\n" not in problem)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_PATTERNS, st.sampled_from(["", "i", "ims", "x"]))
+def test_the_graders_check_never_raises(pattern: str, flags: str) -> None:
+    """Size check, `re` syntax and the budgeted compile: a reason or None, never an error."""
+    from trialrun.graders import regex_value_problem
+
+    problem = regex_value_problem(pattern, flags)
+    assert problem is None or (isinstance(problem, str) and problem)
