@@ -73,6 +73,32 @@ def plain_rows(path: Path) -> Iterator[dict[str, Any]]:
             yield row
 
 
+_LISTING_BYTES = 1 << 20  # a saved dataset's dataset_dict.json: a few names
+
+
+def local_split_problem(source: str, split: str, base: Path | None) -> str | None:
+    """A split a local dataset cannot have, known without loading it (so an unknown
+    `--split` is refused before any pair runs, not ignored): a single file's only split is
+    'train'; a saved dataset folder lists its splits in dataset_dict.json. Hub datasets and
+    folders of data files are checked when they load."""
+    if not is_local(source, base):
+        return None
+    path = resolve(source, base)
+    if path.is_file():
+        if split == "train":
+            return None
+        return f"dataset {source} is one file, whose only split is 'train'"
+    listing = path / "dataset_dict.json"
+    try:
+        with listing.open("rb") as handle:
+            splits = json.loads(handle.read(_LISTING_BYTES)).get("splits")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if isinstance(splits, list) and split not in splits:
+        return f"dataset {source} has no split {split!r} (it has {', '.join(map(str, splits))})"
+    return None
+
+
 def _hf_error(source: str, exc: Exception) -> UserError:
     text = f"{type(exc).__name__}: {exc}"
     lowered = text.lower()

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trialrun.benchmarks._datasets import local_split_problem
 from trialrun.benchmarks._specs import model_slug, model_spec
 from trialrun.benchmarks._types import BENCHMARKS
 from trialrun.benchmarks.backends import BACKENDS, canonical_backend
@@ -307,6 +308,16 @@ def _check_tools(suite: Suite, where: str, tools: list[str]) -> None:
             )
 
 
+def _check_split(suite: Suite, where: str, bench: dict[str, Any], over: Overrides) -> None:
+    split = _pick(over.split, bench.get("split"))
+    dataset = bench.get("dataset")
+    if split is None or not isinstance(dataset, str):
+        return
+    if problem := local_split_problem(dataset, split, suite.base):
+        flag = "--split" if over.split is not None else f"{suite.path}: {where}: split"
+        raise UserError(f"{flag} {split!r}: {problem}; drop it, or name a split the dataset has")
+
+
 def check_overrides(over: Overrides) -> None:
     """Command-line values: the same limits as the file's."""
     if over.temperature is not None and not 0 <= over.temperature <= 2:
@@ -359,6 +370,7 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
             )
             agent = None
         judge = _judge_spec(suite, bench, where)
+        _check_split(suite, where, bench, over)
         bench_info.append((bench, where, folder, backend, tools, agent, notes, judge))
     for m_index, model in enumerate(models):
         m_where = _entry_label("models", m_index, model)

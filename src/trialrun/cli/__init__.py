@@ -23,6 +23,7 @@ from trialrun.cli import (
     _tracking,
     _view,
 )
+from trialrun.cli._parsers import strict_whole_numbers
 from trialrun.core import redact
 from trialrun.errors import UserError
 
@@ -39,6 +40,7 @@ for _module in (
     _replay, _history, _promote, _benchmarks, _view,
 ):
     _module.register(app)
+strict_whole_numbers(app)
 
 
 @app.callback()

@@ -26,7 +26,20 @@ from trialrun.core._model_spec import (
 )
 from trialrun.core._objects import load_object
 from trialrun.core._records import Message, ToolCallRecord, ToolSpec, Verdict
+from trialrun.core._regex_shape import (
+    MAX_EXPANSION,
+    MAX_GROUP_DEPTH,
+    MAX_PATTERN_CHARS,
+    regex_shape_problem,
+)
 from trialrun.core._registry import Registry
+from trialrun.core._relative_path import (
+    RELATIVE_PATH_PATTERN,
+    RELATIVE_PATH_RULE,
+    path_escape,
+    relative_path_problem,
+)
+from trialrun.core._safe_regex import UnsafeRegex, compile_safe, regex_problem
 from trialrun.core._secrets import (
     KEY_VARIABLES,
     MASK,
@@ -40,14 +53,21 @@ from trialrun.core._threads import run_sync
 __all__ = [
     "CI_BRANCH_VARIABLES",
     "KEY_VARIABLES",
+    "MAX_EXPANSION",
+    "MAX_GROUP_DEPTH",
+    "MAX_PATTERN_CHARS",
     "MASK",
     "Message",
     "ModelSpec",
+    "RELATIVE_PATH_PATTERN",
+    "RELATIVE_PATH_RULE",
     "Registry",
     "ToolCallRecord",
     "ToolSpec",
+    "UnsafeRegex",
     "Verdict",
     "ci_branch",
+    "compile_safe",
     "git_branch",
     "git_commit",
     "git_toplevel",
@@ -57,8 +77,12 @@ __all__ = [
     "model_label",
     "model_name",
     "parse_model_spec",
+    "path_escape",
     "redact",
     "redact_argv",
+    "regex_problem",
+    "regex_shape_problem",
+    "relative_path_problem",
     "run_sync",
     "secret_values",
     "slugify",

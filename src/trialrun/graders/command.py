@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, WithJsonSchema, field_validator
 
 from trialrun.errors import InfraError
 from trialrun.graders._types import GraderConfig, TrialView, Verdict, grader
@@ -28,9 +28,13 @@ MAX_TIMEOUT_S = 86_400.0
 _TAIL_BYTES = 4 * TAIL_CHARS  # enough bytes for TAIL_CHARS characters of UTF-8
 
 
+_NO_NUL = {"type": "string", "pattern": "^[^\\u0000]*$"}
+_RUN_SCHEMA = {"anyOf": [_NO_NUL, {"type": "array", "items": _NO_NUL}], "title": "Run"}
+
+
 class CommandConfig(GraderConfig):
     type: Literal["command"] = "command"
-    run: str | list[str]
+    run: Annotated[str | list[str], WithJsonSchema(_RUN_SCHEMA)]
     timeout_s: float = Field(60, strict=True, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
     expect_exit: int = 0
 
@@ -39,6 +43,8 @@ class CommandConfig(GraderConfig):
     def _non_empty(cls, run: str | list[str]) -> str | list[str]:
         if (isinstance(run, str) and not run.strip()) or (isinstance(run, list) and not run):
             raise ValueError("run must be a non-empty command string or argv list")
+        if any("\0" in part for part in ([run] if isinstance(run, str) else run)):
+            raise ValueError("run holds a NUL character, which no command can take; remove it")
         return run
 
 
