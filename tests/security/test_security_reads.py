@@ -175,7 +175,7 @@ tracked_metrics: [pass^k]
     ("key", "value"),
     [("max_body_mb", "0"), ("max_body_mb", "-1"), ("max_body_mb", '"big"'),
      ("max_body_mb", "true"), ("max_body_mb", "inf"), ("max_agent_output_mb", "nan"),
-     ("unknown_key", "1")],
+     ("max_agent_output_mb", "5000")],
 )  # fmt: skip
 def test_a_bad_limits_setting_is_one_line_naming_the_file_and_key(tmp_path, key, value):
     (tmp_path / "trialrun.toml").write_text(f"[limits]\n{key} = {value}\n", encoding="utf-8")

@@ -4,6 +4,12 @@
 command agent can use `local`, `scripted` or any provider) and every exchange is
 recorded; `GET /v1/models` lists the one model. `stream: true` is answered as one SSE
 chunk plus `[DONE]`. A tiny asyncio HTTP/1.1 server: no web framework needed at run time.
+
+What an agent sends is read within bounds: request line and headers up to `MAX_HEAD`
+bytes (else 431), a body declared by Content-Length up to `[limits] max_body_mb` (else
+413 naming the limit, unread; a chunked body, which could not be bounded up front, is
+411), and JSON no more complex than `parse_json` allows (else 400). Each of these ends
+the connection.
 """
 
 from __future__ import annotations
@@ -18,16 +24,37 @@ from typing import TYPE_CHECKING, Any
 
 from trialrun.core import Message
 from trialrun.errors import InfraError, ModelTimeout
-from trialrun.models import Completion, CompletionParams, assistant_message, redact
+from trialrun.models import (
+    Completion,
+    CompletionParams,
+    ReadLimits,
+    assistant_message,
+    mib,
+    parse_json,
+    redact,
+)
 
 if TYPE_CHECKING:
     from trialrun.models import Model
 
-MAX_BODY = 64 * 1024 * 1024
+MAX_HEAD = 64 * 1024  # request line and headers, bytes
+# after refusing a request: what the client is still sending is read and dropped, up to
+# this much for this long, so it gets to read the refusal (not a connection reset)
+DISCARD_BYTES = 64 * 1024 * 1024
+DISCARD_S = 5.0
 _REASONS = {
-    200: "OK", 400: "Bad Request", 404: "Not Found", 413: "Too Large",
-    502: "Bad Gateway", 503: "Unavailable", 504: "Timeout",
+    200: "OK", 400: "Bad Request", 404: "Not Found", 411: "Length Required",
+    413: "Too Large", 431: "Headers Too Large", 502: "Bad Gateway", 503: "Unavailable",
+    504: "Timeout",
 }  # fmt: skip
+
+
+class _Refused(Exception):
+    """A request the proxy will not read: answered with `status` and the connection ended."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass(slots=True)
@@ -49,6 +76,18 @@ class ProxyLog:
     model_timeout: str | None = None
 
 
+async def _discard(reader: asyncio.StreamReader) -> None:
+    """Read and drop what the client is still sending, within bounds (`DISCARD_*`)."""
+    left = DISCARD_BYTES
+    with contextlib.suppress(TimeoutError, ConnectionError):
+        async with asyncio.timeout(DISCARD_S):
+            while left > 0:
+                data = await reader.read(min(left, 65536))
+                if not data:
+                    return
+                left -= len(data)
+
+
 class RecordingProxy:
     """`async with RecordingProxy(model, task_id=…) as proxy:` → `proxy.url`, `proxy.log`."""
 
@@ -68,6 +107,7 @@ class RecordingProxy:
         self.host = host
         self.port = 0
         self.log = ProxyLog()
+        self.max_body = ReadLimits.load().max_body_bytes
         self._server: asyncio.base_events.Server | None = None
         self._model_name = f"{model.provider}:{model.model_id}" if model is not None else "none"
 
@@ -98,26 +138,15 @@ class RecordingProxy:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while True:
-                request_line = await reader.readline()
-                if not request_line:
+                try:
+                    request = await self._read_request(reader)
+                except _Refused as exc:
+                    await self._send(writer, exc.status, {"error": {"message": str(exc)}})
+                    await _discard(reader)  # so the client reads the answer, not a reset
                     break
-                parts = request_line.decode("latin-1").split()
-                if len(parts) < 2:
+                if request is None:
                     break
-                method, path = parts[0], parts[1].split("?", 1)[0]
-                headers: dict[str, str] = {}
-                while True:
-                    line = await reader.readline()
-                    if line in (b"\r\n", b"\n", b""):
-                        break
-                    name, _, value = line.decode("latin-1").partition(":")
-                    headers[name.strip().lower()] = value.strip()
-                length = int(headers.get("content-length", "0") or 0)
-                if length > MAX_BODY:
-                    await self._send(writer, 413, {"error": {"message": "request too large"}})
-                    break
-                body = await reader.readexactly(length) if length else b""
-                keep = headers.get("connection", "").lower() != "close"
+                method, path, body, keep = request
                 await self._route(writer, method, path, body)
                 if not keep:
                     break
@@ -126,6 +155,50 @@ class RecordingProxy:
         finally:
             with contextlib.suppress(Exception):
                 writer.close()
+
+    async def _read_request(
+        self, reader: asyncio.StreamReader
+    ) -> tuple[str, str, bytes, bool] | None:
+        """(method, path, body, keep-alive) of the next request; None when the client is
+        done; `_Refused` for one that is not read (module docstring)."""
+        lines: list[str] = []
+        size = 0
+        while True:
+            try:
+                line = await reader.readline()
+            except ValueError:  # one line over the stream's buffer limit
+                raise _Refused(431, f"request headers over {MAX_HEAD} bytes") from None
+            if not line:
+                return None
+            size += len(line)
+            if size > MAX_HEAD:
+                raise _Refused(431, f"request headers over {MAX_HEAD} bytes")
+            if line in (b"\r\n", b"\n"):
+                if lines:
+                    break
+                continue  # blank lines before a request line are passed over
+            lines.append(line.decode("latin-1").rstrip("\r\n"))
+        parts = lines[0].split()
+        if len(parts) < 2:
+            return None
+        headers: dict[str, str] = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            raise _Refused(411, "chunked request bodies are not read; send Content-Length")
+        declared = headers.get("content-length", "0") or "0"
+        if not declared.isdigit():
+            raise _Refused(400, f"bad Content-Length {declared[:40]!r}")
+        if int(declared) > self.max_body:
+            raise _Refused(
+                413,
+                f"request body over {mib(self.max_body)} "
+                "(limit [limits] max_body_mb in trialrun.toml)",
+            )
+        body = await reader.readexactly(int(declared)) if int(declared) else b""
+        keep = headers.get("connection", "").lower() != "close"
+        return parts[0], parts[1].split("?", 1)[0], body, keep
 
     async def _route(
         self, writer: asyncio.StreamWriter, method: str, path: str, body: bytes
@@ -138,7 +211,7 @@ class RecordingProxy:
             await self._send(writer, 404, {"error": {"message": f"no route {method} {path}"}})
             return
         try:
-            request = json.loads(body or b"{}")
+            request = parse_json(body or b"{}")
             if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
                 raise ValueError("'messages' must be a list")
         except ValueError as exc:
