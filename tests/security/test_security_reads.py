@@ -12,19 +12,24 @@ loopback servers (`tests/servers/hostile_http_server.py`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shlex
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import trialrun
 from trialrun.agents import AgentLimits
 from trialrun.agents.command import CommandAgent
+from trialrun.sandbox import run_contained
 from trialrun.tasks import Task
 from trialrun.tools import Toolbox, ToolContext
 
@@ -207,6 +212,7 @@ line = outcome.results[0]
 print(json.dumps({"passed": line.passed, "error": line.error,
                   "final_text": line.final_text[:300] + " ... " + line.final_text[-300:],
                   "final_len": len(line.final_text),
+                  "cut_notes": line.final_text.count("bytes of output left out"),
                   "notes": line.extra.get("agent_notes")}))
 """
 
@@ -224,7 +230,7 @@ def test_an_agent_printing_200_mib_keeps_head_and_tail_and_the_trial_goes_on(tmp
     assert line["error"] is None and line["passed"] is True, line
     assert line["final_text"].startswith("START\nxxx")
     assert line["final_text"].endswith("xxx\nDONE")
-    assert "bytes of output left out" in line["final_text"]
+    assert line["cut_notes"] == 1  # where the middle was left out
     assert line["final_len"] <= (1 << 20) + 200  # the first and last 512 KiB, and the note
     notes = line["notes"]
     assert notes and "stdout" in notes[0] and "[limits] max_agent_output_mb" in notes[0], notes
@@ -261,6 +267,38 @@ def test_a_quiet_agent_keeps_its_whole_output_and_gets_no_note(tmp_path, monkeyp
     assert result.notes == []
 
 
+PRINT = (
+    "import sys; n = int(sys.argv[1]); "
+    "sys.stdout.buffer.write((bytes(range(251)) * (n // 251 + 1))[:n])"
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    size=st.integers(0, 3 << 20),
+    head=st.integers(0, 300_000),
+    tail=st.integers(0, 300_000),
+)
+def test_the_kept_output_is_exactly_the_head_and_tail_of_what_was_printed(size, head, tail):
+    """Whatever the sizes, the pipe reader keeps the first `head` and last `tail` bytes
+    exactly and counts the rest."""
+    with tempfile.TemporaryDirectory() as cwd:
+        out = asyncio.run(
+            run_contained([sys.executable, "-c", PRINT, str(size)], cwd, 60, jail=False,
+                          head_bytes=head, tail_bytes=tail)
+        )  # fmt: skip
+    data = (bytes(range(251)) * (size // 251 + 1))[:size]
+    kept_head, rest = data[:head], data[head:]
+    kept_tail = rest[max(0, len(rest) - tail) :]
+    dropped = len(rest) - len(kept_tail)
+    assert out.exit_code == 0 and out.stdout_dropped == dropped
+    if dropped and kept_head:
+        note = f"\n[… {dropped} bytes of output left out …]\n".encode()
+        assert out.stdout == kept_head + note + kept_tail
+    else:
+        assert out.stdout == kept_head + kept_tail
+
+
 # --- the recording proxy reading an agent's requests ---------------------------------
 
 
@@ -276,10 +314,8 @@ def proxy_exchange(request: bytes, limit_mb: int, tmp_path: Path, monkeypatch) -
 
             def talk() -> bytes:
                 with socket.create_connection(("127.0.0.1", proxy.port), timeout=20) as sock:
-                    try:
+                    with contextlib.suppress(OSError):  # it may answer before all was sent
                         sock.sendall(request)
-                    except OSError:
-                        pass  # the proxy may answer and hang up before all was sent
                     answer = b""
                     while True:
                         try:
@@ -292,9 +328,9 @@ def proxy_exchange(request: bytes, limit_mb: int, tmp_path: Path, monkeypatch) -
                         if b"\r\n\r\n" in answer:
                             head, _, rest = answer.partition(b"\r\n\r\n")
                             for line in head.split(b"\r\n"):
-                                if line.lower().startswith(b"content-length:"):
-                                    if len(rest) >= int(line.split(b":")[1]):
-                                        return answer
+                                name, _, value = line.partition(b":")
+                                if name.lower() == b"content-length" and len(rest) >= int(value):
+                                    return answer
                     return answer
 
             return await asyncio.to_thread(talk)
@@ -350,7 +386,8 @@ def test_an_agent_whose_request_was_refused_sees_why(tmp_path):
     script = tmp_path / "agent.py"
     script.write_text(
         "import json, os, urllib.request, urllib.error\n"
-        "body = json.dumps({'model': 'm', 'messages': [{'role': 'user', 'content': 'x' * (2 << 20)}]})\n"
+        "message = {'role': 'user', 'content': 'x' * (2 << 20)}\n"
+        "body = json.dumps({'model': 'm', 'messages': [message]})\n"
         "req = urllib.request.Request(os.environ['OPENAI_BASE_URL'] + '/chat/completions',"
         " data=body.encode(), headers={'Content-Type': 'application/json'})\n"
         "try:\n    urllib.request.urlopen(req, timeout=20)\n"

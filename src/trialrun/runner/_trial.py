@@ -230,7 +230,10 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
         tool_results=[c.result for c in run.tool_calls],
         verdicts=verdict_dicts,
         error=error,
-        extra={"workspace_diff": changes} if changes is not None else {},
+        extra={
+            **({"workspace_diff": changes} if changes is not None else {}),
+            **({"agent_notes": run.notes} if run.notes else {}),
+        },
     )
     rel, offset = ctx.rundir.append_transcript(model_slug, transcript)
     extra = {
@@ -242,6 +245,8 @@ async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
     }
     if kept:
         extra["workspace"] = kept
+    if run.notes:
+        extra["agent_notes"] = list(run.notes)
     figures = trajectory_figures(run.tool_calls, run.final_text)
     return ResultLine(
         task_id=task.task_id,
