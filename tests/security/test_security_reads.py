@@ -196,6 +196,19 @@ def test_a_bad_limits_setting_is_one_line_naming_the_file_and_key(tmp_path, key,
     assert len(lines) == 1 and "trialrun.toml: [limits]" in lines[0] and key in lines[0], lines
 
 
+def test_a_bad_agent_output_limit_stops_an_agent_cmd_run_before_any_trial(tmp_path):
+    (tmp_path / "trialrun.toml").write_text("[limits]\nmax_agent_output_mb = 0\n", "utf-8")
+    (tmp_path / "task.yaml").write_text(AGENT_TASK, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "trialrun", "run", "task.yaml", "--agent-cmd", "echo DONE",
+         "--out", "out"],
+        cwd=tmp_path, env=child_env(), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "[limits] max_agent_output_mb = 0" in done.stderr
+    assert not list((tmp_path / "out").glob("*/results.jsonl"))
+
+
 # --- the agent's own output ---------------------------------------------------------
 
 
@@ -381,7 +394,7 @@ def test_the_proxy_refuses_a_json_bomb_request(tmp_path, monkeypatch):
     assert b"JSON objects and arrays" in answer
 
 
-def test_an_agent_whose_request_was_refused_sees_why(tmp_path):
+def test_an_agent_whose_request_was_refused_sees_why(tmp_path, monkeypatch):
     """The agent gets the 413 as an OpenAI-style error it can print."""
     script = tmp_path / "agent.py"
     script.write_text(
@@ -396,6 +409,7 @@ def test_an_agent_whose_request_was_refused_sees_why(tmp_path):
         encoding="utf-8",
     )
     (tmp_path / "trialrun.toml").write_text("[limits]\nmax_body_mb = 1\n", "utf-8")
+    monkeypatch.chdir(tmp_path)  # the agent reads [limits] where it is made
     agent = CommandAgent(f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}")
     task = Task.model_validate(
         {"task_id": "t", "suite": "golden", "description": "d", "inputs": {"prompt": "p"},
@@ -405,10 +419,5 @@ def test_an_agent_whose_request_was_refused_sees_why(tmp_path):
     ws = tmp_path / "ws"
     ws.mkdir()
     box = Toolbox([], ToolContext(ws, "t", {"trial": 0}))
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        result = asyncio.run(agent.run(task, ws, box, None, limits))
-    finally:
-        os.chdir(cwd)
+    result = asyncio.run(agent.run(task, ws, box, None, limits))
     assert result.final_text.startswith("413 request body over 1 MiB"), result.final_text

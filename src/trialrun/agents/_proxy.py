@@ -99,6 +99,7 @@ class RecordingProxy:
         trial: int | None = None,
         timeout_s: float | None = None,
         host: str = "127.0.0.1",
+        max_body: int | None = None,
     ) -> None:
         self.model = model
         self.task_id = task_id
@@ -107,7 +108,8 @@ class RecordingProxy:
         self.host = host
         self.port = 0
         self.log = ProxyLog()
-        self.max_body = ReadLimits.load().max_body_bytes
+        # the largest request body read (bytes); trialrun.toml's [limits] when not given
+        self.max_body = max_body if max_body is not None else ReadLimits.load().max_body_bytes
         self._server: asyncio.base_events.Server | None = None
         self._model_name = f"{model.provider}:{model.model_id}" if model is not None else "none"
 
@@ -188,7 +190,7 @@ class RecordingProxy:
         if "chunked" in headers.get("transfer-encoding", "").lower():
             raise _Refused(411, "chunked request bodies are not read; send Content-Length")
         declared = headers.get("content-length", "0") or "0"
-        if not declared.isdigit():
+        if not (declared.isascii() and declared.isdigit()):
             raise _Refused(400, f"bad Content-Length {declared[:40]!r}")
         if int(declared) > self.max_body:
             raise _Refused(

@@ -150,6 +150,7 @@ class CommandAgent:
         self.timeout_s = timeout_s
         self.jail = jail  # the default; a trial's ToolContext extra["jail"] overrides it
         self.name = f"command:{template}"
+        self.read_limits = ReadLimits.load()  # a bad [limits] is refused before any trial
 
     async def run(
         self,
@@ -167,7 +168,12 @@ class CommandAgent:
             {"prompt": prompt, "workspace": str(cwd), "task_id": task.task_id},
         )
         extra = toolbox.ctx.extra if toolbox is not None else {}
-        async with RecordingProxy(model, task_id=task.task_id, trial=extra.get("trial")) as proxy:
+        async with RecordingProxy(
+            model,
+            task_id=task.task_id,
+            trial=extra.get("trial"),
+            max_body=self.read_limits.max_body_bytes,
+        ) as proxy:
             env = dict(os.environ)
             env.update(
                 OPENAI_BASE_URL=proxy.url,
@@ -177,7 +183,7 @@ class CommandAgent:
                 TRIALRUN_WORKSPACE=str(cwd),
                 TRIALRUN_MODEL=proxy._model_name,
             )
-            keep = ReadLimits.load().max_agent_output_bytes
+            keep = self.read_limits.max_agent_output_bytes
             outcome = await run_contained(
                 command,
                 str(cwd),

@@ -265,7 +265,7 @@ async def read_capped(response: Any, limit: int) -> bytes:
     """An httpx streaming response's body (decoded), or ResponseTooLarge as soon as it
     is declared or has grown over `limit` bytes."""
     declared = response.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
         raise ResponseTooLarge.over(limit)
     content = bytearray()
     async for chunk in response.aiter_bytes():

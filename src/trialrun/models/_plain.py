@@ -151,6 +151,8 @@ class _Connection(asyncio.Protocol):
             self._length = int(length) if length is not None and not self._chunked else None
             if status in (204, 304) or 100 <= status < 200:
                 self._length = 0
+            if self._length is not None and self._length < 0:
+                raise ValueError("negative content-length")
             if self._length is not None and self._length > self._max_body:
                 raise BodyTooLarge(self._max_body)
         if self._chunked:
