@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trialrun import run as run_eval
@@ -310,11 +310,7 @@ def well_typed(done: Completion) -> bool:
     )
 
 
-@settings(
-    max_examples=300,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+@settings(max_examples=300, deadline=None)
 @given(place=st.sampled_from(PLACES), value=JSON_VALUES, extra=st.booleans())
 def test_any_reply_shape_is_a_well_typed_completion_or_an_infra_error(
     client, place, value, extra
