@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 import trialrun
 from trialrun.agents import AgentLimits
 from trialrun.agents.command import CommandAgent
+from trialrun.models._plain import BodyTooLarge, PlainPool
 from trialrun.sandbox import run_contained
 from trialrun.tasks import Task
 from trialrun.tools import Toolbox, ToolContext
@@ -162,6 +163,62 @@ def test_a_small_answer_still_reads_whole_under_the_cap(server, project):
     server.reply(json.dumps(body).encode())
     outcome = call_in_child(spec_for("openai-compat", server.url), project)
     assert outcome == {"text": text[:100]}
+
+
+def framed(body: bytes, framing: str, sizes: list[int]) -> bytes:
+    """`body` as an HTTP/1.1 answer: Content-Length, chunks of `sizes` (cycled), or until
+    the connection closes."""
+    head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+    if framing == "length":
+        return f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body
+    if framing == "close":
+        return f"{head}Connection: close\r\n\r\n".encode() + body
+    out, pos, i = bytearray(f"{head}Transfer-Encoding: chunked\r\n\r\n".encode()), 0, 0
+    while pos < len(body):
+        piece = body[pos : pos + sizes[i % len(sizes)]]
+        out += b"%x\r\n%s\r\n" % (len(piece), piece)
+        pos, i = pos + len(piece), i + 1
+    return bytes(out + b"0\r\n\r\n")
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    body=st.binary(max_size=4000),
+    framing=st.sampled_from(["length", "chunked", "close"]),
+    sizes=st.lists(st.integers(1, 700), min_size=1, max_size=8),
+    cuts=st.lists(st.integers(1, 900), min_size=1, max_size=8),
+    cap=st.integers(1, 5000),
+)
+def test_the_plain_pool_reads_any_framing_whole_up_to_the_cap(body, framing, sizes, cuts, cap):
+    """Sent in pieces of any size over a real socket: the body exactly when it is within
+    the cap, BodyTooLarge when it is over it."""
+    answer = framed(body, framing, sizes)
+
+    async def main() -> bytes | str:
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await reader.readuntil(b"\r\n\r\n")
+            await reader.readexactly(2)
+            pos, i = 0, 0
+            with contextlib.suppress(ConnectionError):
+                while pos < len(answer):
+                    writer.write(answer[pos : pos + cuts[i % len(cuts)]])
+                    await writer.drain()
+                    await asyncio.sleep(0)
+                    pos, i = pos + cuts[i % len(cuts)], i + 1
+                writer.close()
+
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        pool = PlainPool("127.0.0.1", server.sockets[0].getsockname()[1], {}, 1, cap)
+        try:
+            return (await pool.post("/", b"{}", 20)).content
+        except BodyTooLarge:
+            return "too large"
+        finally:
+            pool.close()
+            server.close()
+
+    got = asyncio.run(main())
+    assert got == (body if len(body) <= cap else "too large")
 
 
 AGENT_TASK = """\
