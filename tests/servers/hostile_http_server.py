@@ -48,7 +48,12 @@ class HostileServer:
         return self
 
     def close(self) -> None:
+        """Stop accepting: the accept thread is woken (shutdown) and ended before the
+        socket is closed, so it can never accept on a later socket given the same fd."""
         self._closed = True
+        with contextlib.suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)
+        self._thread.join(10)
         with contextlib.suppress(OSError):
             self._listener.close()
 
