@@ -3,7 +3,8 @@
 Sections (each optional; each feature reads its own): `[judge]`, `[gates.*]`, `[pricing]`,
 `[history]`, `[retries]`, `[baselines]`, `[tasks]` (`max_file_bytes`),
 `[run]` (`executor`, `ray_address`, `early_stop`: true, false or a list of suite names whose
-tasks stop early). Unknown sections are kept for plugins.
+tasks stop early), `[limits]` (`max_body_mb`, `max_agent_output_mb`: `models._limits`).
+Unknown sections are kept for plugins.
 """
 
 from __future__ import annotations

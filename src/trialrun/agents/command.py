@@ -7,7 +7,10 @@ it ends or times out, every process it started is killed, however it detached, a
 background child holding stdout can't hang the trial. In the bwrap jail when the trial
 asks for it (`jail` in the ToolContext's extra, or `CommandAgent(jail=True)`); the jail
 keeps the network, since the recording proxy listens on the host's loopback. Its stdout
-is the final answer; a non-zero exit is the agent's failure ("agent_error").
+is the final answer; a non-zero exit is the agent's failure ("agent_error"). Of its stdout
+and its stderr only the first and the last half of `[limits] max_agent_output_mb` (2 MiB)
+are kept; when more came, the answer says where bytes were left out and the trial's
+`notes` how many, and the trial goes on.
 
 A recording proxy for the run's `--model` is started for each trial (it speaks Chat
 Completions, Responses, Anthropic Messages and Gemini: `trialrun.agents.wire`); its
@@ -30,7 +33,8 @@ from trialrun.agents._proxy import ProxyLog, RecordingProxy
 from trialrun.agents._types import AgentLimits, AgentRun
 from trialrun.agents.loop import user_message
 from trialrun.core import ToolCallRecord
-from trialrun.sandbox import run_contained
+from trialrun.models import ReadLimits, mib
+from trialrun.sandbox import CommandOutcome, run_contained
 
 if TYPE_CHECKING:
     from trialrun.models import Model
@@ -129,6 +133,18 @@ def run_from_traffic(log: ProxyLog, final_text: str, prompt: str) -> AgentRun:
     return run
 
 
+def output_notes(outcome: CommandOutcome, keep: int) -> list[str]:
+    """One note per stream cut to its first and last bytes."""
+    notes = []
+    for name, dropped in (("stdout", outcome.stdout_dropped), ("stderr", outcome.stderr_dropped)):
+        if dropped:
+            notes.append(
+                f"agent {name} cut: {dropped} bytes left out between its first and last "
+                f"{mib(keep // 2)} (limit [limits] max_agent_output_mb = {mib(keep)})"
+            )
+    return notes
+
+
 class CommandAgent:
     """Runs a shell command per trial (see the module docstring)."""
 
@@ -139,6 +155,7 @@ class CommandAgent:
         self.timeout_s = timeout_s
         self.jail = jail  # the default; a trial's ToolContext extra["jail"] overrides it
         self.name = f"command:{template}"
+        self.read_limits = ReadLimits.load()  # a bad [limits] is refused before any trial
 
     async def run(
         self,
@@ -156,7 +173,12 @@ class CommandAgent:
             {"prompt": prompt, "workspace": str(cwd), "task_id": task.task_id},
         )
         extra = toolbox.ctx.extra if toolbox is not None else {}
-        async with RecordingProxy(model, task_id=task.task_id, trial=extra.get("trial")) as proxy:
+        async with RecordingProxy(
+            model,
+            task_id=task.task_id,
+            trial=extra.get("trial"),
+            max_body=self.read_limits.max_body_bytes,
+        ) as proxy:
             env = dict(os.environ)
             env.update(
                 OPENAI_BASE_URL=proxy.url,
@@ -166,6 +188,7 @@ class CommandAgent:
                 TRIALRUN_WORKSPACE=str(cwd),
                 TRIALRUN_MODEL=proxy._model_name,
             )
+            keep = self.read_limits.max_agent_output_bytes
             outcome = await run_contained(
                 command,
                 str(cwd),
@@ -173,10 +196,13 @@ class CommandAgent:
                 env=env,
                 jail=extra.get("jail", self.jail),
                 network=True,
+                head_bytes=keep // 2,
+                tail_bytes=keep - keep // 2,
             )
         stdout = outcome.stdout.decode("utf-8", errors="replace")
         stderr = outcome.stderr.decode("utf-8", errors="replace")
         run = run_from_traffic(proxy.log, stdout.strip(), prompt)
+        run.notes.extend(output_notes(outcome, keep))
         if proxy.log.infra_error:
             run.infra_error = f"model behind the proxy failed: {proxy.log.infra_error}"
         if outcome.timed_out:
