@@ -425,13 +425,23 @@ def test_the_proxy_stops_reading_endless_headers(tmp_path, monkeypatch):
     assert answer.startswith(b"HTTP/1.1 431"), answer[:200]
 
 
-def test_the_proxy_refuses_a_chunked_request_it_could_not_bound(tmp_path, monkeypatch):
-    request = (
+def test_the_proxy_reads_a_chunked_request_only_up_to_the_cap(tmp_path, monkeypatch):
+    # chunked bodies are read (agents send them), but never past [limits] max_body_mb:
+    # an endless chunk stream is refused with 413 in the API's own error shape
+    small = (
         b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
         b"5\r\nhello\r\n0\r\n\r\n"
     )
-    answer = proxy_exchange(request, 1, tmp_path, monkeypatch)
-    assert answer.startswith(b"HTTP/1.1 411"), answer[:200]
+    answer = proxy_exchange(small, 1, tmp_path, monkeypatch)
+    assert answer.startswith(b"HTTP/1.1 400"), answer[:200]  # read whole: "hello" is not JSON
+    chunk = b"x" * 65536
+    big = (
+        b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + (b"%x\r\n" % len(chunk) + chunk + b"\r\n") * 20
+    )
+    answer = proxy_exchange(big, 1, tmp_path, monkeypatch)
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    assert b"max_body_mb" in answer and b'"type": "error"' in answer  # Anthropic's shape
 
 
 def test_the_proxy_answers_a_bad_content_length_with_400(tmp_path, monkeypatch):
