@@ -46,7 +46,9 @@ def _tokens(item: dict, raw: str) -> bytes:
 LINE_DAMAGES: dict[str, tuple[Callable[[dict], bytes], str]] = {
     "10^5 nested brackets": (lambda item: _bomb().encode(), "nested too deep"),
     "10^5 nested in a key": (lambda item: _with_raw(item, "verdicts", _bomb()), "nested too deep"),
-    "5,000-digit trial": (lambda item: _with_raw(item, "trial", "7" * DIGITS), "a 5000-digit number"),
+    "5,000-digit trial": (
+        lambda item: _with_raw(item, "trial", "7" * DIGITS), "a 5000-digit number"
+    ),
     "5,000-digit extra key": (
         lambda item: _with_raw(item, "k", "-" + "1" * DIGITS), "a 5000-digit number"
     ),
