@@ -277,3 +277,24 @@ def test_triage_notes_a_trial_it_cannot_show_and_goes_on(
     assert code == 0 and "Traceback" not in err, err
     notes = [line for line in out.splitlines() if "cannot show trial" in line]
     assert len(notes) == 3 and all("results.jsonl:2: nested too deep" in n for n in notes)
+
+
+def test_a_gold_file_past_json_limits_is_one_line(tmp_path: Path, capsys) -> None:
+    gold = tmp_path / "gold.json"
+    gold.write_text('{"version": 1,\n "tuples": ' + _bomb() + "}")
+    line = one_line(*cli(capsys, "judge", "calibrate", gold, "--recorded")[::2])
+    assert "gold.json:2: nested too deep" in line, line
+
+
+def test_a_judge_cache_line_past_json_limits_is_a_miss(tmp_path: Path) -> None:
+    """A damaged cache line is a miss, never a crash: nesting bombs included."""
+    from trialrun.judge import VerdictCache
+
+    cache = VerdictCache(tmp_path)
+    cache.put("j", "sha-1", True, ["YES"])
+    with open(cache.path, "a") as handle:
+        handle.write(_bomb() + "\n")
+        handle.write('{"judge": "j", "prompt_sha256": ' + "9" * DIGITS + "}\n")
+    fresh = VerdictCache(tmp_path)
+    assert fresh.get("j", "sha-2") is None
+    assert fresh.get("j", "sha-1") is not None
