@@ -225,10 +225,14 @@ def test_readers_of_transcripts_as_evidence_go_on_without_them(
     monkeypatch.chdir(tmp_path)
     run = _copy(base, tmp_path)
     _bomb_transcripts(run)
-    for args in (["judge", "extract", run, "-o", tmp_path / "gold.json"],
-                 ["regrade", run, "--out", tmp_path / "regraded"]):
-        code, _, err = cli(capsys, *args)
-        assert code == 0 and "Traceback" not in err, (args, err)
+    code, _, err = cli(capsys, "judge", "extract", run, "-o", tmp_path / "gold.json")
+    assert code == 0 and "Traceback" not in err, err
+    code, _, err = cli(capsys, "regrade", run, "--out", tmp_path / "regraded")
+    assert code == 0 and "Traceback" not in err, err
+    warnings = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 6, err  # one per trial, naming its file and what is wrong
+    assert all("cannot read the transcript (nested too deep" in w for w in warnings)
+    assert all("regraded from its results line alone" in w for w in warnings)
 
 
 def test_a_chat_log_with_deep_tool_arguments_imports_them_as_raw_text(
