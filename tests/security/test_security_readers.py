@@ -302,3 +302,16 @@ def test_a_judge_cache_line_past_json_limits_is_a_miss(tmp_path: Path) -> None:
     fresh = VerdictCache(tmp_path)
     assert fresh.get("j", "sha-2") is None
     assert fresh.get("j", "sha-1") is not None
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("[compare]\nalpha = " + "[" * DEPTH + "]" * DEPTH + "\n", "nested too deep"),
+    ("[compare]\nalpha = " + "1" * DIGITS + "\n", "a number of more than"),
+])
+def test_a_project_config_past_toml_limits_is_one_line(
+    text: str, needle: str, base: dict[str, Path], tmp_path: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "trialrun.toml").write_text(text)
+    line = one_line(*cli(capsys, "compare", base["run"], "--baseline", base["baseline"])[::2])
+    assert "trialrun.toml: " in line and needle in line, line
