@@ -146,7 +146,13 @@ def _kept_verdict(
 async def _regrade_line(
     line: ResultLine, task: Task, run: RunDir, judge: Any, report: RegradeReport
 ) -> None:
-    transcript = run.transcript_or_empty(line)
+    transcript = Transcript()
+    if line.transcript:  # an unreadable one is named; the line alone is regraded
+        try:
+            transcript = run.transcript(line)
+        except UserError as exc:
+            report.warnings.append(f"{exc}; {line.task_id} #{line.trial} regraded from its "
+                                   "results line alone")
     workspace = run.workspace_dir(line)
     has_ws = workspace.is_dir()
     final_text = line.final_text if line.final_text is not None else transcript.final_text

@@ -3,7 +3,8 @@
 Only JSON goes out: NaN and ±Infinity are refused by `write_json_atomic` and written as
 null in results lines (`dumps_line`), and refused by `read_json`. A write that the
 system refuses (a read-only folder, /proc, a full disk) is a `WriteError`, a UserError
-naming the path.
+naming the path. JSON that Python's json cannot read (nested past the recursion limit, an
+integer of more than 4,300 digits) is a `JsonLimitError`, a ValueError naming its line.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import contextlib
 import json
 import math
 import os
+import re
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -85,8 +88,62 @@ def write_json_atomic(path: Path, data: Any) -> None:
     write_text_atomic(path, text + "\n")
 
 
+class JsonLimitError(ValueError):
+    """JSON that json cannot read: nested too deep, or an integer too long to convert.
+
+    `lineno` is the line of the text it is on (the caller adds the file)."""
+
+    def __init__(self, message: str, lineno: int) -> None:
+        super().__init__(message)
+        self.lineno = lineno
+
+
+# a JSON string (its escapes included): what the limits' search steps over
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _limit_error(text: str, too_deep: bool) -> JsonLimitError:
+    """Where in `text` json gave up, found only once it did (a slow walk, on error only).
+
+    Strings are blanked out first; newlines are never inside a JSON string, so line
+    numbers stay those of the text."""
+    bare = _STRING.sub('""', text)
+    if too_deep:
+        depth = deepest = at = 0
+        for match in _BRACKET.finditer(bare):
+            depth += 1 if match.group() in "[{" else -1
+            if depth > deepest:
+                deepest, at = depth, match.start()
+        return JsonLimitError(f"nested too deep ({deepest} levels of brackets)",
+                              bare.count("\n", 0, at) + 1)
+    limit = sys.get_int_max_str_digits()
+    found = re.search(rf"[0-9]{{{limit + 1},}}", bare)
+    digits, at = (len(found.group()), found.start()) if found else (limit + 1, 0)
+    return JsonLimitError(f"a {digits}-digit number (Python reads at most {limit} digits)",
+                          bare.count("\n", 0, at) + 1)
+
+
+def loads_limited(text: str | bytes, **hooks: Any) -> Any:
+    """json.loads, where JSON past json's own limits (10^5 nested brackets, a 5,000-digit
+    integer) is a `JsonLimitError` naming its line instead of a RecursionError or a bare
+    ValueError. Costs nothing until json refuses the text."""
+    try:
+        return json.loads(text, **hooks)
+    except RecursionError:
+        raise _limit_error(_as_text(text), too_deep=True) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # the only other one: an integer past sys.get_int_max_str_digits()
+        raise _limit_error(_as_text(text), too_deep=False) from None
+
+
+def _as_text(text: str | bytes) -> str:
+    return text if isinstance(text, str) else text.decode("utf-8", "replace")
+
+
 def loads_checked(text: str) -> Any:
-    """json.loads that also refuses NaN/±Infinity: ValueError naming the key.
+    """`loads_limited` that also refuses NaN/±Infinity: ValueError naming the key.
 
     The hooks only note that a non-finite number was parsed (`Infinity`, or a literal
     past 1.8e308); the value is searched for its key only then.
@@ -105,7 +162,7 @@ def loads_checked(text: str) -> Any:
             flagged = True
         return value
 
-    data = json.loads(text, parse_constant=constant, parse_float=number)
+    data = loads_limited(text, parse_constant=constant, parse_float=number)
     found = non_finite(data) if flagged else None
     if found is not None:
         where, value = found
@@ -125,6 +182,8 @@ def read_json(path: Path, fix: str = "restore the file or start a new run") -> A
         raise UserError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); {fix}") from None
     except UnicodeDecodeError:
         raise UserError(f"{path}: not UTF-8 text; {fix}") from None
+    except JsonLimitError as exc:
+        raise UserError(f"{path}:{exc.lineno}: {exc}; {fix}") from None
     except ValueError as exc:  # a non-finite number
         raise UserError(f"{path}: {exc}; {fix}") from None
     except OSError as exc:

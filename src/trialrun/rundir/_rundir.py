@@ -38,6 +38,7 @@ from trialrun.rundir._checks import RecordError
 from trialrun.rundir._json import (
     dumps_line,
     loads_checked,
+    loads_limited,
     read_json,
     write_json_atomic,
     write_text_atomic,
@@ -494,9 +495,9 @@ class RunDir:
                 with open(path, "rb") as handle:
                     handle.seek(offset)
                     raw = handle.readline()
-                data: Any = json.loads(raw.decode("utf-8"))
+                data: Any = loads_limited(raw.decode("utf-8"))
             else:
-                data = json.loads(path.read_text("utf-8"))
+                data = loads_limited(path.read_text("utf-8"))
             return Transcript.from_json(data)
         except (OSError, ValueError) as exc:
             raise UserError(
@@ -517,13 +518,18 @@ def transcript_line(transcript: Transcript) -> bytes:
 
 
 def _is_torn(raw: bytes) -> bool:
-    """A line cut by a killed write: unfinished JSON, or cut inside a UTF-8 character."""
+    """A line cut by a killed write: unfinished JSON, or cut inside a UTF-8 character.
+
+    A line past json's limits (10^5 open brackets) is no cut line: the writer never
+    writes one that deep."""
     try:
-        json.loads(raw.decode("utf-8"))
+        loads_limited(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         return exc.reason == "unexpected end of data"
     except json.JSONDecodeError:
         return True
+    except ValueError:  # past json's limits
+        return False
     return False
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from trialrun.errors import UserError
-from trialrun.rundir import RUN_JSON, WORKSPACES
+from trialrun.rundir import RUN_JSON, WORKSPACES, loads_limited
 from trialrun.sandbox import remove_tree
 
 INFLIGHT = ".workspaces"
@@ -43,7 +43,7 @@ class Holder:
 def lock_holder(run_dir: Path) -> Holder | None:
     """The live process running `run_dir`, or None (no lock, or its process is gone)."""
     try:
-        data = json.loads((run_dir / LOCK).read_text(encoding="utf-8"))
+        data = loads_limited((run_dir / LOCK).read_text(encoding="utf-8"))
         holder = Holder(int(data["pid"]), str(data["host"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None  # no lock, or a torn one: a process that died while writing it
