@@ -19,6 +19,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import traceback
 from pathlib import Path
 
 import pytest
@@ -119,7 +120,7 @@ READERS = [
     pytest.param(("summarize", "{run}"), id="summarize"),
     pytest.param(("report", "{run}", "--html", "{tmp}/r.html"), id="report-html"),
     pytest.param(("report", "{run}", "--junit", "{tmp}/j.xml"), id="report-junit"),
-    pytest.param(("show", "{run}"), id="show"),
+    pytest.param(("show", "{run}", "edit-note", "0"), id="show"),
     pytest.param(("regrade", "{run}", "--out", "{tmp}/new"), id="regrade"),
     pytest.param(("history", "--store", "{tmp}/h.db", "import", "{run}"), id="history-import"),
 ]
@@ -137,14 +138,16 @@ def test_fifo_results_is_refused_in_one_line_by_every_reader(
     one_line_refusal(proc, "results.jsonl", "FIFO")
 
 
-@pytest.mark.parametrize("name", ["results.jsonl", "run.json", "summary.json"])
+@pytest.mark.parametrize(("name", "command"), [
+    ("results.jsonl", "summarize"), ("run.json", "summarize"), ("summary.json", "report"),
+])
 def test_a_device_in_place_of_a_run_file_is_refused(
-    run: Path, tmp_path: Path, name: str
+    run: Path, tmp_path: Path, name: str, command: str
 ) -> None:
     hostile = copy_run(run, tmp_path)
     (hostile / name).unlink()
     (hostile / name).symlink_to("/dev/zero")
-    proc = cli("summarize", str(hostile), cwd=tmp_path)  # old: MemoryError, or endless
+    proc = cli(command, str(hostile), cwd=tmp_path)  # old: MemoryError, or endless
     one_line_refusal(proc, name, "character device")
 
 
@@ -310,8 +313,9 @@ def test_report_html_never_shows_a_host_file_through_a_workspace_symlink(
 
 
 def test_the_viewer_never_reads_a_host_file_through_a_linked_folder(
-    run: Path, tmp_path: Path
+    run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(run.parent.parent)  # where run.json's task file is found
     (tmp_path / "host").mkdir()
     (tmp_path / "host" / "note.md").write_text(HOST_SECRET + "\n")
     hostile = copy_run(run, tmp_path / "runs")
@@ -347,43 +351,63 @@ def _as_nobody_remove(path: Path) -> int:
             os.setuid(NOBODY)
             remove_tree(path)
             code = 0
+        except BaseException:
+            traceback.print_exc()
         finally:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status)
 
 
-def test_cleanup_never_chmods_through_a_symlink() -> None:
-    from trialrun.sandbox import remove_tree
-
-    base = Path(tempfile.mkdtemp(prefix="trialrun-sec-"))
-    try:
-        outside = base / "outside"
-        outside.mkdir()
-        target = outside / "file"
-        target.write_text("keep my mode")
-        target.chmod(0o600)
-        outside_dir = base / "outside-dir"
-        outside_dir.mkdir(mode=0o500)
-        ws = base / "ws"
-        locked = ws / "d"
-        locked.mkdir(parents=True)
-        (locked / "link").symlink_to(target)
-        (locked / "dirlink").symlink_to(outside_dir)
-        (locked / "plain").write_text("x")
+def _hostile_tree(base: Path, *, unreadable: bool) -> tuple[Path, Path, Path]:
+    """base/ws/d (read-only) holding links to base/outside/file and base/outside-dir,
+    and, when asked, a folder with mode 000; all owned by `nobody` when run as root."""
+    outside = base / "outside"
+    outside.mkdir()
+    target = outside / "file"
+    target.write_text("keep my mode")
+    target.chmod(0o600)
+    outside_dir = base / "outside-dir"
+    outside_dir.mkdir(mode=0o500)
+    ws = base / "ws"
+    locked = ws / "d"
+    locked.mkdir(parents=True)
+    (locked / "link").symlink_to(target)
+    (locked / "dirlink").symlink_to(outside_dir)
+    (locked / "plain").write_text("x")
+    made = [base, outside, target, outside_dir, ws, locked]
+    links = [locked / "link", locked / "dirlink", locked / "plain"]
+    if unreadable:
         deep = locked / "deeper"
         deep.mkdir()
         (deep / "f").write_text("y")
         deep.chmod(0o000)
-        locked.chmod(0o555)
-        if os.geteuid() == 0:
-            for path in (base, outside, target, outside_dir, ws, locked, deep):
-                os.chown(path, NOBODY, NOBODY)
-            for path in (locked / "link", locked / "dirlink", locked / "plain", deep / "f"):
-                os.lchown(path, NOBODY, NOBODY)
-            assert _as_nobody_remove(ws) == 0
-        else:
-            remove_tree(ws)
+        made.append(deep)
+        links.append(deep / "f")
+    locked.chmod(0o555)
+    if os.geteuid() == 0:
+        for path in made:
+            os.chown(path, NOBODY, NOBODY)
+        for path in links:
+            os.lchown(path, NOBODY, NOBODY)
+    return ws, target, outside_dir
+
+
+def _remove(ws: Path) -> None:
+    from trialrun.sandbox import remove_tree
+
+    if os.geteuid() == 0:
+        assert _as_nobody_remove(ws) == 0
+    else:
+        remove_tree(ws)
+
+
+@pytest.mark.parametrize("unreadable", [False, True], ids=["read-only", "mode-000"])
+def test_cleanup_never_chmods_through_a_symlink(unreadable: bool) -> None:
+    base = Path(tempfile.mkdtemp(prefix="trialrun-sec-"))
+    try:
+        ws, target, outside_dir = _hostile_tree(base, unreadable=unreadable)
+        _remove(ws)
         assert stat.S_IMODE(target.stat().st_mode) == 0o600
         assert stat.S_IMODE(outside_dir.stat().st_mode) == 0o500
         assert target.read_text() == "keep my mode"
