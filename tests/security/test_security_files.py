@@ -416,3 +416,35 @@ def test_cleanup_never_chmods_through_a_symlink(unreadable: bool) -> None:
         for folder, _, _ in os.walk(base):
             os.chmod(folder, 0o700)
         shutil.rmtree(base, ignore_errors=True)
+
+
+# --- the line reader, on any bytes ---------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=400), st.integers(min_value=1, max_value=64))
+def test_iter_lines_gives_back_the_file_or_refuses_a_long_line(data: bytes, limit: int) -> None:
+    """Whole lines up to `limit` bytes (newline aside) come back exactly; a longer one is
+    refused naming its line number, and nothing longer than limit + 1 is ever held."""
+    import io
+
+    from trialrun.core import FileRefused, iter_lines
+
+    parts = data.split(b"\n")  # lines as a file reader cuts them: at b"\n" only
+    lines = [p + b"\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+    too_long = [i for i, ln in enumerate(lines, 1) if len(ln.rstrip(b"\n")) > limit]
+    got: list[bytes] = []
+    try:
+        for line in iter_lines(io.BufferedReader(io.BytesIO(data)), limit, "f"):
+            assert len(line) <= limit + 1
+            got.append(line)
+    except FileRefused as exc:
+        assert too_long, exc
+        assert f"f:{too_long[0]}: over the" in str(exc)
+        assert got == lines[: too_long[0] - 1]
+    else:
+        assert not too_long
+        assert got == lines
