@@ -91,6 +91,10 @@ def open_fd(
     symlink) is a `FileRefused` ending in `fix`, and so is a file over `limit` bytes
     (ending in `limit_fix`, when given). Other failures raise OSError as `os.open` does."""
     extra = os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_symlinks else os.O_NOFOLLOW)
+    with contextlib.suppress(OSError):  # a device is refused before it is ever opened
+        found = os.stat(path, follow_symlinks=follow_symlinks).st_mode
+        if not (stat.S_ISREG(found) or stat.S_ISLNK(found)):
+            raise _refuse(path, f"{file_kind(found)}, not a regular file", fix)
     try:
         fd = os.open(path, flags | extra, mode)
     except OSError as exc:
@@ -225,6 +229,9 @@ def open_beneath(root: Path | str, rel: str, *, limit: int | None = None) -> io.
     shown = Path(root) / rel
     with _folder_of(root, parts) as folder:
         flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+        found = os.stat(parts[-1], dir_fd=folder, follow_symlinks=False).st_mode
+        if not stat.S_ISREG(found):  # a link or a device: never opened
+            raise _refuse(shown, f"{file_kind(found)}, not a regular file", "")
         try:
             fd = os.open(parts[-1], flags, dir_fd=folder)
         except OSError as exc:
