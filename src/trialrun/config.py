@@ -1,7 +1,8 @@
 """The project config, `trialrun.toml`, found from the working directory upward.
 
 Sections (each optional; each feature reads its own): `[judge]`, `[gates.*]`, `[pricing]`,
-`[history]`, `[retries]`, `[baselines]`, `[tasks]` (`max_file_bytes`),
+`[history]`, `[retries]`, `[baselines]`, `[tasks]` (`max_file_bytes`), `[rundir]`
+(`max_record_bytes`, `max_file_bytes`),
 `[run]` (`executor`, `ray_address`, `early_stop`: true, false or a list of suite names whose
 tasks stop early), `[limits]` (`max_body_mb`, `max_agent_output_mb`: `models._limits`).
 Unknown sections are kept for plugins.

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,16 +204,7 @@ async def regrade_async(
     by_id = _load_tasks(manifest, run.path, tasks, report)
     if out is not None:
         out = Path(out)
-        if out.exists():
-            raise UserError(f"--out {out}: already exists; choose a new folder")
-        try:
-            shutil.copytree(run.path, out)
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            raise UserError(
-                f"--out {out}: cannot write ({reason}); choose a writable path"
-            ) from None
-        run = RunDir(out)
+        run = run.copy_to(out)  # regular files only, each within its limit
         report.run_dir = out
     uses_judge = any(_needs_judge(c) for t in by_id.values() for c in t.graders)
     judge = create_judge(spec) if spec and uses_judge else None

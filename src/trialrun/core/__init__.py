@@ -7,6 +7,20 @@ Chat messages, tool-call records, verdicts, model specs, the name registry behin
 runner, rundir, history) agree on them without importing each other.
 """
 
+from trialrun.core._files import (
+    FileRefused,
+    copy_regular,
+    file_kind,
+    iter_lines,
+    link_beneath,
+    open_beneath,
+    open_fd,
+    open_regular,
+    over_limit,
+    read_line,
+    read_regular,
+    size_text,
+)
 from trialrun.core._git import (
     CI_BRANCH_VARIABLES,
     ci_branch,
@@ -52,6 +66,7 @@ from trialrun.core._threads import run_sync
 
 __all__ = [
     "CI_BRANCH_VARIABLES",
+    "FileRefused",
     "KEY_VARIABLES",
     "MAX_EXPANSION",
     "MAX_GROUP_DEPTH",
@@ -68,16 +83,26 @@ __all__ = [
     "Verdict",
     "ci_branch",
     "compile_safe",
+    "copy_regular",
+    "file_kind",
     "git_branch",
     "git_commit",
     "git_toplevel",
     "is_unpinned",
+    "iter_lines",
+    "link_beneath",
     "load_object",
     "model_endpoint",
     "model_label",
     "model_name",
+    "open_beneath",
+    "open_fd",
+    "open_regular",
+    "over_limit",
     "parse_model_spec",
     "path_escape",
+    "read_line",
+    "read_regular",
     "redact",
     "redact_argv",
     "regex_problem",
@@ -85,6 +110,7 @@ __all__ = [
     "relative_path_problem",
     "run_sync",
     "secret_values",
+    "size_text",
     "slugify",
     "split_base_url",
     "strip_userinfo",

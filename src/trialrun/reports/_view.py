@@ -307,7 +307,7 @@ class RunView:
             diff = {key: [str(p) for p in changes.get(key) or []]
                     for key in ("created", "modified", "deleted")}
             kept = self.rundir.workspace_dir(line)
-            diff["kept"] = kept.is_dir()
+            diff["kept"] = kept.is_dir() and not kept.is_symlink()  # a link: never followed
             if diff["kept"] and diff["modified"]:
                 with self._lock:
                     if self._before is None:

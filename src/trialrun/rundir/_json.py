@@ -19,8 +19,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from trialrun.core import FileRefused, read_regular
 from trialrun.errors import UserError
 from trialrun.rundir._checks import finite_or_null, non_finite, shown_number
+from trialrun.rundir._limits import ReadLimits, record_fix
 
 WRITE_FIX = "choose a writable path"
 
@@ -170,14 +172,26 @@ def loads_checked(text: str) -> Any:
     return data
 
 
-def read_json(path: Path, fix: str = "restore the file or start a new run") -> Any:
-    """A JSON file, or a UserError naming the file, the line (or key) and `fix`."""
+def read_json(
+    path: Path, fix: str = "restore the file or start a new run", limit: int | None = None
+) -> Any:
+    """A JSON file, or a UserError naming the file, the line (or key) and `fix`.
+
+    Only a regular file is read (a FIFO or a device is refused, never waited on), and
+    only up to `limit` bytes (default: `[rundir] max_record_bytes`)."""
+    if limit is None:
+        limit = ReadLimits.configured().record_bytes
     try:
-        return loads_checked(Path(path).read_text(encoding="utf-8"))
+        raw = read_regular(path, limit, fix=fix, limit_fix=record_fix())
+        return loads_checked(raw.decode("utf-8"))
     except FileNotFoundError:
         raise UserError(f"{path}: not found; {fix}") from None
     except IsADirectoryError:
         raise UserError(f"{path}: is a folder; {fix}") from None
+    except FileRefused as exc:  # a FIFO, a device, a folder or too big
+        if "a folder, not" in str(exc):
+            raise UserError(f"{path}: is a folder; {fix}") from None
+        raise
     except json.JSONDecodeError as exc:
         raise UserError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); {fix}") from None
     except UnicodeDecodeError:
