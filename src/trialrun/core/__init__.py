@@ -26,13 +26,17 @@ from trialrun.core._model_spec import (
 )
 from trialrun.core._objects import load_object
 from trialrun.core._records import Message, ToolCallRecord, ToolSpec, Verdict
+from trialrun.core._redacted_json import redact_data, redacted_json
 from trialrun.core._registry import Registry
 from trialrun.core._secrets import (
     KEY_VARIABLES,
     MASK,
+    may_hold_secret,
     redact,
     redact_argv,
+    redact_with,
     secret_values,
+    strip_credentials,
     strip_userinfo,
 )
 from trialrun.core._threads import run_sync
@@ -53,15 +57,20 @@ __all__ = [
     "git_toplevel",
     "is_unpinned",
     "load_object",
+    "may_hold_secret",
     "model_endpoint",
     "model_label",
     "model_name",
     "parse_model_spec",
     "redact",
     "redact_argv",
+    "redact_data",
+    "redact_with",
+    "redacted_json",
     "run_sync",
     "secret_values",
     "slugify",
     "split_base_url",
+    "strip_credentials",
     "strip_userinfo",
 ]
