@@ -16,7 +16,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from trialrun.core import Message
+from trialrun.core import Message, model_label
 from trialrun.errors import InfraError, ModelTimeout
 from trialrun.models import Completion, CompletionParams, assistant_message, redact
 
@@ -69,7 +69,10 @@ class RecordingProxy:
         self.port = 0
         self.log = ProxyLog()
         self._server: asyncio.base_events.Server | None = None
-        self._model_name = f"{model.provider}:{model.model_id}" if model is not None else "none"
+        # its name as the agent sees it: the label, never the base URL or its credentials
+        self._model_name = (
+            model_label(f"{model.provider}:{model.model_id}") if model is not None else "none"
+        )
 
     @property
     def url(self) -> str:

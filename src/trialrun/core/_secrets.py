@@ -86,7 +86,7 @@ _OPTION_ONLY = re.compile(rf"(?i)^{_SECRET_OPTION}$")
 # (where a whitespace character may be an escape such as `\n`): the writers' cheap first
 # test. Each gate is a literal every match holds (a substring test is fast) and the regex
 # run only when it is there.
-_SEP = r"(?:[\"']?\s*[:=]|\s|\\[nrtfbu])"
+_SEP = r"[\s\\\"':=]"  # a separator, a quote or the start of an escape
 _GATES = tuple(
     (literal, re.compile(gate))
     for literal, gate in (
