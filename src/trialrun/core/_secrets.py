@@ -4,7 +4,7 @@ Two sources: the values of secret environment variables in this process (the kno
 provider key variables, and any variable named like `*_KEY`, `*_TOKEN`, `*_SECRET`,
 `*_PASSWORD`), and secret-looking text:
 
-- URL userinfo (`http://user:pw@host` → `http://***@host`);
+- URL userinfo with a password (`http://user:pw@host` → `http://***@host`);
 - URL query parameters named like a secret (`?api_key=`, `&token=`, `&sig=`, `X-Amz-Signature=`…);
 - `Authorization: Bearer …`, bare `Bearer …` tokens, `x-api-key: …` headers;
 - the values of `--api-key`/`--token`/`--password`/`--secret`-style options and of
@@ -58,8 +58,9 @@ _LEFT = r"(?<![A-Za-z0-9])"  # a key shape starts a word
 
 # Each pattern keeps group 1 and masks the rest of the match.
 _PATTERNS = (
-    # scheme://user:password@host → scheme://***@host (the last '@' before the path)
-    re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)[^/?#\s\"'\\<>]+@"),
+    # scheme://user:password@host → scheme://***@host (the last '@' before the path);
+    # a user name alone (postgresql://nobody@host) is no secret
+    re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)[^/?#\s\"'\\<>:@]*:[^/?#\s\"'\\<>]*@"),
     re.compile(rf"(?i)(authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token)\s+)?){_VALUE}"),
     re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
     re.compile(rf"(?i)((?:x-(?:goog-)?)?api-key[\"']?\s*:\s*[\"']?){_VALUE}"),
