@@ -84,9 +84,9 @@ _PATTERNS = (
 _OPTION_ONLY = re.compile(rf"(?i)^{_SECRET_OPTION}$")
 
 # What each of _PATTERNS needs, loosely, in case-folded raw text or in its JSON encoding
-# (where a whitespace character may be an escape such as `\n`): the writers' cheap first
-# test. Each gate is a literal every match holds (a substring test is fast) and the regex
-# run only when it is there.
+# (where a quote may be escaped and a whitespace character be an escape such as `\n`):
+# the writers' cheap first test. Each gate is a literal every match holds (a substring
+# test is fast) and the regex run only when it is there.
 _SEP = r"[\s\\\"':=]"  # a separator, a quote or the start of an escape
 _GATES = tuple(
     (literal, re.compile(gate))
