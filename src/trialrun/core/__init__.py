@@ -26,7 +26,7 @@ from trialrun.core._model_spec import (
 )
 from trialrun.core._objects import load_object
 from trialrun.core._records import Message, ToolCallRecord, ToolSpec, Verdict
-from trialrun.core._redacted_json import redact_data, redacted_json
+from trialrun.core._redacted_json import redacted_json
 from trialrun.core._registry import Registry
 from trialrun.core._secrets import (
     KEY_VARIABLES,
@@ -64,7 +64,6 @@ __all__ = [
     "parse_model_spec",
     "redact",
     "redact_argv",
-    "redact_data",
     "redact_with",
     "redacted_json",
     "run_sync",

@@ -16,12 +16,8 @@ from typing import Any
 from trialrun.core._secrets import environment_secrets, may_hold_secret, redact_with
 
 
-def redact_data(data: Any, values: Sequence[str] | None = None) -> Any:
-    """A copy of `data` (dicts, lists, tuples) with every string and key redacted."""
-    return _redacted(data, environment_secrets() if values is None else values)
-
-
 def _redacted(data: Any, values: Sequence[str]) -> Any:
+    """A copy of `data` (dicts, lists, tuples) with every string and key redacted."""
     if isinstance(data, str):
         return redact_with(data, values)
     if isinstance(data, dict):
