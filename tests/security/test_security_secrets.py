@@ -289,6 +289,16 @@ def test_no_secret_on_stdout_or_stderr(leaky: LeakyRun) -> None:
     assert _leaked(leaky.done.stdout + leaky.done.stderr) == []
 
 
+def test_regrade_asks_again_for_a_judge_given_with_credentials(leaky: LeakyRun) -> None:
+    """The verdicts name the judge with its password masked: regrade does not call
+    `http://***@host` but asks for --judge again, in one line."""
+    done = _trialrun("regrade", str(leaky.run), "--out", str(leaky.root / "again"),
+                     cwd=leaky.root)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "given with credentials" in done.stderr and "pass --judge SPEC again" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
 def test_the_agent_gets_no_provider_key_of_the_parent(leaky: LeakyRun) -> None:
     env = leaky.agent_env
     assert [name for name in PARENT_KEYS if name in env] == []
