@@ -35,7 +35,7 @@ from trialrun.agents.wire import (
     resolve,
     sse_body,
 )
-from trialrun.core import Message
+from trialrun.core import Message, model_label
 from trialrun.errors import InfraError, ModelTimeout
 from trialrun.models import (
     Completion,
@@ -114,7 +114,10 @@ class RecordingProxy:
         # the largest request body read (bytes); trialrun.toml's [limits] when not given
         self.max_body = max_body if max_body is not None else ReadLimits.load().max_body_bytes
         self._server: asyncio.base_events.Server | None = None
-        self._model_name = f"{model.provider}:{model.model_id}" if model is not None else "none"
+        # its name as the agent sees it: the label, never the base URL or its credentials
+        self._model_name = (
+            model_label(f"{model.provider}:{model.model_id}") if model is not None else "none"
+        )
         self._call_ids: set[str] = set()  # every tool call id given to the agent
         self._issued: dict[str, list[str]] = {}  # (name, arguments) → ids given, in order
 

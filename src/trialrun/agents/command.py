@@ -17,24 +17,28 @@ Completions, Responses, Anthropic Messages and Gemini: `trialrun.agents.wire`); 
 OpenAI URL is in OPENAI_BASE_URL and TRIALRUN_PROXY_URL (OPENAI_API_KEY=trialrun). The
 model calls and tool calls read from that traffic go into the trial like the built-in
 agent's: turns, tokens, cost, and tool calls the graders check (a result the agent's API
-marked as an error, `is_error` on the tool message, is a failed call).
+marked as an error, `is_error` on the tool message, is a failed call). The command's
+environment is an allowlist with a private HOME, never trialrun's own (`_env`): no real
+provider key reaches it.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
+import shutil
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trialrun.agents._env import JAILED_HOME, agent_environment, configured_names
 from trialrun.agents._proxy import ProxyLog, RecordingProxy
 from trialrun.agents._types import AgentLimits, AgentRun
 from trialrun.agents.loop import user_message
 from trialrun.core import ToolCallRecord
 from trialrun.models import ReadLimits, mib
-from trialrun.sandbox import CommandOutcome, run_contained
+from trialrun.sandbox import CommandOutcome, jail_available, run_contained
 
 if TYPE_CHECKING:
     from trialrun.models import Model
@@ -156,6 +160,7 @@ class CommandAgent:
         self.jail = jail  # the default; a trial's ToolContext extra["jail"] overrides it
         self.name = f"command:{template}"
         self.read_limits = ReadLimits.load()  # a bad [limits] is refused before any trial
+        self.passed_env = configured_names()  # trialrun.toml [agent] env
 
     async def run(
         self,
@@ -173,32 +178,38 @@ class CommandAgent:
             {"prompt": prompt, "workspace": str(cwd), "task_id": task.task_id},
         )
         extra = toolbox.ctx.extra if toolbox is not None else {}
-        async with RecordingProxy(
-            model,
-            task_id=task.task_id,
-            trial=extra.get("trial"),
-            max_body=self.read_limits.max_body_bytes,
-        ) as proxy:
-            env = dict(os.environ)
-            env.update(
-                OPENAI_BASE_URL=proxy.url,
-                TRIALRUN_PROXY_URL=proxy.url,
-                OPENAI_API_KEY="trialrun",
-                TRIALRUN_TASK_ID=task.task_id,
-                TRIALRUN_WORKSPACE=str(cwd),
-                TRIALRUN_MODEL=proxy._model_name,
-            )
-            keep = self.read_limits.max_agent_output_bytes
-            outcome = await run_contained(
-                command,
-                str(cwd),
-                timeout,
-                env=env,
-                jail=extra.get("jail", self.jail),
-                network=True,
-                head_bytes=keep // 2,
-                tail_bytes=keep - keep // 2,
-            )
+        jail = extra.get("jail", self.jail)
+        jailed = jail_available() if jail is None else bool(jail)
+        home = None if jailed else tempfile.mkdtemp(prefix="trialrun-home-")
+        try:
+            async with RecordingProxy(
+                model,
+                task_id=task.task_id,
+                trial=extra.get("trial"),
+                max_body=self.read_limits.max_body_bytes,
+            ) as proxy:
+                env = agent_environment(
+                    proxy_url=proxy.url,
+                    home=home or JAILED_HOME,
+                    task_id=task.task_id,
+                    workspace=str(cwd),
+                    model=proxy._model_name,
+                    passed=self.passed_env,
+                )
+                keep = self.read_limits.max_agent_output_bytes
+                outcome = await run_contained(
+                    command,
+                    str(cwd),
+                    timeout,
+                    env=env,
+                    jail=jail,
+                    network=True,
+                    head_bytes=keep // 2,
+                    tail_bytes=keep - keep // 2,
+                )
+        finally:
+            if home is not None:
+                shutil.rmtree(home, ignore_errors=True)
         stdout = outcome.stdout.decode("utf-8", errors="replace")
         stderr = outcome.stderr.decode("utf-8", errors="replace")
         run = run_from_traffic(proxy.log, stdout.strip(), prompt)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.analysis._stored import open_run
-from trialrun.core import ToolCallRecord, Verdict
+from trialrun.core import MASK, ToolCallRecord, Verdict
 from trialrun.errors import UserError
 from trialrun.graders import GRADERS, GraderConfig, TrialView, grade_trial
 from trialrun.judge import check_judge_spec, create_judge, resolve_judge_spec
@@ -199,6 +199,11 @@ async def regrade_async(
     run, manifest, lines = open_run(Path(run_dir))
     # --judge, else the judge that graded these results last, else run.json's, else config
     spec = judge_spec or recorded_judge(lines) or manifest.judge
+    if not judge_spec and spec and MASK in spec:
+        raise UserError(
+            f"{run.path}: the judge that graded this run was given with credentials, which "
+            "are not written down; pass --judge SPEC again"
+        )
     spec = check_judge_spec(spec) if spec else resolve_judge_spec(None)
     report = RegradeReport(run_dir=run.path, judge=spec)
     by_id = _load_tasks(manifest, run.path, tasks, report)

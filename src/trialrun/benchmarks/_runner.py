@@ -31,7 +31,7 @@ from trialrun.benchmarks._suite import (
 from trialrun.benchmarks._tasks import record_tasks
 from trialrun.benchmarks._types import BENCHMARKS, Benchmark, Record
 from trialrun.benchmarks.backends import BACKENDS
-from trialrun.core import model_label
+from trialrun.core import model_label, redacted_json
 from trialrun.errors import UserError
 from trialrun.judge import configure, current_settings
 from trialrun.rundir import (
@@ -44,6 +44,11 @@ from trialrun.rundir import (
 from trialrun.runner import RunConfig, RunHooks, run
 
 Echo = Callable[[str], None]
+
+
+def _record_json(line: dict[str, Any]) -> str:
+    """One per-record line, redacted as every results line is."""
+    return redacted_json(lambda data: json.dumps(data, ensure_ascii=False), line)
 
 
 @dataclass(slots=True)
@@ -135,13 +140,13 @@ class _RecordWriter:
     def start(self, existing: list[ResultLine]) -> None:
         path = self.pair.records_path
         path.parent.mkdir(parents=True, exist_ok=True)
-        text = "".join(json.dumps(self.line(r), ensure_ascii=False) + "\n" for r in existing)
+        text = "".join(_record_json(self.line(r)) + "\n" for r in existing)
         write_text_atomic(path, text)
         self.handle = path.open("a", encoding="utf-8")
 
     def trial(self, result: ResultLine) -> None:
         if self.handle is not None:
-            self.handle.write(json.dumps(self.line(result), ensure_ascii=False) + "\n")
+            self.handle.write(_record_json(self.line(result)) + "\n")
             self.handle.flush()
 
     def close(self) -> None:

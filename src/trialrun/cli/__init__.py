@@ -24,6 +24,7 @@ from trialrun.cli import (
     _view,
 )
 from trialrun.cli._parsers import strict_whole_numbers
+from trialrun.cli._redacting import redact_output
 from trialrun.core import redact
 from trialrun.errors import UserError
 
@@ -55,7 +56,9 @@ def _root(
 
 
 def main() -> None:
-    """Entry point: user errors become one line on stderr and exit 2, never a traceback."""
+    """Entry point: user errors become one line on stderr and exit 2, never a traceback;
+    everything printed is redacted (`trialrun.cli._redacting`)."""
+    redact_output()
     try:
         # With standalone_mode=False click returns the code of a `typer.Exit(n)`.
         code = app(standalone_mode=False)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from trialrun.cli._history import STORE_HELP, record_cli_run
+from trialrun.core import redact
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -93,7 +94,7 @@ def _warn_comparison(exc: Exception) -> None:
 
 
 def _fail(message: str, code: int = 2) -> None:
-    print(f"trialrun: {message}", file=sys.stderr)
+    print(f"trialrun: {redact(message)}", file=sys.stderr)
     raise SystemExit(code)
 
 

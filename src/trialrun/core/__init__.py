@@ -40,6 +40,7 @@ from trialrun.core._model_spec import (
 )
 from trialrun.core._objects import load_object
 from trialrun.core._records import Message, ToolCallRecord, ToolSpec, Verdict
+from trialrun.core._redacted_json import redacted_json
 from trialrun.core._regex_shape import (
     MAX_EXPANSION,
     MAX_GROUP_DEPTH,
@@ -57,9 +58,12 @@ from trialrun.core._safe_regex import UnsafeRegex, compile_safe, regex_problem
 from trialrun.core._secrets import (
     KEY_VARIABLES,
     MASK,
+    may_hold_secret,
     redact,
     redact_argv,
+    redact_with,
     secret_values,
+    strip_credentials,
     strip_userinfo,
 )
 from trialrun.core._threads import run_sync
@@ -92,6 +96,7 @@ __all__ = [
     "iter_lines",
     "link_beneath",
     "load_object",
+    "may_hold_secret",
     "model_endpoint",
     "model_label",
     "model_name",
@@ -105,6 +110,8 @@ __all__ = [
     "read_regular",
     "redact",
     "redact_argv",
+    "redact_with",
+    "redacted_json",
     "regex_problem",
     "regex_shape_problem",
     "relative_path_problem",
@@ -113,5 +120,6 @@ __all__ = [
     "size_text",
     "slugify",
     "split_base_url",
+    "strip_credentials",
     "strip_userinfo",
 ]

@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from trialrun.core import redacted_json
 from trialrun.metrics import k_curve, mean_curve
 from trialrun.reports._across import comparison_svg
 from trialrun.reports._before import BeforeFiles
@@ -329,5 +330,11 @@ class RunView:
 
 
 def dumps(page: Any) -> str:
-    """A page as compact JSON (NaN never appears: trialrun never writes one)."""
+    """A page as compact, redacted JSON (NaN never appears: trialrun never writes one).
+    Every page of the viewer and the HTML report goes through here, so a secret in a run
+    folder written before redaction is masked on the way out too."""
+    return redacted_json(_compact, page)
+
+
+def _compact(page: Any) -> str:
     return json.dumps(page, separators=(",", ":"), ensure_ascii=False, default=str)

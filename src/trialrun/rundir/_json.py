@@ -1,10 +1,13 @@
 """JSON files of a run folder: atomic writes and reads that fail as one line.
 
-Only JSON goes out: NaN and ±Infinity are refused by `write_json_atomic` and written as
-null in results lines (`dumps_line`), and refused by `read_json`. A write that the
-system refuses (a read-only folder, /proc, a full disk) is a `WriteError`, a UserError
-naming the path. JSON that Python's json cannot read (nested past the recursion limit, an
-integer of more than 4,300 digits) is a `JsonLimitError`, a ValueError naming its line.
+Every string written is redacted (`trialrun.core.redacted_json`: URL credentials, keys,
+tokens), so a secret an agent prints or a judge URL carries never reaches a results
+line, a transcript, run.json or a summary. Only JSON goes out: NaN and ±Infinity are
+refused by `write_json_atomic` and written as null in results lines (`dumps_line`), and
+refused by `read_json`. A write that the system refuses (a read-only folder, /proc, a
+full disk) is a `WriteError`, a UserError naming the path. JSON that Python's json
+cannot read (nested past the recursion limit, an integer of more than 4,300 digits) is a
+`JsonLimitError`, a ValueError naming its line.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from trialrun.core import FileRefused, read_regular
+from trialrun.core import FileRefused, read_regular, redacted_json
 from trialrun.errors import UserError
 from trialrun.rundir._checks import finite_or_null, non_finite, shown_number
 from trialrun.rundir._limits import ReadLimits, record_fix
@@ -43,7 +46,11 @@ class WriteError(UserError, OSError):
 
 
 def dumps_line(obj: Any) -> str:
-    """Compact JSON for one results line (no newline); NaN/±Infinity become null."""
+    """Compact, redacted JSON for one results line (no newline); NaN/±Infinity become null."""
+    return redacted_json(_compact, obj)
+
+
+def _compact(obj: Any) -> str:
     try:
         return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str,
                           allow_nan=False)
@@ -77,10 +84,15 @@ def write_text_atomic(path: Path, text: str) -> None:
         raise
 
 
+def _indented(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str, allow_nan=False)
+
+
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Indented JSON, written with `write_text_atomic`; NaN/±Infinity are a UserError."""
+    """Indented, redacted JSON, written with `write_text_atomic`; NaN/±Infinity are a
+    UserError."""
     try:
-        text = json.dumps(data, indent=2, ensure_ascii=False, default=str, allow_nan=False)
+        text = redacted_json(_indented, data)
     except ValueError:
         where, value = non_finite(data) or ("a value", float("nan"))
         raise UserError(
