@@ -1,14 +1,17 @@
 """The project config, `trialrun.toml`, found from the working directory upward.
 
 Sections (each optional; each feature reads its own): `[judge]`, `[gates.*]`, `[pricing]`,
-`[history]`, `[retries]`, `[baselines]`, `[tasks]` (`max_file_bytes`),
+`[history]`, `[retries]`, `[baselines]`, `[tasks]` (`max_file_bytes`), `[rundir]`
+(`max_record_bytes`, `max_file_bytes`),
 `[run]` (`executor`, `ray_address`, `early_stop`: true, false or a list of suite names whose
-tasks stop early; `agent`: the agent when no --agent/--agent-cmd is given, e.g. "codex").
+tasks stop early; `agent`: the agent when no --agent/--agent-cmd is given, e.g. "codex"),
+`[limits]` (`max_body_mb`, `max_agent_output_mb`: `models._limits`).
 Unknown sections are kept for plugins.
 """
 
 from __future__ import annotations
 
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +65,12 @@ def load_config(path: Path | None = None, start: Path | None = None) -> ProjectC
         raise UserError(f"{target}: invalid TOML: {exc}; fix the syntax") from None
     except UnicodeDecodeError:
         raise UserError(f"{target}: not UTF-8 text; save the config as UTF-8") from None
+    except RecursionError:  # tomllib recurses once per level: 10^5 nested arrays
+        raise UserError(f"{target}: nested too deep to read; a config holds flat values") \
+            from None
+    except ValueError:  # the only other one: an integer past Python's digit limit
+        raise UserError(f"{target}: a number of more than {sys.get_int_max_str_digits()} "
+                        "digits; give a small number") from None
     except OSError as exc:
         raise UserError(f"{target}: cannot read config: {exc.strerror}") from None
     return ProjectConfig(path=Path(target), data=data)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 from graders_support import grade, make_trial
 from pydantic import ValidationError
 
-from trialrun.graders import parse_grader
+from trialrun.graders import parse_grader, run_grader
+from trialrun.graders.state import FileExistsConfig
 
 NOTE = """---
 budget: 41200
@@ -65,8 +67,11 @@ def test_file_exists_and_absent(ws: Path) -> None:
     assert absent.passed is False and absent.details["found"] == "notes/plan.md"
 
 
-def test_escaping_path_is_undetermined(ws: Path) -> None:
-    v = g({"type": "fileExists", "path": "../outside.md"}, ws)
+def test_escaping_path_is_refused_and_undetermined_if_it_gets_through(ws: Path) -> None:
+    with pytest.raises(ValidationError, match="leaves the workspace root"):
+        parse_grader({"type": "fileExists", "path": "../outside.md"})
+    unchecked = FileExistsConfig.model_construct(type="fileExists", path="../outside.md")
+    v = asyncio.run(run_grader(unchecked, make_trial(workspace=ws)))
     assert v.passed is None and "outside" in v.details["error"]
 
 

@@ -70,8 +70,8 @@ COMPARISON_LINES = """\
 gemini:gemini-2.5-flash vs BL/gemini-gemini-2.5-flash.json (run BASE)
   mean solve rate 100.0% → 60.9% (-39.1 pp); solve^k 100.0% → 33.3% (-66.7 pp); \
 pass^k (completed) 100.0% → 100.0% (+0.0 pp)  [3 common task(s)]
-  P95 latency 1.00 s → 1.10 s (+100 ms)
-  cost/trial $0.0010 → $0.0020 (+100.0%)
+  P95 latency 1.00 s → 1.10 s (+100 ms, 95% bounds +100…+100 ms)
+  cost/trial $0.0010 → $0.0020 (+100.0%, 95% bounds +100.0…+100.0%)
   within noise · drift adv: solved 10/10 → 9/10 (p = 0.50)
   REGRESSION · drift g1: solved 10/10 → 2/10 (p = 0.00036)
   SUITE REGRESSION: solved 23/23 → 14/23 across 3 task(s) (stratified exact test, p = 0.00018)

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
 from trialrun.metrics import percentile
-from trialrun.reports import gate_lines
+from trialrun.reports import comparison_lines, comparisons_markdown, gate_lines
 from trialrun.tracking import RuleResult, bless, gate_config, run_gate
 from trialrun.tracking._bootstrap import (
     CACHED_TASKS,
@@ -300,3 +300,22 @@ def test_cost_same_never_fails_and_scaled_beyond_the_limit_always_fails(
         before, before * factor, scaled, max_pct=limit, max_usd=None, confidence=0.95
     )
     assert verdict is not None and verdict.failed
+
+
+def test_compare_and_the_markdown_report_show_the_gates_bounds(make_run, T, tmp_path) -> None:
+    # the loopback rerun: compare's P95 line and cost line carry the very bounds the merge
+    # gate's rules judge by, in the text, the Markdown table and --json
+    lat_before, lat_after = loopback(1), loopback(59)
+    result = _gate(make_run, T, lat_before, lat_after, tmp_path, _costs(1), _costs(2))
+    c = result.models[0].comparison
+    assert c is not None
+    latency_rule, cost_rule = _rule(result, LATENCY), _rule(result, COST)
+    shown_latency = latency_rule.message.split("(+128 ms, ")[1].split(")")[0]
+    assert shown_latency.startswith("95% bounds -")
+    text = "\n".join(comparison_lines(c))
+    assert f"(+128 ms, {shown_latency})" in text
+    shown_cost = cost_rule.message.split("%, ")[1].split(")")[0]
+    assert shown_cost.startswith("95% bounds ") and f", {shown_cost})" in text
+    assert shown_latency in comparisons_markdown([c])
+    low, high = c.to_dict()["latency_p95_delta_bounds_ms"]
+    assert f"{low:+.0f}…{high:+.0f} ms" in shown_latency

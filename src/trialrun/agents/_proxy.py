@@ -7,6 +7,12 @@ provider) and recorded as an `Exchange` in trialrun's own messages, the same for
 API: that log becomes the trial's transcript. A request no API serves gets 404 in the
 error shape of the API it looks like, naming what is served. A tiny asyncio HTTP/1.1
 server: no web framework needed at run time.
+
+What an agent sends is read within bounds: request line and headers up to `MAX_HEAD`
+bytes (else 431), a body up to `[limits] max_body_mb` (else 413 naming the limit; a
+declared length over it is not read, a chunked body stops at it), and JSON no more
+complex than `parse_json` allows (else 400). A refusal ends the connection, after what
+the client is still sending is drained (within bounds) so it reads the answer.
 """
 
 from __future__ import annotations
@@ -29,18 +35,39 @@ from trialrun.agents.wire import (
     resolve,
     sse_body,
 )
-from trialrun.core import Message
+from trialrun.core import Message, model_label
 from trialrun.errors import InfraError, ModelTimeout
-from trialrun.models import Completion, CompletionParams, assistant_message, redact
+from trialrun.models import (
+    Completion,
+    CompletionParams,
+    ReadLimits,
+    assistant_message,
+    mib,
+    parse_json,
+    redact,
+)
 
 if TYPE_CHECKING:
     from trialrun.models import Model
 
-MAX_BODY = 64 * 1024 * 1024
+MAX_HEAD = 64 * 1024  # request line and headers, bytes
+# after refusing a request: what the client is still sending is read and dropped, up to
+# this much for this long, so it gets to read the refusal (not a connection reset)
+DISCARD_BYTES = 64 * 1024 * 1024
+DISCARD_S = 5.0
 _REASONS = {
     200: "OK", 400: "Bad Request", 404: "Not Found", 413: "Too Large",
-    502: "Bad Gateway", 503: "Unavailable", 504: "Timeout",
+    431: "Headers Too Large", 502: "Bad Gateway", 503: "Unavailable", 504: "Timeout",
 }  # fmt: skip
+
+
+class _Refused(Exception):
+    """A request the proxy will not read: answered with `status` and the connection ended."""
+
+    def __init__(self, status: int, message: str, target: Target | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.target = target
 
 
 @dataclass(slots=True)
@@ -75,6 +102,7 @@ class RecordingProxy:
         trial: int | None = None,
         timeout_s: float | None = None,
         host: str = "127.0.0.1",
+        max_body: int | None = None,
     ) -> None:
         self.model = model
         self.task_id = task_id
@@ -83,8 +111,13 @@ class RecordingProxy:
         self.host = host
         self.port = 0
         self.log = ProxyLog()
+        # the largest request body read (bytes); trialrun.toml's [limits] when not given
+        self.max_body = max_body if max_body is not None else ReadLimits.load().max_body_bytes
         self._server: asyncio.base_events.Server | None = None
-        self._model_name = f"{model.provider}:{model.model_id}" if model is not None else "none"
+        # its name as the agent sees it: the label, never the base URL or its credentials
+        self._model_name = (
+            model_label(f"{model.provider}:{model.model_id}") if model is not None else "none"
+        )
         self._call_ids: set[str] = set()  # every tool call id given to the agent
         self._issued: dict[str, list[str]] = {}  # (name, arguments) → ids given, in order
 
@@ -120,35 +153,17 @@ class RecordingProxy:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while True:
-                request_line = await reader.readline()
-                if not request_line:
+                try:
+                    request = await self._read_request(reader, writer)
+                except _Refused as exc:
+                    api = api_for_unknown(exc.target or Target("POST", "/", {}, {}))
+                    await _send(writer, exc.status, api.error(exc.status, str(exc)))
+                    await _discard(reader)  # so the client reads the answer, not a reset
                     break
-                parts = request_line.decode("latin-1").split()
-                if len(parts) < 2:
+                if request is None:
                     break
-                method, target = parts[0], parts[1]
-                headers: dict[str, str] = {}
-                while True:
-                    line = await reader.readline()
-                    if line in (b"\r\n", b"\n", b""):
-                        break
-                    name, _, value = line.decode("latin-1").partition(":")
-                    headers[name.strip().lower()] = value.strip()
-                path, _, query = target.partition("?")
-                request = Target(method, path, dict(parse_qsl(query)), headers)
-                if headers.get("expect", "").lower() == "100-continue":
-                    writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-                if "chunked" in headers.get("transfer-encoding", "").lower():
-                    body = await _read_chunked(reader)
-                else:
-                    length = int(headers.get("content-length", "0") or 0)
-                    if length > MAX_BODY:
-                        api = api_for_unknown(request)
-                        await _send(writer, 413, api.error(413, "request too large"))
-                        break
-                    body = await reader.readexactly(length) if length else b""
-                keep = headers.get("connection", "").lower() != "close"
-                await self._route(writer, request, body)
+                target, body, keep = request
+                await self._route(writer, target, body)
                 if not keep:
                     break
         except (asyncio.IncompleteReadError, ConnectionError, ValueError):
@@ -156,6 +171,58 @@ class RecordingProxy:
         finally:
             with contextlib.suppress(Exception):
                 writer.close()
+
+    async def _read_request(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> tuple[Target, bytes, bool] | None:
+        """(target, body, keep-alive) of the next request; None when the client is done;
+        `_Refused` for one that is not read (module docstring)."""
+        lines: list[str] = []
+        size = 0
+        while True:
+            try:
+                line = await reader.readline()
+            except ValueError:  # one line over the stream's buffer limit
+                raise _Refused(431, f"request headers over {MAX_HEAD} bytes") from None
+            if not line:
+                return None
+            size += len(line)
+            if size > MAX_HEAD:
+                raise _Refused(431, f"request headers over {MAX_HEAD} bytes")
+            if line in (b"\r\n", b"\n"):
+                if lines:
+                    break
+                continue  # blank lines before a request line are passed over
+            lines.append(line.decode("latin-1").rstrip("\r\n"))
+        parts = lines[0].split()
+        if len(parts) < 2:
+            return None
+        headers: dict[str, str] = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        path, _, query = parts[1].partition("?")
+        target = Target(parts[0], path, dict(parse_qsl(query)), headers)
+        too_large = (
+            f"request body over {mib(self.max_body)} (limit [limits] max_body_mb in trialrun.toml)"
+        )
+        chunked = "chunked" in headers.get("transfer-encoding", "").lower()
+        declared = headers.get("content-length", "0") or "0"
+        if not chunked:
+            if not (declared.isascii() and declared.isdigit()):
+                raise _Refused(400, f"bad Content-Length {declared[:40]!r}", target)
+            if int(declared) > self.max_body:
+                raise _Refused(413, too_large, target)
+        if headers.get("expect", "").lower() == "100-continue":
+            writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        if chunked:
+            body = await _read_chunked(reader, self.max_body)
+            if body is None:
+                raise _Refused(413, too_large, target)
+        else:
+            body = await reader.readexactly(int(declared)) if int(declared) else b""
+        keep = headers.get("connection", "").lower() != "close"
+        return target, body, keep
 
     async def _route(self, writer: asyncio.StreamWriter, target: Target, body: bytes) -> None:
         try:
@@ -182,7 +249,7 @@ class RecordingProxy:
             await _send(writer, 200, api.models(self._model_name))
             return
         try:
-            request = api.parse(json.loads(body or b"{}"))
+            request = api.parse(parse_json(body or b"{}"))
         except (ValueError, RecursionError) as exc:  # WireError and bad JSON
             await _send(writer, 400, api.error(400, f"bad {api.name} request: {exc}"))
             return
@@ -278,7 +345,8 @@ def _call_key(name: Any, arguments: Any) -> str:
     return json.dumps([name, arguments], sort_keys=True, default=str)
 
 
-async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
+async def _read_chunked(reader: asyncio.StreamReader, limit: int) -> bytes | None:
+    """A chunked body; None once it grows past `limit` bytes (the rest is not read)."""
     body = bytearray()
     while True:
         size = int((await reader.readline()).split(b";")[0].strip() or b"0", 16)
@@ -286,10 +354,22 @@ async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
             while (await reader.readline()) not in (b"\r\n", b"\n", b""):
                 pass  # trailers
             return bytes(body)
-        if len(body) + size > MAX_BODY:
-            raise ValueError("request too large")
+        if len(body) + size > limit:
+            return None
         body += await reader.readexactly(size)
         await reader.readline()
+
+
+async def _discard(reader: asyncio.StreamReader) -> None:
+    """Read and drop what the client is still sending, within bounds (`DISCARD_*`)."""
+    left = DISCARD_BYTES
+    with contextlib.suppress(TimeoutError, ConnectionError):
+        async with asyncio.timeout(DISCARD_S):
+            while left > 0:
+                data = await reader.read(min(left, 65536))
+                if not data:
+                    return
+                left -= len(data)
 
 
 async def _send(writer: asyncio.StreamWriter, status: int, payload: dict[str, Any]) -> None:

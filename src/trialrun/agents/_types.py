@@ -56,6 +56,9 @@ class AgentRun:
     failure_message: str | None = None
     # provider unreachable after retries, sandbox failure: pass = solve = None
     infra_error: str | None = None
+    # what the trial should know that is not a failure (an agent's output cut at its
+    # limit): the transcript's and the results line's `agent_notes`
+    notes: list[str] = field(default_factory=list)
 
 
 @runtime_checkable

@@ -7,7 +7,10 @@ it ends or times out, every process it started is killed, however it detached, a
 background child holding stdout can't hang the trial. In the bwrap jail when the trial
 asks for it (`jail` in the ToolContext's extra, or `CommandAgent(jail=True)`); the jail
 keeps the network, since the recording proxy listens on the host's loopback. Its stdout
-is the final answer; a non-zero exit is the agent's failure ("agent_error").
+is the final answer; a non-zero exit is the agent's failure ("agent_error"). Of its stdout
+and its stderr only the first and the last half of `[limits] max_agent_output_mb` (2 MiB)
+are kept; when more came, the answer says where bytes were left out and the trial's
+`notes` how many, and the trial goes on.
 
 A recording proxy for the run's `--model` is started for each trial (it speaks Chat
 Completions, Responses, Anthropic Messages and Gemini: `trialrun.agents.wire`); each
@@ -15,23 +18,28 @@ API's base URL and a throwaway key are exported (`API_ENV`: OPENAI_BASE_URL,
 ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL…), only the one API's with `--agent-api`. The
 model calls and tool calls read from that traffic go into the trial like the built-in
 agent's: turns, tokens, cost, and tool calls the graders check (a result the agent's API
-marked as an error, `is_error` on the tool message, is a failed call).
+marked as an error, `is_error` on the tool message, is a failed call). The command's
+environment is an allowlist with a private HOME, never trialrun's own (`_env`): no real
+provider key reaches it.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
+import shutil
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trialrun.agents._env import JAILED_HOME, agent_environment, configured_names
 from trialrun.agents._proxy import ProxyLog, RecordingProxy
 from trialrun.agents._types import AgentLimits, AgentRun
 from trialrun.agents.loop import user_message
 from trialrun.core import ToolCallRecord
-from trialrun.sandbox import CommandOutcome, run_contained
+from trialrun.models import ReadLimits, mib
+from trialrun.sandbox import CommandOutcome, jail_available, run_contained
 
 if TYPE_CHECKING:
     from trialrun.models import Model
@@ -64,6 +72,12 @@ def api_env(api: str | None, root: str) -> dict[str, str]:
         env.update({k: v.replace("{root}", root) for k, v in API_ENV[name].items()})
     env["TRIALRUN_PROXY_URL"] = f"{root}/v1" if api in (None, "chat", "responses") else root
     return env
+
+
+def with_api_env(env: dict[str, str], api: str | None, root: str) -> dict[str, str]:
+    """`env` with every API's variables replaced by those of `api` (None: all four)."""
+    kept = {k: v for k, v in env.items() if not any(k in names for names in API_ENV.values())}
+    return kept | api_env(api, root)
 
 
 def render_command(template: str, values: dict[str, str]) -> str:
@@ -153,6 +167,18 @@ def run_from_traffic(log: ProxyLog, final_text: str, prompt: str) -> AgentRun:
     return run
 
 
+def output_notes(outcome: CommandOutcome, keep: int) -> list[str]:
+    """One note per stream cut to its first and last bytes."""
+    notes = []
+    for name, dropped in (("stdout", outcome.stdout_dropped), ("stderr", outcome.stderr_dropped)):
+        if dropped:
+            notes.append(
+                f"agent {name} cut: {dropped} bytes left out between its first and last "
+                f"{mib(keep // 2)} (limit [limits] max_agent_output_mb = {mib(keep)})"
+            )
+    return notes
+
+
 class CommandAgent:
     """Runs a shell command per trial (see the module docstring)."""
 
@@ -168,6 +194,8 @@ class CommandAgent:
         self.timeout_s = timeout_s
         self.jail = jail  # the default; a trial's ToolContext extra["jail"] overrides it
         self.name = f"command:{template}"
+        self.read_limits = ReadLimits.load()  # a bad [limits] is refused before any trial
+        self.passed_env = configured_names()  # trialrun.toml [agent] env
 
     async def run(
         self,
@@ -185,35 +213,51 @@ class CommandAgent:
             {"prompt": prompt, "workspace": str(cwd), "task_id": task.task_id},
         )
         extra = toolbox.ctx.extra if toolbox is not None else {}
-        async with RecordingProxy(model, task_id=task.task_id, trial=extra.get("trial")) as proxy:
-            env = dict(os.environ)
-            for names in API_ENV.values():  # no host URL or key of another API survives
-                for name in names:
-                    env.pop(name, None)
-            env.update(api_env(self.api, proxy.root_url))
-            env.update(
-                TRIALRUN_TASK_ID=task.task_id,
-                TRIALRUN_WORKSPACE=str(cwd),
-                TRIALRUN_MODEL=proxy._model_name,
-            )
-            outcome = await run_contained(
-                command,
-                str(cwd),
-                timeout,
-                env=env,
-                jail=extra.get("jail", self.jail),
-                network=True,
-            )
-        return finish_run(proxy, outcome, prompt, timeout)
+        jail = extra.get("jail", self.jail)
+        jailed = jail_available() if jail is None else bool(jail)
+        home = None if jailed else tempfile.mkdtemp(prefix="trialrun-home-")
+        try:
+            async with RecordingProxy(
+                model,
+                task_id=task.task_id,
+                trial=extra.get("trial"),
+                max_body=self.read_limits.max_body_bytes,
+            ) as proxy:
+                env = agent_environment(
+                    proxy_url=proxy.url,
+                    home=home or JAILED_HOME,
+                    task_id=task.task_id,
+                    workspace=str(cwd),
+                    model=proxy._model_name,
+                    passed=self.passed_env,
+                )
+                env = with_api_env(env, self.api, proxy.root_url)
+                keep = self.read_limits.max_agent_output_bytes
+                outcome = await run_contained(
+                    command,
+                    str(cwd),
+                    timeout,
+                    env=env,
+                    jail=jail,
+                    network=True,
+                    head_bytes=keep // 2,
+                    tail_bytes=keep - keep // 2,
+                )
+        finally:
+            if home is not None:
+                shutil.rmtree(home, ignore_errors=True)
+        return finish_run(proxy, outcome, prompt, timeout, keep)
 
 
 def finish_run(
-    proxy: RecordingProxy, outcome: CommandOutcome, prompt: str, timeout: float
+    proxy: RecordingProxy, outcome: CommandOutcome, prompt: str, timeout: float, keep: int
 ) -> AgentRun:
-    """The trial's AgentRun from the proxy's traffic and how the command ended."""
+    """The trial's AgentRun from the proxy's traffic and how the command ended (`keep`:
+    the output bytes kept, for the notes on a cut stream)."""
     stdout = outcome.stdout.decode("utf-8", errors="replace")
     stderr = outcome.stderr.decode("utf-8", errors="replace")
     run = run_from_traffic(proxy.log, stdout.strip(), prompt)
+    run.notes.extend(output_notes(outcome, keep))
     if proxy.log.infra_error:
         run.infra_error = f"model behind the proxy failed: {proxy.log.infra_error}"
     if outcome.timed_out:

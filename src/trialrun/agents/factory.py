@@ -29,6 +29,9 @@ def check_command(agent_cmd: str) -> None:
     Only the first word is checked (after VAR=value assignments); a path with a '/' is left
     alone because it is resolved inside the trial's workspace.
     """
+    if "\0" in agent_cmd:
+        raise UserError("--agent-cmd: the command holds a NUL character, which no command "
+                        "can take; remove it")
     try:
         words = shlex.split(agent_cmd)
     except ValueError as exc:

@@ -26,6 +26,7 @@ from trialrun.agents._types import AgentLimits, AgentRun
 from trialrun.agents.command import DEFAULT_TIMEOUT_S, finish_run
 from trialrun.agents.loop import user_message
 from trialrun.agents.presets import AgentPreset, LaunchContext, require_binary
+from trialrun.models import ReadLimits
 from trialrun.sandbox import jail_available, run_contained
 
 if TYPE_CHECKING:
@@ -67,6 +68,7 @@ class PresetAgent:
         self.timeout_s = timeout_s
         self.jail = jail  # None: bwrap whenever it works; a trial's extra["jail"] overrides
         self.name = preset.name
+        self.read_limits = ReadLimits.load()  # a bad [limits] is refused before any trial
 
     async def run(
         self,
@@ -86,7 +88,10 @@ class PresetAgent:
         jailed = jail_available() if jail is None else jail
         try:
             async with RecordingProxy(
-                model, task_id=task.task_id, trial=extra.get("trial")
+                model,
+                task_id=task.task_id,
+                trial=extra.get("trial"),
+                max_body=self.read_limits.max_body_bytes,
             ) as proxy:
                 ctx = LaunchContext(prompt, home, cwd, proxy.root_url)
                 launch = self.preset.launch(ctx)
@@ -103,6 +108,7 @@ class PresetAgent:
                     argv = [sys.executable, "-I", "-S", str(_BRIDGE), str(sock),
                             str(proxy.port), "--", *argv]  # fmt: skip
                     readable.append(str(bridge_dir))
+                keep = self.read_limits.max_agent_output_bytes
                 try:
                     outcome = await run_contained(
                         argv,
@@ -113,11 +119,13 @@ class PresetAgent:
                         network=not jailed,
                         writable=writable,
                         readable=readable,
+                        head_bytes=keep // 2,
+                        tail_bytes=keep - keep // 2,
                     )
                 finally:
                     if unix_server is not None:
                         unix_server.close()
-            return finish_run(proxy, outcome, prompt, timeout)
+            return finish_run(proxy, outcome, prompt, timeout, keep)
         finally:
             shutil.rmtree(home, ignore_errors=True)
             shutil.rmtree(bridge_dir, ignore_errors=True)

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from trialrun.analysis._stored import open_run, response_of, user_message_of, verdict_kind
 from trialrun.errors import UserError
-from trialrun.rundir import write_json_atomic
+from trialrun.rundir import JsonLimitError, loads_limited, write_json_atomic
 
 
 class GoldTuple(BaseModel):
@@ -59,7 +59,7 @@ def load_gold(path: Path) -> GoldFile:
     if path.is_dir():
         raise UserError(f"{path}: is a folder; pass the gold file `trialrun judge extract` wrote")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_limited(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UserError(
             f"{path}: gold file not found; make one with `trialrun judge extract`"
@@ -70,6 +70,9 @@ def load_gold(path: Path) -> GoldFile:
         raise UserError(
             f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); fix the file or extract it again"
         ) from None
+    except JsonLimitError as exc:
+        raise UserError(f"{path}:{exc.lineno}: {exc}; fix the file or extract it again") \
+            from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read ({exc.strerror})") from None
     if not isinstance(data, dict):

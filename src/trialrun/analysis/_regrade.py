@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from trialrun.analysis._stored import open_run
-from trialrun.core import ToolCallRecord, Verdict
+from trialrun.core import MASK, ToolCallRecord, Verdict
 from trialrun.errors import UserError
 from trialrun.graders import GRADERS, GraderConfig, TrialView, grade_trial
 from trialrun.judge import check_judge_spec, create_judge, resolve_judge_spec
@@ -146,7 +145,13 @@ def _kept_verdict(
 async def _regrade_line(
     line: ResultLine, task: Task, run: RunDir, judge: Any, report: RegradeReport
 ) -> None:
-    transcript = run.transcript_or_empty(line)
+    transcript = Transcript()
+    if line.transcript:  # an unreadable one is named; the line alone is regraded
+        try:
+            transcript = run.transcript(line)
+        except UserError as exc:
+            report.warnings.append(f"{exc}; {line.task_id} #{line.trial} regraded from its "
+                                   "results line alone")
     workspace = run.workspace_dir(line)
     has_ws = workspace.is_dir()
     final_text = line.final_text if line.final_text is not None else transcript.final_text
@@ -194,21 +199,17 @@ async def regrade_async(
     run, manifest, lines = open_run(Path(run_dir))
     # --judge, else the judge that graded these results last, else run.json's, else config
     spec = judge_spec or recorded_judge(lines) or manifest.judge
+    if not judge_spec and spec and MASK in spec:
+        raise UserError(
+            f"{run.path}: the judge that graded this run was given with credentials, which "
+            "are not written down; pass --judge SPEC again"
+        )
     spec = check_judge_spec(spec) if spec else resolve_judge_spec(None)
     report = RegradeReport(run_dir=run.path, judge=spec)
     by_id = _load_tasks(manifest, run.path, tasks, report)
     if out is not None:
         out = Path(out)
-        if out.exists():
-            raise UserError(f"--out {out}: already exists; choose a new folder")
-        try:
-            shutil.copytree(run.path, out)
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            raise UserError(
-                f"--out {out}: cannot write ({reason}); choose a writable path"
-            ) from None
-        run = RunDir(out)
+        run = run.copy_to(out)  # regular files only, each within its limit
         report.run_dir = out
     uses_judge = any(_needs_judge(c) for t in by_id.values() for c in t.graders)
     judge = create_judge(spec) if spec and uses_judge else None

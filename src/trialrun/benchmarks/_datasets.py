@@ -14,10 +14,11 @@ import json
 import random
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, BinaryIO, Protocol, runtime_checkable
 
 from trialrun.benchmarks._types import Benchmark, Record
 from trialrun.errors import UserError
+from trialrun.rundir import JsonLimitError, loads_limited
 
 LOCAL_SUFFIXES = (".jsonl", ".csv", ".parquet", ".json")
 PLAIN_SUFFIXES = (".jsonl", ".csv")
@@ -50,27 +51,87 @@ def resolve(source: str, base: Path | None) -> Path:
 
 
 def plain_rows(path: Path) -> Iterator[dict[str, Any]]:
-    """Rows of a local `.jsonl` (one JSON object a line) or `.csv` file (header row)."""
+    """Rows of a local `.jsonl` (one JSON object a line) or `.csv` file (header row).
+
+    A line that is not UTF-8 (a binary file), a CSV row csv refuses (a field over 128 KiB)
+    or a JSON line past json's limits (10^5 nested brackets, a 5,000-digit number) is a
+    UserError naming the file and the line."""
     try:
-        handle = path.open(encoding="utf-8", newline="")
+        handle = path.open("rb")
     except OSError as exc:
         raise UserError(f"dataset {path}: cannot read it ({exc.strerror or exc})") from None
     with handle:
+        lines = _TextLines(path, handle)
         if path.suffix.lower() == ".csv":
-            yield from csv.DictReader(handle)
+            try:
+                yield from csv.DictReader(line for _, line in lines)
+            except csv.Error as exc:
+                raise UserError(
+                    f"dataset {path}:{lines.number}: not a CSV row ({exc}); fix or drop that "
+                    "row, or give the data as .jsonl"
+                ) from None
             return
-        for number, line in enumerate(handle, 1):
+        for number, line in lines:
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
-            except ValueError as exc:
+                row = loads_limited(line)
+            except json.JSONDecodeError as exc:
                 raise UserError(
                     f"dataset {path}:{number}: not a JSON line ({exc.msg}); one JSON object a line"
                 ) from None
+            except JsonLimitError as exc:
+                raise UserError(f"dataset {path}:{number}: {exc}; fix or drop that line") from None
             if not isinstance(row, dict):
                 raise UserError(f"dataset {path}:{number}: a line must be a JSON object")
             yield row
+
+
+class _TextLines:
+    """(line number, text) of each line, decoded one by one so a bad byte names its line;
+    `number` is the line last read (csv's own count lags a line behind its errors)."""
+
+    def __init__(self, path: Path, handle: BinaryIO) -> None:
+        self.path = path
+        self.handle = handle
+        self.number = 0
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        for raw in self.handle:
+            self.number += 1
+            try:
+                yield self.number, raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise UserError(
+                    f"dataset {self.path}:{self.number}: not UTF-8 text; save the file as "
+                    "UTF-8 (a .jsonl or .csv dataset is text)"
+                ) from None
+
+
+_LISTING_BYTES = 1 << 20  # a saved dataset's dataset_dict.json: a few names
+
+
+def local_split_problem(source: str, split: str, base: Path | None) -> str | None:
+    """A split a local dataset cannot have, known without loading it (so an unknown
+    `--split` is refused before any pair runs, not ignored): a single file's only split is
+    'train'; a saved dataset folder lists its splits in dataset_dict.json. Hub datasets and
+    folders of data files are checked when they load."""
+    if not is_local(source, base):
+        return None
+    path = resolve(source, base)
+    if path.is_file():
+        if split == "train":
+            return None
+        return f"dataset {source} is one file, whose only split is 'train'"
+    listing = path / "dataset_dict.json"
+    try:
+        with listing.open("rb") as handle:
+            splits = json.loads(handle.read(_LISTING_BYTES)).get("splits")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if isinstance(splits, list) and split not in splits:
+        return f"dataset {source} has no split {split!r} (it has {', '.join(map(str, splits))})"
+    return None
 
 
 def _hf_error(source: str, exc: Exception) -> UserError:

@@ -10,14 +10,13 @@ cost, a per-subject breakdown, start and end.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from trialrun.errors import UserError
 from trialrun.metrics import wilson_interval
-from trialrun.rundir import ResultLine
+from trialrun.rundir import JsonLimitError, ResultLine, loads_limited
 
 RECORD_KEYS = ("record_id", "benchmark", "model", "is_correct")
 SCORER_GRADERS = ("benchmark", "benchmarkJudged")
@@ -71,13 +70,18 @@ def read_records(path: Path) -> list[dict[str, Any]]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise UserError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: not UTF-8 text; restore the file (or run the suite "
+                        "again: it is rewritten from the run folder)") from None
     lines = text.splitlines()
     out = []
     for number, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
         try:
-            item = json.loads(raw)
+            item = loads_limited(raw)
+        except JsonLimitError as exc:
+            raise UserError(f"{path}:{number}: {exc}; restore the file") from None
         except ValueError:
             if number == len(lines) and not text.endswith("\n"):
                 continue  # torn by a kill mid-write
@@ -95,9 +99,9 @@ def is_records_file(path: Path) -> bool:
     if not path.is_file() or path.suffix != ".jsonl":
         return False
     try:
-        with path.open(encoding="utf-8") as handle:
+        with path.open("rb") as handle:  # the first line alone: what follows may be damaged
             first = handle.readline()
-        item = json.loads(first)
+        item = loads_limited(first.decode("utf-8"))
     except (OSError, ValueError, UnicodeDecodeError):
         return False
     return isinstance(item, dict) and all(k in item for k in RECORD_KEYS)

@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import ast
-import json
 from typing import Any
+
+from trialrun.rundir import loads_limited
 
 
 def as_list(value: Any) -> list[Any]:
-    """A list column: a list, or its JSON / Python-literal text (CSV copies)."""
+    """A list column: a list, or its JSON / Python-literal text (CSV copies); text that is
+    none (or nested past what json and ast read) is no list."""
     if isinstance(value, list | tuple):
         return list(value)
     if hasattr(value, "tolist"):  # numpy arrays from parquet
         return list(value.tolist())
     if isinstance(value, str) and value.strip().startswith("["):
-        for parse in (json.loads, ast.literal_eval):
+        for parse in (loads_limited, ast.literal_eval):
             try:
                 parsed = parse(value)
-            except (ValueError, SyntaxError):
+            # the parser's own limits: RecursionError, and MemoryError for its stack
+            # (10^5 unary minus signs), raised at once, not after filling memory
+            except (ValueError, SyntaxError, RecursionError, MemoryError):
                 continue
             if isinstance(parsed, list):
                 return parsed

@@ -10,6 +10,8 @@ folder when its records are the same, so finished records are never run again.
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -29,13 +31,24 @@ from trialrun.benchmarks._suite import (
 from trialrun.benchmarks._tasks import record_tasks
 from trialrun.benchmarks._types import BENCHMARKS, Benchmark, Record
 from trialrun.benchmarks.backends import BACKENDS
-from trialrun.core import model_label
+from trialrun.core import model_label, redacted_json
 from trialrun.errors import UserError
 from trialrun.judge import configure, current_settings
-from trialrun.rundir import ResultLine, RunDir, write_json_atomic, write_text_atomic
+from trialrun.rundir import (
+    ResultLine,
+    RunDir,
+    loads_limited,
+    write_json_atomic,
+    write_text_atomic,
+)
 from trialrun.runner import RunConfig, RunHooks, run
 
 Echo = Callable[[str], None]
+
+
+def _record_json(line: dict[str, Any]) -> str:
+    """One per-record line, redacted as every results line is."""
+    return redacted_json(lambda data: json.dumps(data, ensure_ascii=False), line)
 
 
 @dataclass(slots=True)
@@ -61,8 +74,8 @@ SETTINGS = ("backend", "temperature", "max_tokens", "seed", "judge", "dataset", 
 def _same_settings(pair: PairRun) -> bool:
     """The pair's last summary (if any) was made with the same settings."""
     try:
-        old = json.loads(pair.summary_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        old = loads_limited(pair.summary_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # UnicodeDecodeError and past json's limits too
         return True  # killed before its summary: the run folder decides
     new = {**_settings(pair, None), "backend": pair.backend}
     return isinstance(old, dict) and all(old.get(k) == new.get(k) for k in SETTINGS)
@@ -85,6 +98,21 @@ def _resumable(pair: PairRun, root: Path, task_ids: list[str]) -> Path | None:
         return last if manifest.paths == [str(folder.resolve())] else None
     old = sorted(str(t.get("task_id")) for t in manifest.tasks)
     return last if old == sorted(task_ids) else None
+
+
+def check_output_dir(out: Path) -> None:
+    """Made and written to once before any work (a dataset load, a trial): a folder under
+    /proc or on a read-only mount is one line, not a traceback after the first trial."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".trialrun-probe-", dir=out)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UserError(
+            f"output_dir {out}: cannot write there ({exc.strerror or exc}); set [run] "
+            "output_dir (or --out) to a writable folder"
+        ) from None
 
 
 def _scoring(records: list[Record]) -> dict[str, dict[str, Any]]:
@@ -112,13 +140,13 @@ class _RecordWriter:
     def start(self, existing: list[ResultLine]) -> None:
         path = self.pair.records_path
         path.parent.mkdir(parents=True, exist_ok=True)
-        text = "".join(json.dumps(self.line(r), ensure_ascii=False) + "\n" for r in existing)
+        text = "".join(_record_json(self.line(r)) + "\n" for r in existing)
         write_text_atomic(path, text)
         self.handle = path.open("a", encoding="utf-8")
 
     def trial(self, result: ResultLine) -> None:
         if self.handle is not None:
-            self.handle.write(json.dumps(self.line(result), ensure_ascii=False) + "\n")
+            self.handle.write(_record_json(self.line(result)) + "\n")
             self.handle.flush()
 
     def close(self) -> None:
@@ -144,6 +172,7 @@ def run_benchmark(
     backend = backend or pair.backend
     if backend not in BACKENDS:
         raise UserError(f"backend '{backend}': unknown; known: {', '.join(BACKENDS)}")
+    check_output_dir(pair.output_dir)
     pair.backend = backend
     records: list[Record] = []
     tasks: list[Any]
@@ -260,6 +289,8 @@ def run_pairs(
 ) -> list[PairOutcome]:
     """Run pairs in order; stop at an interrupt. `keep_going`: a pair that fails with a
     UserError is reported and the rest still run (then one UserError lists the failures)."""
+    for out in dict.fromkeys(pair.output_dir for pair in pairs):
+        check_output_dir(out)
     outcomes: list[PairOutcome] = []
     failures: list[str] = []
     datasets: dict[tuple[Any, ...], BenchmarkDataset] = {}

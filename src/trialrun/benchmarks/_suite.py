@@ -9,12 +9,14 @@ per section and key.
 
 from __future__ import annotations
 
-import tomllib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trialrun.benchmarks._datasets import local_split_problem
 from trialrun.benchmarks._specs import model_slug, model_spec
+from trialrun.benchmarks._suite_toml import read_suite_toml
 from trialrun.benchmarks._types import BENCHMARKS
 from trialrun.benchmarks.backends import BACKENDS, canonical_backend
 from trialrun.errors import UserError
@@ -67,6 +69,7 @@ SECTIONS: dict[str, dict[str, tuple[tuple[type, ...], str]]] = {
 }
 TABLES = ("meta", "defaults", "judge", "run")
 ARRAYS = ("models", "benchmarks")
+_SUITE_HEADER = re.compile(r"^[ \t]*(?:\[meta\]|\[\[(?:models|benchmarks)\]\])", re.MULTILINE)
 
 
 @dataclass(slots=True)
@@ -153,13 +156,18 @@ class PairRun:
 
 
 def is_suite_file(path: Path) -> bool:
-    """A `.toml` file shaped like a suite config (`[meta]`, `[[models]]`, `[[benchmarks]]`)."""
+    """A `.toml` file shaped like a suite config (`[meta]`, `[[models]]`, `[[benchmarks]]`).
+    One TOML cannot read is a suite when it has a suite's table headers (`load_suite`
+    then names its problem), else not (the task loader does)."""
     if path.suffix.lower() != ".toml" or not path.is_file():
         return False
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return False
+        data = read_suite_toml(path)
+    except UserError:
+        try:
+            return bool(_SUITE_HEADER.search(path.read_text(encoding="utf-8", errors="replace")))
+        except OSError:
+            return False
     return "task_id" not in data and bool(set(data) & {"meta", "models", "benchmarks"})
 
 
@@ -200,16 +208,7 @@ def _warn_unknown(path: Path, section: str, unknown: dict[str, int], warnings: l
 def load_suite(path: Path | str) -> Suite:
     """Parse and check a suite file; UserError names file, section, entry and field."""
     path = Path(path)
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such suite file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read it ({exc})") from None
-    try:
-        data = tomllib.loads(raw)
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path}: not valid TOML ({exc}); fix the syntax") from None
+    data = read_suite_toml(path)
     warnings: list[str] = []
     tables: dict[str, dict[str, Any]] = {}
     for section in TABLES:
@@ -307,6 +306,16 @@ def _check_tools(suite: Suite, where: str, tools: list[str]) -> None:
             )
 
 
+def _check_split(suite: Suite, where: str, bench: dict[str, Any], over: Overrides) -> None:
+    split = _pick(over.split, bench.get("split"))
+    dataset = bench.get("dataset")
+    if split is None or not isinstance(dataset, str):
+        return
+    if problem := local_split_problem(dataset, split, suite.base):
+        flag = "--split" if over.split is not None else f"{suite.path}: {where}: split"
+        raise UserError(f"{flag} {split!r}: {problem}; drop it, or name a split the dataset has")
+
+
 def check_overrides(over: Overrides) -> None:
     """Command-line values: the same limits as the file's."""
     if over.temperature is not None and not 0 <= over.temperature <= 2:
@@ -359,6 +368,7 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
             )
             agent = None
         judge = _judge_spec(suite, bench, where)
+        _check_split(suite, where, bench, over)
         bench_info.append((bench, where, folder, backend, tools, agent, notes, judge))
     for m_index, model in enumerate(models):
         m_where = _entry_label("models", m_index, model)

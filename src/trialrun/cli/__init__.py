@@ -24,6 +24,8 @@ from trialrun.cli import (
     _tracking,
     _view,
 )
+from trialrun.cli._parsers import strict_whole_numbers
+from trialrun.cli._redacting import redact_output
 from trialrun.core import redact
 from trialrun.errors import UserError
 
@@ -40,6 +42,7 @@ for _module in (
     _replay, _history, _promote, _benchmarks, _view, _agents,
 ):
     _module.register(app)
+strict_whole_numbers(app)
 
 
 @app.callback()
@@ -54,7 +57,9 @@ def _root(
 
 
 def main() -> None:
-    """Entry point: user errors become one line on stderr and exit 2, never a traceback."""
+    """Entry point: user errors become one line on stderr and exit 2, never a traceback;
+    everything printed is redacted (`trialrun.cli._redacting`)."""
+    redact_output()
     try:
         # With standalone_mode=False click returns the code of a `typer.Exit(n)`.
         code = app(standalone_mode=False)

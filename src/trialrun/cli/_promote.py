@@ -136,8 +136,12 @@ def _show_trial(console: Any, run_dir: str | None, test_id: str, model: str,
                     if history_name(x.model) == history_name(model)
                     and x.trial == (trial if run_dir else 0)
                     and (x.task_id == test_id or run_dir is None))
-    except (UserError, StopIteration):
+    except StopIteration:
         console.print(f"  (no trial {trial} of {test_id} in {folder})", markup=False)
+        return
+    except UserError as exc:  # a damaged run folder: its one line, then the next trial
+        console.print(f"  (cannot show trial {trial} of {test_id}: {exc})", markup=False,
+                      highlight=False)
         return
     render_transcript(run.transcript_or_empty(line), line, console)
 

@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from trialrun.cli._history import STORE_HELP, record_cli_run
+from trialrun.core import redact
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from trialrun.cli._power_estimate import PowerEstimate
     from trialrun.rundir import ResultLine, RunDir, Summary
 
 
@@ -92,7 +94,7 @@ def _warn_comparison(exc: Exception) -> None:
 
 
 def _fail(message: str, code: int = 2) -> None:
-    print(f"trialrun: {message}", file=sys.stderr)
+    print(f"trialrun: {redact(message)}", file=sys.stderr)
     raise SystemExit(code)
 
 
@@ -146,7 +148,7 @@ ASSUMED_RATE = 0.9
 class _Progress:
     """A rich progress bar on stderr, fed by the runner's hooks."""
 
-    def __init__(self) -> None:
+    def __init__(self, resumed: bool = False) -> None:
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -170,15 +172,32 @@ class _Progress:
         )
         self.task_id: Any = None
         self.started = False
+        self.resumed = resumed
+        self.estimate: PowerEstimate | None = None
 
     def loaded(self, tasks: Sequence[Any], k: int | None) -> None:
-        """The suite's power line, before the first trial (`trialrun plan` has the rest)."""
-        from trialrun.tracking import configured_alpha, configured_method, suite_power_line
+        """The suite's power line (`trialrun plan` has the rest), computed beside the run
+        (`_power_estimate`): the trials do not wait for it. A resumed run printed it when it
+        began, so it is not computed again."""
+        from trialrun.cli._power_estimate import PowerEstimate
+        from trialrun.tracking import configured_alpha, configured_method
 
+        if self.resumed:
+            return
         rows = [(k or task.k, ASSUMED_RATE) for task in tasks]
-        line = suite_power_line(rows, configured_alpha(), configured_method())
-        text = f"{line}, at an assumed {ASSUMED_RATE:.0%} solve rate"
-        self.console.print(text, highlight=False, soft_wrap=True)
+        self.estimate = PowerEstimate(rows, configured_alpha(), configured_method(), self._say)
+        self.estimate.start()
+
+    def _say(self, line: str) -> None:
+        if line.startswith("power:"):
+            line = f"{line}, at an assumed {ASSUMED_RATE:.0%} solve rate"
+        self.console.print(line, highlight=False, soft_wrap=True)
+
+    def settle_estimate(self, *, wait: bool) -> None:
+        """The power line, if it is not out yet: waited for within its budget (`wait`),
+        else dropped; its process is stopped either way."""
+        if self.estimate is not None:
+            self.estimate.settle(wait=wait)
 
     def start(self, total: int, done: int) -> None:
         self.progress.start()
@@ -191,6 +210,7 @@ class _Progress:
 
     def stop(self) -> None:
         """Idempotent; never started (an error before the first trial): prints nothing."""
+        self.settle_estimate(wait=False)
         if self.started:
             self.started = False
             self.progress.stop()
@@ -354,7 +374,7 @@ def register(app: typer.Typer) -> None:
 
             detect_trigger(trigger)  # a bad value is refused before the run, not after
         _check_output_paths(junit=junit, markdown=markdown)
-        progress = None if as_json else _Progress()
+        progress = None if as_json else _Progress(resumed=resume is not None)
         hooks = (
             RunHooks(progress.start, progress.trial, progress.loaded) if progress else RunHooks()
         )
@@ -384,6 +404,8 @@ def register(app: typer.Typer) -> None:
                 processes=processes,
             )
             outcome = run_eval(config, hooks=hooks)
+            if progress:
+                progress.settle_estimate(wait=not outcome.interrupted)
         except UserError as exc:
             if progress:
                 progress.stop()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from trialrun.core._secrets import redact, strip_userinfo
+from trialrun.core._secrets import redact, strip_credentials
 from trialrun.errors import UserError
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -69,9 +69,10 @@ def parse_model_spec(spec: str) -> ModelSpec:
 
 
 def model_endpoint(spec: str) -> str | None:
-    """The base URL of a `provider:MODEL@URL` spec, without credentials; None if it has none."""
+    """The base URL of a `provider:MODEL@URL` spec, without credentials (no userinfo,
+    secret query values masked); None if it has none."""
     url = split_base_url(spec.strip().partition(":")[2])[1]
-    return strip_userinfo(url) if url is not None else None
+    return strip_credentials(url) if url is not None else None
 
 
 def model_label(spec: str) -> str:

@@ -20,6 +20,7 @@ from trialrun.graders._types import (
     run_grader,
     solve_from,
 )
+from trialrun.graders._values import regex_value_problem
 from trialrun.graders.trajectory import trajectory_figures
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "grade_all",
     "grader",
     "parse_grader",
+    "regex_value_problem",
     "run_grader",
     "solve_from",
     "trajectory_figures",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trialrun.graders._types import TrialView
+from trialrun.graders._values import compile_regex
 from trialrun.graders.tools import arg_matches
 
 # vault tool → how it touches the path in each argument
@@ -179,6 +180,18 @@ def value_matches(expected: Any, actual: Any) -> bool:
     if isinstance(expected, list):
         return any(value_matches(e, actual) for e in expected)
     return arg_matches(actual, expected)
+
+
+def check_arg_patterns(expected: Any) -> None:
+    """Every `{regex, flags?}` in a tool-policy argument pattern compiles safely (any-of
+    lists included); a bad one is a ValueError naming it, at load time."""
+    if isinstance(expected, list):
+        for option in expected:
+            check_arg_patterns(option)
+    elif isinstance(expected, dict) and "regex" in expected and set(expected) <= {"regex", "flags"}:
+        if not isinstance(expected["regex"], str):
+            raise ValueError("regex must be a string")
+        compile_regex(expected["regex"], str(expected.get("flags") or ""))
 
 
 def check_globs(values: list[str], where: str) -> list[str]:

@@ -68,6 +68,8 @@ async def grade_trial(
     override: Override | None = None,
 ) -> TrialGrade:
     """Grade one trial. `failure` is the agent's own (kind, message), if it failed."""
+    if view.task_timeout_s is None:  # every grader's time limit is bounded by the task's
+        view.task_timeout_s = getattr(task.environment.budgets, "timeout_s", None)
     # command graders await their process on this loop (trialrun.sandbox.run_contained),
     # so a trial's timeout or Ctrl-C cancels them at once and their processes are killed
     verdicts = await _run_all(task, view, override)

@@ -62,6 +62,8 @@ class TrialView:
     # with a simulated user: the whole chat ("User: …" / "Assistant: …"), which judges read
     # as the response instead of the last answer alone; "" otherwise
     conversation: str = ""
+    # the task's `timeout_s` (None: none): no grader's own time limit runs longer
+    task_timeout_s: float | None = None
 
 
 GraderFunction = Callable[[Any, TrialView], Any]

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import datetime as _dt
-import functools
 import re
-from typing import Any
+from typing import Annotated, Any
 
 import regex as _bounded
+from pydantic import AfterValidator, Field, ValidationInfo
+
+from trialrun.core import (
+    RELATIVE_PATH_PATTERN,
+    UnsafeRegex,
+    compile_safe,
+    regex_problem,
+    regex_shape_problem,
+    relative_path_problem,
+)
 
 _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 
@@ -22,12 +31,32 @@ def regex_flags(flags: str) -> int:
     return out
 
 
+def regex_value_problem(pattern: str, flags: str = "") -> str | None:
+    """Why a grader's pattern is refused, in one line, or None: too big to compile safely
+    (trialrun.core.regex_problem: `re` compiles `(?:a{60000}){60000}` at once, the `regex`
+    package graders match with copies it 3.6 billion times), or not `re` syntax."""
+    try:
+        bits = regex_flags(flags)
+    except ValueError:
+        bits, flags = 0, ""  # reported on the flags field
+    problem = regex_shape_problem(pattern, bits)
+    if problem is not None:
+        return problem
+    try:
+        re.compile(pattern, bits)
+    except re.error as exc:
+        return exc.msg + (f" at position {exc.pos}" if exc.pos is not None else "")
+    except (OverflowError, RecursionError) as exc:  # the size check should have caught it
+        return f"it cannot be compiled ({type(exc).__name__}); simplify it"
+    return regex_problem(pattern, _bounded_bits(flags))
+
+
 def compile_regex(pattern: str, flags: str = "") -> re.Pattern[str]:
     """Compile or raise a ValueError that names the pattern (so task loading fails)."""
-    try:
-        return re.compile(pattern, regex_flags(flags))
-    except re.error as exc:
-        raise ValueError(f"invalid regex {pattern!r}: {exc}") from None
+    problem = regex_value_problem(pattern, flags)
+    if problem is not None:
+        raise ValueError(f"invalid regex {snippet(repr(pattern), 80)}: {problem}")
+    return re.compile(pattern, regex_flags(flags))
 
 
 # A task author's pattern is matched against what the agent wrote: the `regex` package's
@@ -37,12 +66,19 @@ GRADER_REGEX_TIMEOUT_S = 5.0
 _BOUNDED_FLAGS = {"i": _bounded.IGNORECASE, "m": _bounded.MULTILINE, "s": _bounded.DOTALL}
 
 
-@functools.lru_cache(maxsize=512)
-def _compile_bounded(pattern: str, flags: str) -> Any:
+def _bounded_bits(flags: str) -> int:
     bits = _bounded.VERSION0
     for ch in flags or "":
-        bits |= _BOUNDED_FLAGS[ch]
-    return _bounded.compile(pattern, bits)
+        bits |= _BOUNDED_FLAGS.get(ch, 0)
+    return bits
+
+
+def _compile_bounded(pattern: str, flags: str) -> Any:
+    """Compiled under the size checks and the memory budget (cached there)."""
+    try:
+        return compile_safe(pattern, _bounded_bits(flags))
+    except UnsafeRegex as exc:
+        raise ValueError(f"invalid regex {snippet(repr(pattern), 80)}: {exc}") from None
 
 
 def search_bounded(pattern: str, flags: str, text: str) -> Any:
@@ -54,6 +90,22 @@ def search_bounded(pattern: str, flags: str, text: str) -> Any:
             f"regex {pattern!r} is too slow: no result within {GRADER_REGEX_TIMEOUT_S:g} s; "
             "simplify the pattern (nested quantifiers backtrack without end)"
         ) from None
+
+
+def _under(root: str) -> AfterValidator:
+    def check(value: str, info: ValidationInfo) -> str:
+        if problem := relative_path_problem(value, info.field_name or "path", root):
+            raise ValueError(problem)
+        return value
+
+    return AfterValidator(check)
+
+
+_RELATIVE = Field(min_length=1, json_schema_extra={"pattern": RELATIVE_PATH_PATTERN})
+# A file a grader reads: relative to the workspace (or the fixture), never `/etc/passwd`
+# or `../..`, refused when the task loads rather than read (or silently re-rooted) later.
+WorkspacePath = Annotated[str, _RELATIVE, _under("the workspace root")]
+FixturePath = Annotated[str, _RELATIVE, _under("the fixture folder")]
 
 
 def as_list(value: str | list[str]) -> list[str]:

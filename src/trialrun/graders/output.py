@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import ValidationInfo, field_validator
+from pydantic import StrictBool, ValidationInfo, field_validator
 
 from trialrun.graders._types import GraderConfig, TrialView, grader
 from trialrun.graders._values import (
@@ -24,7 +24,7 @@ from trialrun.graders._values import (
 class ContainsConfig(GraderConfig):
     type: Literal["contains"] = "contains"
     value: str | list[str]
-    caseSensitive: bool = True
+    caseSensitive: StrictBool = True
 
     @field_validator("value")
     @classmethod

@@ -10,10 +10,12 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, StrictBool, ValidationInfo, field_validator
 
 from trialrun.graders._types import GraderConfig, TrialView, Verdict, grader
 from trialrun.graders._values import (
+    FixturePath,
+    WorkspacePath,
     as_list,
     check_patterns,
     check_values,
@@ -31,7 +33,7 @@ class _NoWorkspace(Exception):
 
 
 class _PathConfig(GraderConfig):
-    path: str = Field(min_length=1)
+    path: WorkspacePath
 
 
 def _find(trial: TrialView, user_path: str) -> Path | None:
@@ -116,7 +118,7 @@ def file_absent(config: FileAbsentConfig, trial: TrialView) -> Verdict:
 
 class _TextConfig(_PathConfig):
     value: str | list[str]
-    caseSensitive: bool = True
+    caseSensitive: StrictBool = True
 
     @field_validator("value")
     @classmethod
@@ -239,7 +241,7 @@ def frontmatter_equals(config: FrontmatterEqualsConfig, trial: TrialView) -> Ver
 
 class FileUnchangedConfig(_PathConfig):
     type: Literal["fileUnchanged"] = "fileUnchanged"
-    fixture: str = Field(min_length=1)
+    fixture: FixturePath
 
 
 def _fixture_file(fixture_dir: Path, name: str) -> Path | None:

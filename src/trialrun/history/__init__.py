@@ -14,6 +14,7 @@ from trialrun.history._checkin import Measured, measure
 from trialrun.history._git import detect_trigger, git_info
 from trialrun.history._import import run_record, trial_outcome
 from trialrun.history._lint import Finding, lint
+from trialrun.history._pending import RUN_WAIT_S, import_pending, pending_path, queue_record
 from trialrun.history._promotion import (
     Candidate,
     demotion_candidates,
@@ -36,7 +37,7 @@ from trialrun.history._render import FORMATS, percent, render
 from trialrun.history._report import Cell, Report, Row, build_report
 from trialrun.history._rewrite import read_policy, set_policy
 from trialrun.history._specs import rerun_specs
-from trialrun.history._store import HistoryStore
+from trialrun.history._store import HistoryStore, StoreBusy, store_label
 from trialrun.history._url import (
     existing_store_url,
     recording_enabled,
@@ -56,6 +57,12 @@ __all__ = [
     "Finding",
     "Measured",
     "HistoryStore",
+    "RUN_WAIT_S",
+    "StoreBusy",
+    "import_pending",
+    "pending_path",
+    "queue_record",
+    "store_label",
     "Outcome",
     "RecentOutcome",
     "Report",

@@ -11,9 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import DBAPIError
 
 from trialrun.history._schema import HEAD
 
@@ -21,12 +20,27 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 _PG_LOCK = 0x7472_6961  # an arbitrary advisory-lock key ("tria")
 
 
+class UnknownRevision(Exception):
+    """The store's schema revision is none of this trialrun's migrations (a newer
+    trialrun wrote it, or another program)."""
+
+
+def known_revisions() -> set[str]:
+    """The revisions of this trialrun's migrations (`versions/NNNN_name.py`)."""
+    return {p.name.split("_", 1)[0] for p in (MIGRATIONS / "versions").glob("[0-9]*_*.py")}
+
+
 def current_revision(conn: Connection) -> str | None:
-    try:
-        with conn.begin_nested():
-            return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
-    except DBAPIError:
+    """The store's revision; None for a new store. A locked or damaged store raises
+    (it is not taken for a new one)."""
+    if not inspect(conn).has_table("alembic_version"):
         return None
+    return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
+def _check_known(revision: str | None) -> None:
+    if revision is not None and revision not in known_revisions():
+        raise UnknownRevision(revision)
 
 
 def upgrade(engine: Engine) -> None:
@@ -35,11 +49,14 @@ def upgrade(engine: Engine) -> None:
         conn.rollback()
     if revision == HEAD:
         return
+    _check_known(revision)
     with engine.begin() as conn:
         if engine.dialect.name == "postgresql":
             conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_LOCK})
-        if current_revision(conn) == HEAD:  # another writer migrated meanwhile
+        revision = current_revision(conn)
+        if revision == HEAD:  # another writer migrated meanwhile
             return
+        _check_known(revision)
         _alembic_upgrade(conn)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from trialrun.core import model_label
+from trialrun.core import model_label, redact, redact_argv
 
 # a trial's outcome; "solved" is the only success (undetermined is never counted as solved)
 OUTCOMES = ("solved", "failed", "undetermined", "infra", "skipped")
@@ -75,17 +75,20 @@ def history_name(model: str) -> str:
 
 
 def with_history_names(run: RunRecord) -> RunRecord:
-    """`run` with every model by its history name; outcomes of one test whose models
-    share a name (one session against two URLs) become one, their trials together."""
+    """`run` as the store keeps it: every model by its history name (outcomes of one test
+    whose models share a name, one session against two URLs, become one, their trials
+    together), and its command line, test ids and trial errors redacted."""
     merged: dict[tuple[str, str], Outcome] = {}
     for item in run.outcomes:
-        key = (item.test_id, history_name(item.model))
+        key = (redact(item.test_id), history_name(item.model))
+        trials = [replace(t, error=redact(t.error) if t.error else t.error) for t in item.trials]
         if key in merged:
-            merged[key].trials.extend(item.trials)
+            merged[key].trials.extend(trials)
         else:
-            merged[key] = replace(item, model=key[1], trials=list(item.trials))
+            merged[key] = replace(item, test_id=key[0], model=key[1], trials=trials)
     models = list(dict.fromkeys(history_name(m) for m in run.models))
-    return replace(run, models=models, outcomes=list(merged.values()))
+    return replace(run, models=models, argv=redact_argv(run.argv),
+                   outcomes=list(merged.values()))
 
 
 @dataclass(slots=True)

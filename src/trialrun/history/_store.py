@@ -4,22 +4,29 @@ One transaction per recorded run, so a run is in the store whole or not at all, 
 writers at once (two CI jobs) lose nothing: SQLite writers take the write lock up front
 (`BEGIN IMMEDIATE`, WAL journal, a 60 s busy timeout), PostgreSQL serialises on its own.
 A run id already stored is not stored twice (`record` returns False).
+
+A store that cannot be read is one line naming it and the fix (a `UserError`): a file
+that is not a SQLite database or is damaged, a schema revision this trialrun does not
+know. A SQLite store still locked after the busy timeout is `StoreBusy` (also a
+UserError); `trialrun run` waits briefly and queues its record instead (`_pending`).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import sqlite3
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import create_engine, event, func, insert, or_, select
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError
 
 from trialrun.errors import UserError
-from trialrun.history._migrate import upgrade
+from trialrun.history._migrate import UnknownRevision, upgrade
+from trialrun.history._pending import import_pending
 from trialrun.history._records import (
     RecentOutcome,
     RunRecord,
@@ -37,7 +44,44 @@ BUSY_TIMEOUT_S = 60
 TRIAL_ROWS_PER_INSERT = 5000
 
 
-def _sqlite_engine(url: str) -> Engine:
+class StoreBusy(UserError):
+    """The SQLite store stayed locked by another process past the busy timeout."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(
+            f"history store {store_label(url)}: locked by another process; try again when "
+            "it is done"
+        )
+        self.url = url
+
+
+def store_label(url: str) -> str:
+    """How messages name a store: a SQLite store by its file, others by URL (no password)."""
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        return url.removeprefix("sqlite:///").split("?", 1)[0]
+    return shown_url(url)
+
+
+def _unreadable(url: str, exc: BaseException) -> UserError:
+    return UserError(
+        f"{store_label(url)}: not a trialrun history database ({_first_line(exc)}); move it "
+        "away (the next run starts a new one) or point --store / [history] url elsewhere"
+    )
+
+
+def _is_damage(exc: BaseException | None) -> bool:
+    """SQLite's "file is not a database" and "database disk image is malformed" (its
+    plain DatabaseError; locks and missing tables are OperationalErrors)."""
+    return type(exc) is sqlite3.DatabaseError
+
+
+def _is_busy(exc: BaseException | None) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and (
+        "locked" in str(exc) or "busy" in str(exc)
+    )
+
+
+def _sqlite_engine(url: str, busy_timeout_s: float = BUSY_TIMEOUT_S) -> Engine:
     path = Path(url.removeprefix("sqlite:///"))
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
         try:
@@ -47,7 +91,15 @@ def _sqlite_engine(url: str) -> Engine:
                 f"history store {path}: cannot create its folder ({exc.strerror}); pass "
                 "--store with a writable path"
             ) from None
-    engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_S})
+    engine = create_engine(url, connect_args={"timeout": busy_timeout_s})
+
+    @event.listens_for(engine, "handle_error")
+    def _one_line(context: Any) -> None:
+        """A damaged or locked file found by any query, not only at open: one line."""
+        if _is_damage(context.original_exception):
+            raise _unreadable(url, context.original_exception)
+        if _is_busy(context.original_exception):
+            raise StoreBusy(url)
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_conn: Any, _record: Any) -> None:
@@ -67,19 +119,29 @@ def _sqlite_engine(url: str) -> Engine:
 class HistoryStore:
     """A history database, migrated to the newest schema on open."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
         self.url = url
         try:
             if url.startswith("sqlite:"):
-                self.engine = _sqlite_engine(url)
+                self.engine = _sqlite_engine(url, busy_timeout_s)
             else:
                 self.engine = create_engine(url, pool_pre_ping=True)
             upgrade(self.engine)
+        except UnknownRevision as exc:
+            raise UserError(
+                f"{store_label(url)}: its schema revision {exc} is unknown to this trialrun "
+                "(a newer trialrun wrote it?); upgrade trialrun, or move it away or "
+                "point --store / [history] url elsewhere"
+            ) from None
         except OperationalError as exc:
+            if _is_busy(exc.orig):
+                raise StoreBusy(url) from None
             raise UserError(
                 f"history store {shown_url(url)}: cannot open it "
                 f"({_first_line(exc.orig or exc)}); check --store / [history] url"
             ) from None
+        except DatabaseError as exc:  # the file is no SQLite database, or a damaged one
+            raise _unreadable(url, exc.orig or exc) from None
         except ModuleNotFoundError as exc:
             raise UserError(
                 f"history store {shown_url(url)}: needs {exc.name}; pip install "
@@ -87,17 +149,29 @@ class HistoryStore:
             ) from None
 
     @classmethod
-    def open(cls, url: str | None = None) -> HistoryStore:
-        """The store at `url`, or the configured one (see `store_url`)."""
-        return cls(store_url(url))
+    def open(
+        cls, url: str | None = None, *, busy_timeout_s: float = BUSY_TIMEOUT_S
+    ) -> HistoryStore:
+        """The store at `url`, or the configured one (see `store_url`), with the runs
+        queued beside it while it was locked recorded first (see `_pending`)."""
+        store = cls(store_url(url), busy_timeout_s=busy_timeout_s)
+        store._import_pending()
+        return store
 
     @classmethod
     def open_existing(cls, url: str | None = None) -> HistoryStore | None:
         """The store to read from, or None when there is none yet: the configured store as
         `open` finds it, except that a SQLite file that does not exist is not created
-        (see `existing_store_url`)."""
+        (see `existing_store_url`). Readers leave the queue of `_pending` alone."""
         found = existing_store_url(url)
         return cls(found) if found is not None else None
+
+    def _import_pending(self) -> None:
+        try:
+            import_pending(self)
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
         self.engine.dispose()

@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from trialrun.rundir import loads_limited
+
 CACHE_FILE = "verdicts.jsonl"
 
 
@@ -43,7 +45,7 @@ class VerdictCache:
             return
         for line in data[: end + 1].splitlines():
             try:
-                entry = json.loads(line)
+                entry = loads_limited(line)  # 10^5 nested brackets: a ValueError too
                 self._index[self.key(entry["judge"], entry["prompt_sha256"])] = entry
             except (ValueError, KeyError, TypeError):
                 continue  # a damaged line is a miss, never a crash

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trialrun.core import redact
 from trialrun.errors import InfraError, ModelTimeout
 from trialrun.judge._cache import VerdictCache, cache_for
 from trialrun.judge._prompt import Prompt, constrained_text
@@ -60,10 +61,11 @@ class JudgeOutcome:
 
 
 def judge_spec(model: Any) -> str:
-    """The judge's spec text (`provider:model-id`), as recorded in verdict details."""
+    """The judge's spec text (`provider:model-id`), as recorded in verdict details and
+    the verdict cache: redacted (a base URL's credentials are never written)."""
     provider = str(getattr(model, "provider", "") or type(model).__name__)
     model_id = str(getattr(model, "model_id", "") or "")
-    return f"{provider}:{model_id}" if model_id else provider
+    return redact(f"{provider}:{model_id}" if model_id else provider)
 
 
 def judge_identity(model: Any) -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trialrun.config import ProjectConfig, load_config
-from trialrun.core import model_name
+from trialrun.core import model_name, redact
 from trialrun.errors import UserError
 from trialrun.models import MODEL_PROVIDERS, Model, create_model, is_unpinned, parse_model_spec
 
@@ -40,7 +40,7 @@ class _JudgeSection(BaseModel):
     model: str | None = None
     cache_dir: str | None = None
     cache: bool = True
-    timeout_s: float = Field(120.0, gt=0)
+    timeout_s: float = Field(120.0, gt=0, le=86_400, allow_inf_nan=False)  # at most a day
     max_tokens: int | None = Field(None, ge=1)
     constrained: bool = True
 
@@ -114,7 +114,15 @@ def current_settings() -> JudgeSettings:
 
 
 def check_judge_spec(spec: str) -> str:
-    """Refuse unpinned judge ids (a judge that changes under you makes verdicts drift)."""
+    """Refuse unpinned judge ids (a judge that changes under you makes verdicts drift).
+    A message never shows the spec's credentials."""
+    try:
+        return _checked_judge_spec(spec)
+    except UserError as exc:
+        raise UserError(redact(str(exc)), exc.exit_code) from None
+
+
+def _checked_judge_spec(spec: str) -> str:
     try:
         parsed = parse_model_spec(spec)
     except UserError as exc:  # the models package names the flag --model; here it is --judge
@@ -160,7 +168,7 @@ def split_judge_variant(spec: str) -> tuple[str, bool | None]:
     key, _, value = query.partition("=")
     if key != "constrained" or value.lower() not in ("true", "false"):
         raise UserError(
-            f"--judge {spec}: unknown setting '{query}'; the only one is "
+            f"--judge {redact(spec)}: unknown setting '{redact(query)}'; the only one is "
             "?constrained=true or ?constrained=false"
         )
     return base, value.lower() == "true"

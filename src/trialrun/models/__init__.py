@@ -1,6 +1,8 @@
 """Model clients behind one async protocol; see `Model`."""
 
 from trialrun.core import redact
+from trialrun.models._body import JsonTooComplex, parse_json
+from trialrun.models._limits import ReadLimits, mib
 from trialrun.models._registry import (
     MODEL_PROVIDERS,
     ModelSpec,
@@ -25,6 +27,8 @@ from trialrun.models._types import (
 )
 
 __all__ = [
+    "JsonTooComplex",
+    "ReadLimits",
     "RetryPolicy",
     "MODEL_PROVIDERS",
     "Completion",
@@ -40,7 +44,9 @@ __all__ = [
     "assistant_message",
     "create_model",
     "is_unpinned",
+    "mib",
     "model_provider",
+    "parse_json",
     "parse_model_spec",
     "redact",
     "slugify",

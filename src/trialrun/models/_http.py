@@ -13,6 +13,11 @@ task (its tool schemas) is serialised once and spliced in (`JsonCache`). Errors 
 the openai SDK's did: an HTTP error is `StatusError` ("Error code: 404 - <the server's
 message>", with `status_code` and `response`), a dropped connection `APIConnectionError`
 ("Connection error."), a transport timeout `APITimeoutError` ("Request timed out.").
+
+No answer is read past `[limits] max_body_mb` (`ReadLimits`, 32 MiB by default) on
+either path: a body declared larger is refused before it is read, one that grows larger
+is cut off there (the connection dropped), as `ResponseTooLarge`, which is not retried;
+so is JSON too complex to hold (`parse_json`: bounded in objects and nesting).
 """
 
 from __future__ import annotations
@@ -25,7 +30,15 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from trialrun.models._plain import PlainPool, TransportError, TransportTimeout
+from trialrun.models._body import JsonTooComplex, ResponseTooLarge, parse_json
+from trialrun.models._limits import ReadLimits
+from trialrun.models._plain import (
+    BodyTooLarge,
+    PlainPool,
+    PlainResponse,
+    TransportError,
+    TransportTimeout,
+)
 
 # connections kept per client when nobody sized the pool (`LeanClient.size`)
 DEFAULT_POOL = 16
@@ -61,7 +74,7 @@ def status_error(response: Any) -> StatusError:
     text = response.text.strip()
     body: Any = text
     with contextlib.suppress(ValueError):
-        body = json.loads(text)
+        body = parse_json(text)
         # Gemini's OpenAI-compatible endpoint wraps its error in a list of one
         first = body[0] if isinstance(body, list) and len(body) == 1 else body
         error = first.get("error", first) if isinstance(first, dict) else None
@@ -138,8 +151,10 @@ class LeanClient:
     sized to the trials in flight; HTTP/2 where the `h2` package is installed and the
     server offers it (TLS), HTTP/1.1 keep-alive otherwise."""
 
-    def __init__(self, headers: dict[str, str]) -> None:
+    def __init__(self, headers: dict[str, str], max_body: int | None = None) -> None:
         self._headers = headers
+        # the largest answer read (bytes); trialrun.toml's [limits] when not given
+        self.max_body = max_body if max_body is not None else ReadLimits.load().max_body_bytes
         self._clients: dict[int, Any] = {}
         self._plain: dict[tuple[int, str, int], PlainPool] = {}
         self._routes: dict[tuple[int, str], tuple[PlainPool, str] | None] = {}
@@ -185,7 +200,9 @@ class LeanClient:
             key = (loop_id, parts.hostname, port)
             pool = self._plain.get(key)
             if pool is None:
-                pool = PlainPool(parts.hostname, port, self._headers, self._pool)
+                pool = PlainPool(
+                    parts.hostname, port, self._headers, self._pool, self.max_body
+                )
                 self._plain = {k: v for k, v in self._plain.items() if k[0] == loop_id}
                 self._plain[key] = pool
             route = (pool, (parts.path or "/") + (f"?{parts.query}" if parts.query else ""))
@@ -202,6 +219,8 @@ class LeanClient:
                 response: Any = await pool.post(target, body, timeout_s)
             except TransportTimeout:
                 raise APITimeoutError() from None
+            except BodyTooLarge:
+                raise ResponseTooLarge.over(self.max_body) from None
             except TransportError:
                 raise APIConnectionError() from None
         else:
@@ -209,16 +228,21 @@ class LeanClient:
         if response.status_code >= 400:
             raise status_error(response)
         try:
-            return json.loads(response.content)
+            return parse_json(response.content)
+        except JsonTooComplex as exc:
+            raise ResponseTooLarge(f"response {exc}") from None
         except ValueError:
             return response.text
 
-    async def _post_httpx(self, url: str, body: bytes, timeout_s: float) -> Any:
+    async def _post_httpx(self, url: str, body: bytes, timeout_s: float) -> PlainResponse:
         import httpx
 
         client = self._client()
         try:
-            return await client.post(url, content=body, timeout=timeout_s)
+            async with client.stream("POST", url, content=body, timeout=timeout_s) as response:
+                content = await read_capped(response, self.max_body)
+                headers = {k.lower(): v for k, v in response.headers.items()}
+                return PlainResponse(response.status_code, headers, content)
         except httpx.TimeoutException:
             raise APITimeoutError() from None
         except httpx.TransportError:
@@ -235,6 +259,20 @@ class LeanClient:
 
 
 _UNROUTED: Any = object()
+
+
+async def read_capped(response: Any, limit: int) -> bytes:
+    """An httpx streaming response's body (decoded), or ResponseTooLarge as soon as it
+    is declared or has grown over `limit` bytes."""
+    declared = response.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
+        raise ResponseTooLarge.over(limit)
+    content = bytearray()
+    async for chunk in response.aiter_bytes():
+        content += chunk
+        if len(content) > limit:
+            raise ResponseTooLarge.over(limit)
+    return bytes(content)
 
 
 def _proxied() -> bool:

@@ -2,7 +2,10 @@
 
 One request at a time per connection; idle connections wait in a list (most recently
 used first), at most `size` connections exist at once. A response is read whole
-(`content-length`, chunked, or until the server closes). A kept connection that the
+(`content-length`, chunked, or until the server closes), up to `max_body` bytes: a body
+declared or grown larger ends the exchange (`BodyTooLarge`) and its connection, and the
+rest is never read. Chunks are taken off as they complete, so no byte is parsed twice.
+A kept connection that the
 server has closed in the meantime fails before its first byte: the request is sent once
 more on a new connection, as browsers and httpx do. Errors are `TransportError` (no
 answer) and `TransportTimeout` (the transport's own bound); the caller words them.
@@ -15,6 +18,8 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import cast
 
+from trialrun.models._limits import DEFAULT_MAX_BODY_MB, MIB
+
 MAX_HEAD = 64 * 1024  # bytes of status line + headers before the answer is refused
 
 
@@ -24,6 +29,14 @@ class TransportError(Exception):
 
 class TransportTimeout(TransportError):
     """No whole answer within the transport's time limit."""
+
+
+class BodyTooLarge(TransportError):
+    """The answer's body is over the pool's `max_body` (declared, or as it came)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"response body over {limit} bytes")
+        self.limit = limit
 
 
 @dataclass(slots=True)
@@ -42,10 +55,12 @@ class PlainResponse:
 class _Connection(asyncio.Protocol):
     """One HTTP/1.1 connection: `send` a request, await the answer."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_body: int) -> None:
         self.transport: asyncio.Transport | None = None
         self.closed = False
+        self._max_body = max_body
         self._buf = bytearray()
+        self._body = bytearray()  # a chunked body's data so far
         self._waiter: asyncio.Future[PlainResponse] | None = None
         self._head: PlainResponse | None = None
         self._length: int | None = None
@@ -63,6 +78,9 @@ class _Connection(asyncio.Protocol):
         self._buf += data
         try:
             self._parse()
+        except BodyTooLarge as exc:
+            self._fail(exc)
+            self.close()
         except (ValueError, IndexError) as exc:
             self._fail(TransportError(f"unreadable HTTP answer ({exc})"))
             self.close()
@@ -81,6 +99,7 @@ class _Connection(asyncio.Protocol):
         loop = asyncio.get_running_loop()
         self._waiter = loop.create_future()
         self._buf.clear()
+        self._body.clear()
         self._head, self._length, self._chunked, self._keep = None, None, False, True
         self.got_bytes = False
         assert self.transport is not None
@@ -132,38 +151,61 @@ class _Connection(asyncio.Protocol):
             self._length = int(length) if length is not None and not self._chunked else None
             if status in (204, 304) or 100 <= status < 200:
                 self._length = 0
+            if self._length is not None and self._length < 0:
+                raise ValueError("negative content-length")
+            if self._length is not None and self._length > self._max_body:
+                raise BodyTooLarge(self._max_body)
         if self._chunked:
-            body = _dechunk(self._buf)
-            if body is not None:
-                self._finish(body)
-        elif self._length is not None and len(self._buf) >= self._length:
-            self._finish(bytes(self._buf[: self._length]))
+            if self._dechunk():
+                self._finish(bytes(self._body))
+        elif self._length is not None:
+            if len(self._buf) >= self._length:
+                self._finish(bytes(self._buf[: self._length]))
+        elif len(self._buf) > self._max_body:  # a body that ends with the connection
+            raise BodyTooLarge(self._max_body)
 
-
-def _dechunk(buf: bytearray) -> bytes | None:
-    """The body of a whole chunked message in `buf` (None while it is incomplete)."""
-    out = bytearray()
-    pos = 0
-    while True:
-        end = buf.find(b"\r\n", pos)
-        if end < 0:
-            return None
-        size = int(bytes(buf[pos:end]).split(b";")[0].strip() or b"0", 16)
-        if size == 0:  # the last chunk, then trailers (if any) and an empty line
-            return bytes(out) if buf.find(b"\r\n\r\n", end) >= 0 else None
-        start = end + 2
-        if len(buf) < start + size + 2:
-            return None
-        out += buf[start : start + size]
-        pos = start + size + 2
+    def _dechunk(self) -> bool:
+        """Move the whole chunks at the front of the buffer into the body; True once the
+        last chunk and the trailers' end have come."""
+        buf = self._buf
+        while True:
+            end = buf.find(b"\r\n")
+            if end < 0:
+                if len(buf) > MAX_HEAD:
+                    raise ValueError("chunk size line too long")
+                return False
+            size = int(bytes(buf[:end]).split(b";")[0].strip() or b"0", 16)
+            if size < 0:
+                raise ValueError("negative chunk size")
+            if size == 0:  # the last chunk, then trailers (if any) and an empty line
+                if buf.find(b"\r\n\r\n", end) >= 0:
+                    return True
+                if len(buf) > MAX_HEAD:
+                    raise ValueError("trailers too long")
+                return False
+            if len(self._body) + size > self._max_body:
+                raise BodyTooLarge(self._max_body)
+            start = end + 2
+            if len(buf) < start + size + 2:
+                return False
+            self._body += buf[start : start + size]
+            del buf[: start + size + 2]
 
 
 class PlainPool:
     """Keep-alive connections to host:port; `post` sends one JSON body and awaits the
     answer. Bound to the event loop it is first used on."""
 
-    def __init__(self, host: str, port: int, headers: dict[str, str], size: int) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        headers: dict[str, str],
+        size: int,
+        max_body: int = DEFAULT_MAX_BODY_MB * MIB,
+    ) -> None:
         self.host, self.port = host, port
+        self.max_body = max_body
         self._idle: list[_Connection] = []
         self._slots = asyncio.Semaphore(max(1, size))
         host_header = host if port == 80 else f"{host}:{port}"
@@ -176,7 +218,9 @@ class PlainPool:
     async def _connect(self) -> _Connection:
         loop = asyncio.get_running_loop()
         try:
-            _, conn = await loop.create_connection(_Connection, self.host, self.port)
+            _, conn = await loop.create_connection(
+                lambda: _Connection(self.max_body), self.host, self.port
+            )
         except OSError as exc:
             raise TransportError(exc.strerror or str(exc)) from None
         self.opened += 1

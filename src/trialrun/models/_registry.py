@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from trialrun.core import ModelSpec, Registry, is_unpinned, parse_model_spec, slugify
+from trialrun.core import ModelSpec, Registry, is_unpinned, parse_model_spec, redact, slugify
 from trialrun.errors import UserError
 from trialrun.models._types import Model
 
@@ -59,8 +59,8 @@ def create_model(
                 f"known: {known}"
             )
         return factory(parsed.model_id, options or {})
-    except UserError as exc:
-        if flag == "--model":
-            raise
-        message = _MODEL_FLAG.sub(lambda _m: flag, str(exc))
+    except UserError as exc:  # a spec's URL may hold credentials: never in the message
+        message = redact(str(exc))
+        if flag != "--model":
+            message = _MODEL_FLAG.sub(lambda _m: flag, message)
         raise UserError(message, exc.exit_code) from None

@@ -1,10 +1,11 @@
 """Retries for provider calls: exponential backoff with full jitter.
 
-Retried: HTTP 429, 408, 409, 5xx, timeouts, connection errors and unreadable responses
-(garbage JSON). Any other 4xx (bad key, unknown model) fails at once. Either way the
-caller gets `trialrun.errors.InfraError` with a redacted one-line message: the trial's
-attempt is an infrastructure error (the runner runs the trial again, `[retries]
-infra_trials`; the last one counts as a failed pass, left out of the solve figures).
+Retried: HTTP 429, 408, 409, 5xx, timeouts, connection errors and unreadable or malformed
+responses (garbage JSON, `message: null`). Any other 4xx (bad key, unknown model) and an
+answer over `[limits] max_body_mb` fail at once. Either way the caller gets
+`trialrun.errors.InfraError` with a redacted one-line message: the trial's attempt is an
+infrastructure error (the runner runs the trial again, `[retries] infra_trials`; the last
+one counts as a failed pass, left out of the solve figures).
 
 Each attempt has its own time limit, `request_timeout(task_timeout_s)`: `request_timeout_s`
 (120 s), never more than the task's whole `timeout_s` (an answer later than that could not
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import random
 import time
@@ -33,6 +35,7 @@ from typing import Any, Literal, TypeVar
 from trialrun.config import load_config
 from trialrun.core import redact
 from trialrun.errors import InfraError, ModelTimeout, UserError
+from trialrun.models._body import ResponseTooLarge
 
 T = TypeVar("T")
 Decision = Literal["retry", "fatal"]
@@ -46,6 +49,7 @@ _ENV = {
 }
 DEFAULT_REQUEST_TIMEOUT_S = 120.0
 TRIAL_KEYS = ("infra_trials",)  # [retries] keys the runner reads (trialrun.runner)
+MAX_SECONDS = 86_400.0  # every delay and time limit: finite, at most a day
 
 
 class InvalidResponse(Exception):
@@ -99,8 +103,10 @@ class RetryPolicy:
                 if isinstance(raw, bool):
                     raise TypeError
                 value: float | int = int(raw) if key == "max_attempts" else float(raw)
-            except (TypeError, ValueError):
-                raise UserError(f"{where}: {key} = {raw!r} is not a number") from None
+            except (TypeError, ValueError, OverflowError):
+                raise UserError(f"{where}: {key} = {raw!r} is not a finite number") from None
+            if not math.isfinite(value) or value > MAX_SECONDS:  # every wait is finite
+                raise UserError(f"{where}: {key} = {raw!r} is too large; at most {MAX_SECONDS:g}")
             if key == "request_timeout_s" and not value > 0:
                 raise UserError(f"{where}: {key} = {raw!r} is too small; give seconds > 0")
             if value < (1 if key == "max_attempts" else 0):
@@ -125,6 +131,8 @@ def classify(exc: BaseException) -> Decision:
     status = status_of(exc)
     if status is not None:
         return "retry" if status in _RETRY_STATUS or status >= 500 else "fatal"
+    if isinstance(exc, ResponseTooLarge):  # the same answer again would be as large
+        return "fatal"
     if isinstance(
         exc, (InvalidResponse, TimeoutError, ConnectionError, json.JSONDecodeError, EOFError)
     ):

@@ -25,6 +25,7 @@ from trialrun.errors import UserError
 from trialrun.models._http import JsonCache, LeanClient, request_body
 from trialrun.models._pricing import cost_usd, pricing_table
 from trialrun.models._registry import model_provider
+from trialrun.models._reply import Field
 from trialrun.models._retry import (
     AttemptTiming,
     InvalidResponse,
@@ -120,48 +121,43 @@ def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
 
 
 def from_anthropic(response: dict[str, Any]) -> Completion:
-    """Only the fields used of a Messages-API answer (its JSON): text and `tool_use`
-    blocks, `stop_reason`, and the token counts (cache reads and writes are prompt)."""
+    """Only the fields used of a Messages-API answer (its JSON), each checked for its type
+    (`MalformedReply` naming the first one that is not): text and `tool_use` blocks,
+    `stop_reason`, and the token counts (cache reads and writes are prompt). Blocks of
+    other types (thinking, …) are passed over."""
     texts: list[str] = []
     calls = []
-    for block in response.get("content") or []:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind == "text" and isinstance(block.get("text"), str):
-            texts.append(block["text"])
+    reply = Field(response)
+    for block in reply["content"].items(required=True):
+        block.object()
+        kind = block["type"].text(required=True)
+        if kind == "text":
+            texts.append(block["text"].text(required=True) or "")
         elif kind == "tool_use":
-            name = block.get("name")
+            arguments = block["input"]
+            arguments.optional_object()
             calls.append(
                 parse_arguments(
-                    str(block.get("id") or f"call_{len(calls)}"),
-                    name if isinstance(name, str) else "",
-                    block.get("input"),
+                    block["id"].text() or f"call_{len(calls)}",
+                    block["name"].text(required=True) or "",
+                    arguments.value if arguments.given else None,
                 )
             )
-    raw = response.get("usage")
-    usage = Usage()
-    if isinstance(raw, dict):
-        cached = _count(raw.get("cache_read_input_tokens"))
-        created = _count(raw.get("cache_creation_input_tokens"))
-        usage.prompt = _count(raw.get("input_tokens")) + cached + created
-        usage.cached = cached
-        usage.completion = _count(raw.get("output_tokens"))
-    reason = response.get("stop_reason")
+    usage = reply["usage"]
+    usage.optional_object()
+    cached = usage["cache_read_input_tokens"].count()
+    created = usage["cache_creation_input_tokens"].count()
+    counts = Usage(
+        prompt=usage["input_tokens"].count() + cached + created,
+        cached=cached,
+        completion=usage["output_tokens"].count(),
+    )
     return Completion(
         text="".join(texts) if texts else None,
         tool_calls=calls,
-        usage=usage,
-        finish_reason=reason if isinstance(reason, str) else None,
+        usage=counts,
+        finish_reason=reply["stop_reason"].text(),
     )
-
-
-def _count(value: Any) -> int:
-    """A token count from the answer (0 when absent or not a number)."""
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError):
-        return 0
 
 
 class AnthropicModel:
@@ -240,15 +236,15 @@ class AnthropicModel:
         timeout = self.retry_policy.request_timeout(params.timeout_s)
         timing = AttemptTiming()
 
-        async def attempt() -> dict[str, Any]:
+        async def attempt() -> Completion:
             response = await self._http.post_json(
                 self._url, body, timeout + _TRANSPORT_MARGIN_S
             )
-            if not isinstance(response, dict) or not isinstance(response.get("content"), list):
+            if not isinstance(response, dict):
                 raise InvalidResponse(f"not a Messages-API answer: {str(response)[:200]!r}")
-            return response
+            return from_anthropic(response)  # MalformedReply: retried, then infra
 
-        response = await with_retries(
+        completion = await with_retries(
             attempt,
             policy=self.retry_policy,
             what=f"anthropic:{self.model_id}",
@@ -258,7 +254,6 @@ class AnthropicModel:
             timeout_s=timeout,
             timing=timing,
         )
-        completion = from_anthropic(response)
         if reply is not None:
             verdict = next((c for c in completion.tool_calls if c.name == reply.name), None)
             if verdict is not None:

@@ -35,6 +35,7 @@ from trialrun.errors import UserError
 from trialrun.models._http import JsonCache, LeanClient, request_body
 from trialrun.models._pricing import cost_usd, pricing_table
 from trialrun.models._registry import model_provider
+from trialrun.models._reply import Field
 from trialrun.models._retry import (
     AttemptTiming,
     InvalidResponse,
@@ -195,51 +196,56 @@ def to_gemini_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
 
 
 def from_gemini(response: dict[str, Any]) -> Completion:
-    """Only the fields used of a generateContent answer (its JSON): the first
-    candidate's text and `functionCall` parts (thoughts skipped), its `finishReason`,
-    and `usageMetadata`'s token counts."""
+    """Only the fields used of a generateContent answer (its JSON), each checked for its
+    type (`MalformedReply` naming the first one that is not): the first candidate's text
+    and `functionCall` parts (thoughts skipped), its `finishReason`, and
+    `usageMetadata`'s token counts."""
     texts: list[dict[str, Any]] = []  # text parts: text and thoughtSignature, as they came
     calls = []
-    candidates = response.get("candidates")
-    finish = None
-    if isinstance(candidates, list) and candidates and isinstance(candidates[0], dict):
+    reply = Field(response)
+    candidates = reply["candidates"].items()
+    if candidates:
         candidate = candidates[0]
-        reason = candidate.get("finishReason")
-        finish = reason if isinstance(reason, str) and reason else None
-        content = candidate.get("content")
-        parts = content.get("parts") if isinstance(content, dict) else None
-        for index, part in enumerate(parts if isinstance(parts, list) else []):
-            if not isinstance(part, dict) or part.get("thought"):
+        candidate.object()
+        finish = candidate["finishReason"].text() or None
+        content = candidate["content"]
+        content.optional_object()
+        for index, part in enumerate(content["parts"].items()):
+            part.object()
+            if part["thought"].value is True:
                 continue
-            signature = _signature(part.get("thoughtSignature"))
-            call = part.get("functionCall")
-            if isinstance(call, dict):
-                name = call.get("name")
+            signature = _signature(part["thoughtSignature"].value)
+            call = part["functionCall"]
+            text = part["text"].text()
+            if call.optional_object() is not None:
+                args = call["args"]
+                args.optional_object()
                 tool_call = parse_arguments(
-                    str(call.get("id") or f"call_{index}"),
-                    name if isinstance(name, str) else "",
-                    call.get("args") if call.get("args") is not None else {},
+                    call["id"].text() or f"call_{index}",
+                    call["name"].text(required=True) or "",
+                    args.value if args.given else {},
                 )
                 if signature is not None:
                     tool_call.extra_content = {"google": {"thought_signature": signature}}
                 calls.append(tool_call)
-            elif isinstance(part.get("text"), str) and (part["text"] or signature):
-                texts.append(signed({"text": part["text"]}, signature))
+            elif text is not None and (text or signature):
+                texts.append(signed({"text": text}, signature))
     else:  # a blocked prompt has no candidate, only the reason
-        feedback = response.get("promptFeedback")
-        reason = feedback.get("blockReason") if isinstance(feedback, dict) else None
-        finish = reason if isinstance(reason, str) and reason else None
-    raw = response.get("usageMetadata")
-    usage = Usage()
-    if isinstance(raw, dict):
-        usage.prompt = _count(raw.get("promptTokenCount"))
-        usage.cached = _count(raw.get("cachedContentTokenCount"))
-        usage.completion = _count(raw.get("candidatesTokenCount"))
+        feedback = reply["promptFeedback"]
+        feedback.optional_object()
+        finish = feedback["blockReason"].text() or None
+    usage = reply["usageMetadata"]
+    usage.optional_object()
+    counts = Usage(
+        prompt=usage["promptTokenCount"].count(),
+        cached=usage["cachedContentTokenCount"].count(),
+        completion=usage["candidatesTokenCount"].count(),
+    )
     text = "".join(p["text"] for p in texts)
     return Completion(
         text=text or None,
         tool_calls=calls,
-        usage=usage,
+        usage=counts,
         finish_reason=finish,
         extra_content=_text_signatures(texts),
     )
@@ -252,14 +258,6 @@ def _text_signatures(texts: list[dict[str, Any]]) -> dict[str, Any] | None:
     if len(texts) == 1:
         return {"google": {"thought_signature": texts[0]["thoughtSignature"]}}
     return {"google": {"text_parts": texts}}
-
-
-def _count(value: Any) -> int:
-    """A token count from the answer (0 when absent or not a number)."""
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError):
-        return 0
 
 
 class GeminiModel:
@@ -343,17 +341,15 @@ class GeminiModel:
         timeout = self.retry_policy.request_timeout(params.timeout_s)
         timing = AttemptTiming()
 
-        async def attempt() -> dict[str, Any]:
+        async def attempt() -> Completion:
             response = await self._http.post_json(
                 self._url, body, timeout + _TRANSPORT_MARGIN_S
             )
-            if not isinstance(response, dict) or not isinstance(
-                response.get("candidates", []), list
-            ):
+            if not isinstance(response, dict):
                 raise InvalidResponse(f"not a generateContent answer: {str(response)[:200]!r}")
-            return response
+            return from_gemini(response)  # MalformedReply: retried, then infra
 
-        response = await with_retries(
+        completion = await with_retries(
             attempt,
             policy=self.retry_policy,
             what=f"gemini:{self.model_id}",
@@ -363,7 +359,6 @@ class GeminiModel:
             timeout_s=timeout,
             timing=timing,
         )
-        completion = from_gemini(response)
         reply = params.reply if not tools else None
         if reply is not None:
             completion.text = unwrapped_text(reply, completion.text)

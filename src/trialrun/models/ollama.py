@@ -13,6 +13,8 @@ from typing import Any
 
 from trialrun.core import redact
 from trialrun.errors import InfraError, UserError
+from trialrun.models._body import ResponseTooLarge, parse_json
+from trialrun.models._http import read_capped
 from trialrun.models._registry import model_provider
 from trialrun.models._types import Completion, CompletionParams, Message, ToolSpec
 from trialrun.models.openai_compat import OpenAICompatModel
@@ -66,17 +68,17 @@ class OllamaModel(OpenAICompatModel):
 
         try:
             async with httpx.AsyncClient(base_url=self.host, timeout=30.0) as client:
-                response = await client.get("/api/ps")
-                response.raise_for_status()
-                resident = [
-                    m.get("name") or m.get("model") for m in response.json().get("models", [])
-                ]
-                for name in resident:
-                    if not name or name in (self.model_name, f"{self.model_name}:latest"):
+                async with client.stream("GET", "/api/ps") as response:
+                    response.raise_for_status()
+                    listing = parse_json(await read_capped(response, self._http.max_body))
+                for name in _resident(listing):
+                    if name in (self.model_name, f"{self.model_name}:latest"):
                         continue
-                    await client.post("/api/generate", json={"model": name, "keep_alive": 0})
+                    unload = {"model": name, "keep_alive": 0}
+                    async with client.stream("POST", "/api/generate", json=unload):
+                        pass  # its answer is not read
                     self.unloaded.append(name)
-        except (httpx.HTTPError, ValueError) as exc:
+        except (httpx.HTTPError, ValueError, ResponseTooLarge) as exc:
             raise InfraError(
                 redact(
                     f"ollama at {self.host} is not reachable ({type(exc).__name__}: {exc}); "
@@ -89,6 +91,15 @@ class OllamaModel(OpenAICompatModel):
     ) -> Completion:
         await self.prepare()
         return await super().complete(messages, tools, params)
+
+
+def _resident(listing: Any) -> list[str]:
+    """The model names in an `/api/ps` answer (ValueError when it is not one)."""
+    models = listing.get("models", []) if isinstance(listing, dict) else None
+    if not isinstance(models, list):
+        raise ValueError(f"/api/ps answered {str(listing)[:100]!r}, not a model list")
+    names = [m.get("name") or m.get("model") for m in models if isinstance(m, dict)]
+    return [name for name in names if isinstance(name, str) and name]
 
 
 @model_provider("ollama")

@@ -31,6 +31,7 @@ from trialrun.errors import UserError
 from trialrun.models._http import JsonCache, LeanClient, StatusError, request_body
 from trialrun.models._pricing import cost_usd, pricing_table
 from trialrun.models._registry import model_provider
+from trialrun.models._reply import Field, MalformedReply, shown
 from trialrun.models._retry import (
     AttemptTiming,
     InvalidResponse,
@@ -201,7 +202,7 @@ class OpenAICompatModel:
         timing = AttemptTiming()
         body = self._body(request)
 
-        async def attempt() -> Any:
+        async def attempt() -> Completion:
             try:
                 response = await self._http.post_json(
                     self._url, body, timeout + _SDK_TIMEOUT_MARGIN_S
@@ -213,12 +214,11 @@ class OpenAICompatModel:
                 raise ConstraintRejected(
                     f"{self.where}: response_format rejected: {message}"
                 ) from None
-            choices = response.get("choices") if isinstance(response, dict) else None
-            if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
+            if not isinstance(response, dict):
                 raise InvalidResponse(f"not a chat completion: {str(response)[:200]!r}")
-            return response
+            return self._completion(response)  # MalformedReply: retried, then infra
 
-        response = await with_retries(
+        completion = await with_retries(
             attempt,
             policy=self.retry_policy,
             what=self.where,
@@ -228,7 +228,6 @@ class OpenAICompatModel:
             timeout_s=timeout,
             timing=timing,
         )
-        completion = self._completion(response)
         if params.reply is not None and response_format is not None:
             completion.text = unwrapped_text(params.reply, completion.text)
         completion.latency_s = timing.answered_s
@@ -236,42 +235,46 @@ class OpenAICompatModel:
         return completion
 
     def _completion(self, response: dict[str, Any]) -> Completion:
-        """Only the fields used: the first choice's text, tool calls (with their
+        """Only the fields used, each checked for its type (`MalformedReply` naming the
+        first one that is not): the first choice's text, tool calls (with their
         `extra_content`), finish reason and `extra_content`, and the token counts."""
-        choice = response["choices"][0]
-        message = choice.get("message")
-        message = message if isinstance(message, dict) else {}
+        reply = Field(response)
+        choice = reply["choices"].items(required=True, non_empty=True)[0]
+        choice.object()
+        message = choice["message"]
+        message.object()
         calls = []
-        for index, call in enumerate(message.get("tool_calls") or []):
-            if not isinstance(call, dict):
-                continue
-            function = call.get("function")
-            function = function if isinstance(function, dict) else {}
-            name = function.get("name") or ""
-            call_id = call.get("id") or f"call_{index}"
-            tool_call = parse_arguments(call_id, str(name), function.get("arguments"))
-            extra = extra_content(call)
+        for index, call in enumerate(message["tool_calls"].items()):
+            call.object()
+            function = call["function"]
+            function.object()
+            name = function["name"].text(required=True) or ""
+            call_id = call["id"].text() or f"call_{index}"
+            arguments = function["arguments"].check(str, dict, expected="text or an object")
+            tool_call = parse_arguments(call_id, name, arguments)
+            extra = extra_content(call.object())
             if extra is not None:  # e.g. Gemini's thought signature: it goes back
                 tool_call.extra_content = extra
                 self._sends_extra = True
             calls.append(tool_call)
-        usage = Usage()
-        raw_usage = response.get("usage")
-        if isinstance(raw_usage, dict):
-            usage.prompt = _count(raw_usage.get("prompt_tokens"))
-            usage.completion = _count(raw_usage.get("completion_tokens"))
-            details = raw_usage.get("prompt_tokens_details")
-            usage.cached = _count(details.get("cached_tokens")) if isinstance(details, dict) else 0
-        text = message.get("content")
-        reason = choice.get("finish_reason")
-        extra = extra_content(message)
+        usage = reply["usage"]
+        usage.optional_object()
+        details = usage["prompt_tokens_details"]
+        details.optional_object()
+        counts = Usage(
+            prompt=usage["prompt_tokens"].count(),
+            cached=details["cached_tokens"].count(),
+            completion=usage["completion_tokens"].count(),
+        )
+        reason = choice["finish_reason"].text()
+        extra = extra_content(message.object())
         if extra is not None:
             self._sends_extra = True
         return Completion(
-            text=text if isinstance(text, str) else None,
+            text=_content_text(message["content"]),
             tool_calls=calls,
-            usage=usage,
-            finish_reason=reason if isinstance(reason, str) else None,
+            usage=counts,
+            finish_reason=reason,
             extra_content=extra,
         )
 
@@ -279,12 +282,19 @@ class OpenAICompatModel:
         await self._http.aclose()
 
 
-def _count(value: Any) -> int:
-    """A token count from the answer (0 when absent or not a number)."""
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError):
-        return 0
+def _content_text(content: Field) -> str | None:
+    """A message's text: a string, or a list of parts whose `text` parts are joined
+    (as some OpenAI-compatible servers send it); None when absent or null."""
+    if not content.given or isinstance(content.value, str):
+        return content.text()
+    if not isinstance(content.value, list):
+        raise MalformedReply(f"{content.where} is {shown(content.value)} (expected text)")
+    texts = []
+    for part in content.items():
+        part.object()
+        if part["type"].text() == "text":
+            texts.append(part["text"].text(required=True) or "")
+    return "".join(texts) if texts else None
 
 
 def split_compat_id(model_id: str) -> tuple[str, str]:

@@ -10,14 +10,20 @@ person can correct it in the imported task.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from trialrun.errors import UserError
-from trialrun.rundir import RUN_JSON, RunDir, Transcript, load_transcript, read_json
+from trialrun.rundir import (
+    RUN_JSON,
+    RunDir,
+    Transcript,
+    load_transcript,
+    loads_limited,
+    read_json,
+)
 
 _FAILED = re.compile(
     r"^\s*(?:(?:error|failed|failure|exception|traceback|refused|denied|timeout|timed out"
@@ -61,7 +67,7 @@ def _arguments(raw: Any) -> dict[str, Any]:
         return raw
     if isinstance(raw, str):
         try:
-            parsed = json.loads(raw) if raw.strip() else {}
+            parsed = loads_limited(raw) if raw.strip() else {}
         except ValueError:
             return {"_raw": raw}
         return parsed if isinstance(parsed, dict) else {"_raw": raw}

@@ -1,9 +1,10 @@
 """Text diffs of the files a trial modified, when the run kept its workspaces.
 
-The after side is the kept workspace (`run --keep-artifacts`). The before side is rebuilt
-the way the runner built it: a fresh workspace from the task file run.json names (one
-per task, made once and removed by `close`). A task file that is gone or no longer loads
-gives no text diff (the created/modified/deleted lists still show).
+The after side is the kept workspace (`run --keep-artifacts`), read without following
+any symlink: a link the agent left is shown as a link with its target text, never read.
+The before side is rebuilt the way the runner built it: a fresh workspace from the task
+file run.json names (one per task, made once and removed by `close`). A task file that is
+gone or no longer loads gives no text diff (the created/modified/deleted lists still show).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from trialrun.core import link_beneath, open_beneath
+from trialrun.errors import UserError
 from trialrun.rundir import Manifest
 from trialrun.sandbox import Workspace, remove_tree
 
@@ -21,14 +24,19 @@ MAX_FILE_BYTES = 256 * 1024
 MAX_DIFF_LINES = 400
 
 
-def _text(path: Path) -> str | None:
-    """A small UTF-8 file's text; None when missing, big or binary."""
+def _text(root: Path, rel: str) -> str | None:
+    """A small UTF-8 file's text; None when missing, big, binary or not a regular file.
+    Reached without following any symlink: a link an agent left is never read through."""
     try:
-        if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
-            return None
-        data = path.read_bytes()
-        return None if b"\0" in data else data.decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        with open_beneath(root, rel, limit=MAX_FILE_BYTES) as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except (OSError, ValueError, UserError):
+        return None
+    if len(data) > MAX_FILE_BYTES or b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
         return None
 
 
@@ -57,7 +65,6 @@ class BeforeFiles:
                     continue
                 paths.append(path)
             if paths:
-                from trialrun.errors import UserError
                 from trialrun.tasks import load_tasks
 
                 links = self._manifest.extra.get("allow_external_links") is True
@@ -91,7 +98,11 @@ class BeforeFiles:
         if before is None:
             return out
         for rel in modified:
-            old, new = _text(before / rel), _text(kept / rel)
+            target = link_beneath(kept, rel)
+            if target is not None:  # shown as a link, its target text only: never read
+                out[rel] = f"{rel}: now a symlink to {target} (not followed)"
+                continue
+            old, new = _text(before, rel), _text(kept, rel)
             if old is None or new is None:
                 continue
             lines = list(difflib.unified_diff(

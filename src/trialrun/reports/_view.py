@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from trialrun.core import redacted_json
 from trialrun.metrics import k_curve, mean_curve
 from trialrun.reports._across import comparison_svg
 from trialrun.reports._before import BeforeFiles
@@ -307,7 +308,7 @@ class RunView:
             diff = {key: [str(p) for p in changes.get(key) or []]
                     for key in ("created", "modified", "deleted")}
             kept = self.rundir.workspace_dir(line)
-            diff["kept"] = kept.is_dir()
+            diff["kept"] = kept.is_dir() and not kept.is_symlink()  # a link: never followed
             if diff["kept"] and diff["modified"]:
                 with self._lock:
                     if self._before is None:
@@ -329,5 +330,11 @@ class RunView:
 
 
 def dumps(page: Any) -> str:
-    """A page as compact JSON (NaN never appears: trialrun never writes one)."""
+    """A page as compact, redacted JSON (NaN never appears: trialrun never writes one).
+    Every page of the viewer and the HTML report goes through here, so a secret in a run
+    folder written before redaction is masked on the way out too."""
+    return redacted_json(_compact, page)
+
+
+def _compact(page: Any) -> str:
     return json.dumps(page, separators=(",", ":"), ensure_ascii=False, default=str)

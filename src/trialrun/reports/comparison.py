@@ -26,6 +26,18 @@ RATES = (
 )
 
 
+
+def latency_bounds(c: Comparison) -> str:
+    """", 95% bounds -3…+175 ms": the bounds the merge gate's latency rule judges by."""
+    found = c.spend.latency_bounds_ms() if c.spend is not None else None
+    return "" if found is None else f", {found.label} {found.low:+.0f}…{found.high:+.0f} ms"
+
+
+def cost_bounds(c: Comparison) -> str:
+    """", 95% bounds -4.0…+6.1%": the bounds the merge gate's cost rule judges by."""
+    found = c.spend.cost_bounds_pct() if c.spend is not None else None
+    return "" if found is None else f", {found.label} {found.low:+.1f}…{found.high:+.1f}%"
+
 def _power_line(c: Comparison) -> str:
     need = (
         f"{c.trials_needed} trials per task"
@@ -82,13 +94,13 @@ def comparison_lines(c: Comparison, *, only_drops: bool = True) -> list[str]:
     if c.latency_delta_ms is not None:
         lines.append(
             f"  P95 latency {seconds(c.latency_p95_before_s)} → {seconds(c.latency_p95_after_s)} "
-            f"({delta_ms(c.latency_delta_ms)})"
+            f"({delta_ms(c.latency_delta_ms)}{latency_bounds(c)})"
         )
     if c.cost_per_trial_before is not None and c.cost_per_trial_after is not None:
         delta = change_pct(c.cost_delta_pct)
         lines.append(
             f"  cost/trial {money(c.cost_per_trial_before)} → {money(c.cost_per_trial_after)}"
-            + (f" ({delta})" if delta else "")
+            + (f" ({delta}{cost_bounds(c)})" if delta else "")
         )
     for t in c.tasks:
         if t.dropped:
@@ -158,12 +170,14 @@ def comparisons_markdown(comparisons: list[Comparison]) -> str:
         if c.latency_delta_ms is not None:
             out.append(
                 f"| P95 latency | {seconds(c.latency_p95_before_s)} | "
-                f"{seconds(c.latency_p95_after_s)} | {delta_ms(c.latency_delta_ms)} |"
+                f"{seconds(c.latency_p95_after_s)} | {delta_ms(c.latency_delta_ms)}"
+                f"{latency_bounds(c)} |"
             )
         if c.cost_per_trial_before is not None and c.cost_per_trial_after is not None:
             out.append(
                 f"| cost/trial | {money(c.cost_per_trial_before)} | "
-                f"{money(c.cost_per_trial_after)} | {change_pct(c.cost_delta_pct)} |"
+                f"{money(c.cost_per_trial_after)} | {change_pct(c.cost_delta_pct)}"
+                f"{cost_bounds(c)} |"
             )
         out.append("")
         dropped = [t for t in c.tasks if t.dropped]

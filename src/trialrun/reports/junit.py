@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
+from trialrun.core import redact
 from trialrun.rundir import ResultLine, RunDir, WriteError
 from trialrun.tracking import RunData, TaskRecord, load_run
 
@@ -26,7 +27,8 @@ _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def _clean(text: str) -> str:
-    return _INVALID_XML.sub("\ufffd", text)
+    """Text as the report holds it: redacted, and only characters XML allows."""
+    return _INVALID_XML.sub("\ufffd", redact(text))
 
 
 def task_outcome(record: TaskRecord) -> tuple[str, str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from trialrun.core import redact
 from trialrun.metrics import coverage
 from trialrun.reports._format import DASH, md_cell, money, pct, seconds, tracked_text
 from trialrun.reports._verdict import PASS_K_DEFINITION
@@ -71,6 +72,7 @@ def _tracked_table(run: RunData) -> list[str]:
 
 
 def render_run_markdown(run: RunData, baselines_dir: Path | str | None = None) -> str:
+    """The run's Markdown report, redacted (`trialrun.core.redact`)."""
     outcomes = {(r.model, r.task_id): task_outcome(r) for r in run.records}
     bad = [key for key, (status, _) in outcomes.items() if status != "passed"]
     total = len(outcomes)
@@ -121,7 +123,7 @@ def render_run_markdown(run: RunData, baselines_dir: Path | str | None = None) -
             else:
                 lines.append(comparisons_markdown([match.comparison]))
         lines.append("")
-    return "\n".join(lines)
+    return redact("\n".join(lines))
 
 
 def write_markdown(

@@ -9,7 +9,14 @@ is the one reader every command uses, so a damaged folder gets one answer everyw
 from trialrun.rundir._baseline import FORMAT as BASELINE_FORMAT
 from trialrun.rundir._baseline import Baseline, baseline_name
 from trialrun.rundir._checks import RecordError
-from trialrun.rundir._json import WriteError, read_json, write_json_atomic, write_text_atomic
+from trialrun.rundir._json import (
+    JsonLimitError,
+    WriteError,
+    loads_limited,
+    read_json,
+    write_json_atomic,
+    write_text_atomic,
+)
 from trialrun.rundir._manifest import Manifest
 from trialrun.rundir._result_line import ResultLine
 from trialrun.rundir._rundir import (
@@ -35,6 +42,7 @@ __all__ = [
     "TRANSCRIPTS",
     "WORKSPACES",
     "Baseline",
+    "JsonLimitError",
     "Manifest",
     "RecordError",
     "ResultLine",
@@ -46,6 +54,7 @@ __all__ = [
     "baseline_name",
     "is_transcript",
     "load_transcript",
+    "loads_limited",
     "new_run_id",
     "transcript_line",
     "read_json",

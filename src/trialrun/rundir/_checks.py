@@ -7,6 +7,9 @@ import math
 from typing import Any
 
 NUMBER = (int, float)
+# the largest integer every JSON reader (JavaScript's, the viewer's, too) holds exactly;
+# a results line's counts and figures stay below it, and floats can hold what is summed
+MAX_EXACT = 2**53
 
 
 class RecordError(ValueError):
@@ -21,6 +24,14 @@ def shown(value: Any) -> str:
         return repr(value)[:40]
 
 
+def too_large(value: Any) -> str | None:
+    """Why an integer is too large for a figure ("a 4000-digit number, at most 2^53"),
+    else None. Python reads ints of up to 4,300 digits; no float holds one past 1.8e308."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_EXACT:
+        return f"a {len(str(abs(value)))}-digit number, at most 2^53"
+    return None
+
+
 def is_pos_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
@@ -29,20 +40,20 @@ def non_finite(value: Any, where: str = "") -> tuple[str, float] | None:
     """(key path, value) of the first NaN or ±Infinity in a JSON value, else None.
 
     Python's json reads and writes them (`NaN`, `Infinity`), but they are not JSON: other
-    readers refuse the file and every figure computed from one is NaN.
+    readers refuse the file and every figure computed from one is NaN. Walked with a
+    stack, not recursion: a value json read nested 900 deep is walked too.
     """
-    if isinstance(value, float):
-        return None if math.isfinite(value) else (where or "(top level)", value)
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found = non_finite(item, f"{where}.{key}" if where else str(key))
-            if found is not None:
-                return found
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            found = non_finite(item, f"{where}[{i}]")
-            if found is not None:
-                return found
+    stack: list[tuple[str, Any]] = [(where, value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return (path or "(top level)", item)
+        elif isinstance(item, dict):
+            stack.extend((f"{path}.{key}" if path else str(key), inner)
+                         for key, inner in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{i}]", inner) for i, inner in reversed(list(enumerate(item))))
     return None
 
 

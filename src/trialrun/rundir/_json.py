@@ -1,9 +1,13 @@
 """JSON files of a run folder: atomic writes and reads that fail as one line.
 
-Only JSON goes out: NaN and ±Infinity are refused by `write_json_atomic` and written as
-null in results lines (`dumps_line`), and refused by `read_json`. A write that the
-system refuses (a read-only folder, /proc, a full disk) is a `WriteError`, a UserError
-naming the path.
+Every string written is redacted (`trialrun.core.redacted_json`: URL credentials, keys,
+tokens), so a secret an agent prints or a judge URL carries never reaches a results
+line, a transcript, run.json or a summary. Only JSON goes out: NaN and ±Infinity are
+refused by `write_json_atomic` and written as null in results lines (`dumps_line`), and
+refused by `read_json`. A write that the system refuses (a read-only folder, /proc, a
+full disk) is a `WriteError`, a UserError naming the path. JSON that Python's json
+cannot read (nested past the recursion limit, an integer of more than 4,300 digits) is a
+`JsonLimitError`, a ValueError naming its line.
 """
 
 from __future__ import annotations
@@ -12,12 +16,16 @@ import contextlib
 import json
 import math
 import os
+import re
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from trialrun.core import FileRefused, read_regular, redacted_json
 from trialrun.errors import UserError
 from trialrun.rundir._checks import finite_or_null, non_finite, shown_number
+from trialrun.rundir._limits import ReadLimits, record_fix
 
 WRITE_FIX = "choose a writable path"
 
@@ -38,7 +46,11 @@ class WriteError(UserError, OSError):
 
 
 def dumps_line(obj: Any) -> str:
-    """Compact JSON for one results line (no newline); NaN/±Infinity become null."""
+    """Compact, redacted JSON for one results line (no newline); NaN/±Infinity become null."""
+    return redacted_json(_compact, obj)
+
+
+def _compact(obj: Any) -> str:
     try:
         return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str,
                           allow_nan=False)
@@ -72,10 +84,15 @@ def write_text_atomic(path: Path, text: str) -> None:
         raise
 
 
+def _indented(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str, allow_nan=False)
+
+
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Indented JSON, written with `write_text_atomic`; NaN/±Infinity are a UserError."""
+    """Indented, redacted JSON, written with `write_text_atomic`; NaN/±Infinity are a
+    UserError."""
     try:
-        text = json.dumps(data, indent=2, ensure_ascii=False, default=str, allow_nan=False)
+        text = redacted_json(_indented, data)
     except ValueError:
         where, value = non_finite(data) or ("a value", float("nan"))
         raise UserError(
@@ -85,8 +102,62 @@ def write_json_atomic(path: Path, data: Any) -> None:
     write_text_atomic(path, text + "\n")
 
 
+class JsonLimitError(ValueError):
+    """JSON that json cannot read: nested too deep, or an integer too long to convert.
+
+    `lineno` is the line of the text it is on (the caller adds the file)."""
+
+    def __init__(self, message: str, lineno: int) -> None:
+        super().__init__(message)
+        self.lineno = lineno
+
+
+# a JSON string (its escapes included): what the limits' search steps over
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _limit_error(text: str, too_deep: bool) -> JsonLimitError:
+    """Where in `text` json gave up, found only once it did (a slow walk, on error only).
+
+    Strings are blanked out first; newlines are never inside a JSON string, so line
+    numbers stay those of the text."""
+    bare = _STRING.sub('""', text)
+    if too_deep:
+        depth = deepest = at = 0
+        for match in _BRACKET.finditer(bare):
+            depth += 1 if match.group() in "[{" else -1
+            if depth > deepest:
+                deepest, at = depth, match.start()
+        return JsonLimitError(f"nested too deep ({deepest} levels of brackets)",
+                              bare.count("\n", 0, at) + 1)
+    limit = sys.get_int_max_str_digits()
+    found = re.search(rf"[0-9]{{{limit + 1},}}", bare)
+    digits, at = (len(found.group()), found.start()) if found else (limit + 1, 0)
+    return JsonLimitError(f"a {digits}-digit number (Python reads at most {limit} digits)",
+                          bare.count("\n", 0, at) + 1)
+
+
+def loads_limited(text: str | bytes, **hooks: Any) -> Any:
+    """json.loads, where JSON past json's own limits (10^5 nested brackets, a 5,000-digit
+    integer) is a `JsonLimitError` naming its line instead of a RecursionError or a bare
+    ValueError. Costs nothing until json refuses the text."""
+    try:
+        return json.loads(text, **hooks)
+    except RecursionError:
+        raise _limit_error(_as_text(text), too_deep=True) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # the only other one: an integer past sys.get_int_max_str_digits()
+        raise _limit_error(_as_text(text), too_deep=False) from None
+
+
+def _as_text(text: str | bytes) -> str:
+    return text if isinstance(text, str) else text.decode("utf-8", "replace")
+
+
 def loads_checked(text: str) -> Any:
-    """json.loads that also refuses NaN/±Infinity: ValueError naming the key.
+    """`loads_limited` that also refuses NaN/±Infinity: ValueError naming the key.
 
     The hooks only note that a non-finite number was parsed (`Infinity`, or a literal
     past 1.8e308); the value is searched for its key only then.
@@ -105,7 +176,7 @@ def loads_checked(text: str) -> Any:
             flagged = True
         return value
 
-    data = json.loads(text, parse_constant=constant, parse_float=number)
+    data = loads_limited(text, parse_constant=constant, parse_float=number)
     found = non_finite(data) if flagged else None
     if found is not None:
         where, value = found
@@ -113,18 +184,32 @@ def loads_checked(text: str) -> Any:
     return data
 
 
-def read_json(path: Path, fix: str = "restore the file or start a new run") -> Any:
-    """A JSON file, or a UserError naming the file, the line (or key) and `fix`."""
+def read_json(
+    path: Path, fix: str = "restore the file or start a new run", limit: int | None = None
+) -> Any:
+    """A JSON file, or a UserError naming the file, the line (or key) and `fix`.
+
+    Only a regular file is read (a FIFO or a device is refused, never waited on), and
+    only up to `limit` bytes (default: `[rundir] max_record_bytes`)."""
+    if limit is None:
+        limit = ReadLimits.configured().record_bytes
     try:
-        return loads_checked(Path(path).read_text(encoding="utf-8"))
+        raw = read_regular(path, limit, fix=fix, limit_fix=record_fix())
+        return loads_checked(raw.decode("utf-8"))
     except FileNotFoundError:
         raise UserError(f"{path}: not found; {fix}") from None
     except IsADirectoryError:
         raise UserError(f"{path}: is a folder; {fix}") from None
+    except FileRefused as exc:  # a FIFO, a device, a folder or too big
+        if "a folder, not" in str(exc):
+            raise UserError(f"{path}: is a folder; {fix}") from None
+        raise
     except json.JSONDecodeError as exc:
         raise UserError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); {fix}") from None
     except UnicodeDecodeError:
         raise UserError(f"{path}: not UTF-8 text; {fix}") from None
+    except JsonLimitError as exc:
+        raise UserError(f"{path}:{exc.lineno}: {exc}; {fix}") from None
     except ValueError as exc:  # a non-finite number
         raise UserError(f"{path}: {exc}; {fix}") from None
     except OSError as exc:

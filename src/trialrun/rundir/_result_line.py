@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from trialrun.rundir._checks import NUMBER, RecordError, shown
+from trialrun.rundir._checks import NUMBER, RecordError, shown, too_large
 
 # pinned keys, in file order; everything else a line carries is kept in `extra`
 PINNED = (
@@ -143,6 +143,8 @@ class ResultLine:
             bad_bool = isinstance(value, bool) and bool not in types
             if bad_bool or not isinstance(value, types):
                 raise RecordError(f"{key} must be {what} (got {shown(value)})")
+            if too_large(value):
+                raise RecordError(f"{key} must be {what} (got {too_large(value)})")
         for key in ("trial", "repeated_calls", "tool_errors"):
             value = item.get(key)
             if isinstance(value, int) and value < 0:
@@ -158,6 +160,8 @@ class ResultLine:
         for key, value in (item.get("tokens") or {}).items():
             if value is not None and (isinstance(value, bool) or not isinstance(value, NUMBER)):
                 raise RecordError(f"tokens.{key} must be a number (got {shown(value)})")
+            if too_large(value):
+                raise RecordError(f"tokens.{key} must be a number (got {too_large(value)})")
         transcript = item.get("transcript")
         return cls(
             task_id=item["task_id"],

@@ -32,16 +32,27 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from trialrun.core import slugify
+from trialrun.core import (
+    FileRefused,
+    iter_lines,
+    open_fd,
+    open_regular,
+    over_limit,
+    read_line,
+    slugify,
+)
 from trialrun.errors import UserError
 from trialrun.rundir._checks import RecordError
+from trialrun.rundir._copy import copy_run_folder
 from trialrun.rundir._json import (
     dumps_line,
     loads_checked,
+    loads_limited,
     read_json,
     write_json_atomic,
     write_text_atomic,
 )
+from trialrun.rundir._limits import ReadLimits, record_fix
 from trialrun.rundir._manifest import Manifest
 from trialrun.rundir._result_line import ResultLine
 from trialrun.rundir._summary import Summary
@@ -58,6 +69,7 @@ _LINE_FIX = "the results file is damaged; delete that line (its trial reruns on 
 # a lone surrogate (a JSON "\\ud800" escape in a model's reply) is written as that escape
 _ENCODE_ERRORS = "backslashreplace"
 _MANIFEST_FIX = "the run manifest is damaged (restore it, or start a new run)"
+_NOT_REGULAR_FIX = "a run folder holds the regular files trialrun wrote; replace it with one"
 
 
 @dataclass(slots=True)
@@ -78,9 +90,12 @@ def new_run_id(now: datetime | None = None) -> str:
 class RunDir:
     """Reads and writes one run folder. Not thread-safe for appends: one writer per run."""
 
-    def __init__(self, path: Path | str, *, fsync: bool = True) -> None:
+    def __init__(
+        self, path: Path | str, *, fsync: bool = True, limits: ReadLimits | None = None
+    ) -> None:
         self.path = Path(path)
         self.fsync = fsync
+        self._limits = limits
         self._fd: int | None = None
         self._transcript_dirs: set[str] = set()
         self._transcript_fds: dict[str, int] = {}
@@ -91,6 +106,13 @@ class RunDir:
         self._dirty = False
         self._sync_pending = False
         self._writer: LineWriter | None = None
+
+    @property
+    def limits(self) -> ReadLimits:
+        """How much of a record or a file is read at most (`[rundir]` in trialrun.toml)."""
+        if self._limits is None:
+            self._limits = ReadLimits.configured()
+        return self._limits
 
     # --- paths ---
     @property
@@ -108,7 +130,7 @@ class RunDir:
     def workspace_dir(self, line: ResultLine) -> Path:
         """Where the trial's workspace was kept (recorded in the line; older runs: by name)."""
         recorded = line.extra.get("workspace")
-        if isinstance(recorded, str) and recorded:
+        if isinstance(recorded, str) and _inside_workspaces(recorded):
             return self.path / recorded
         name = f"{slugify(line.task_id)}-{line.trial}"
         return self.path / WORKSPACES / slugify(line.model) / name
@@ -146,8 +168,8 @@ class RunDir:
                 else "the folder `trialrun run` wrote"
             )
             raise UserError(f"{path}: is a file, not a run directory; pass {hint}")
-        if not (path / RUN_JSON).is_file():
-            if (path / RESULTS).is_file():
+        if not os.path.lexists(path / RUN_JSON):  # a FIFO or device: the read refuses it
+            if os.path.lexists(path / RESULTS):
                 raise UserError(
                     f"{path / RUN_JSON}: not found next to {RESULTS}; restore run.json (the "
                     "run manifest) from a copy, or start a new run"
@@ -158,13 +180,24 @@ class RunDir:
             )
         return cls(path, fsync=fsync)
 
+    def copy_to(self, out: Path | str) -> RunDir:
+        """A copy of this run folder in the new folder `out` (its files checked: see
+        `copy_run_folder`); a refusal is one UserError and leaves no `out`."""
+        out = Path(out)
+        if os.path.lexists(out):
+            raise UserError(f"--out {out}: already exists; choose a new folder")
+        copy_run_folder(self.path, out, self.limits)
+        return RunDir(out, fsync=self.fsync, limits=self._limits)
+
     # --- manifest and summary ---
     def write_manifest(self, manifest: Manifest) -> None:
         write_json_atomic(self.manifest_path, manifest.to_json())
 
     def manifest(self) -> Manifest:
         """run.json, checked: a missing or damaged manifest is a UserError naming the key."""
-        data = read_json(self.manifest_path, "restore the file or start a new run")
+        data = read_json(
+            self.manifest_path, "restore the file or start a new run", self.limits.record_bytes
+        )
         try:
             return Manifest.from_json(data)
         except RecordError as exc:
@@ -175,10 +208,10 @@ class RunDir:
 
     def stored_summary(self) -> Summary | None:
         """summary.json as written (None when absent); a damaged one is a UserError."""
-        if not self.summary_path.is_file():
+        if not os.path.lexists(self.summary_path):
             return None
         fix = "delete it to have it recomputed from results.jsonl"
-        data = read_json(self.summary_path, fix)
+        data = read_json(self.summary_path, fix, self.limits.record_bytes)
         try:
             return Summary.from_json(data)
         except RecordError as exc:
@@ -253,10 +286,11 @@ class RunDir:
     def result_at(self, offset: int) -> ResultLine:
         """The results line starting at byte `offset` (one from `iter_results_with_offsets`)."""
         path = self.results_path
+        limit = self.limits.record_bytes
         try:
-            with open(path, "rb") as handle:
+            with self._open_results_to_read() as handle:
                 handle.seek(offset)
-                raw = handle.readline()
+                raw = read_line(handle, limit, f"{path} at byte {offset}", record_fix())
             return ResultLine.from_json(loads_checked(raw.decode("utf-8")))
         except (OSError, ValueError, RecordError) as exc:
             raise UserError(
@@ -287,15 +321,14 @@ class RunDir:
         line is a UserError naming the file, the line and the fix.
         """
         path = self.results_path
-        if not path.exists():
+        if not os.path.lexists(path):
             return
-        try:
-            handle = open(path, "rb")  # noqa: SIM115 - closed below, also when abandoned
-        except OSError as exc:
-            raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        handle = self._open_results_to_read()
         offset = 0
+        limit = self.limits.record_bytes
         with handle:
-            for number, chunk in enumerate(handle, start=1):
+            lines = iter_lines(handle, limit, str(path), record_fix())
+            for number, chunk in enumerate(lines, start=1):
                 self._offset, offset = offset, offset + len(chunk)
                 raw = chunk[:-1] if chunk.endswith(b"\n") else chunk
                 if not raw.strip():
@@ -318,6 +351,17 @@ class RunDir:
                     raise UserError(f"{path}:{number}: {exc}; {_LINE_FIX}") from None  # NaN
                 yield number, item
 
+    def _open_results_to_read(self) -> Any:
+        """results.jsonl open to read: a regular file (a FIFO or device is refused in one
+        line, never waited on or read without end)."""
+        path = self.results_path
+        try:
+            return open_regular(path, fix=_NOT_REGULAR_FIX)
+        except FileRefused:
+            raise
+        except OSError as exc:
+            raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
     def rewrite_results(self, lines: Iterable[ResultLine]) -> None:
         """Replace results.jsonl as a whole, atomically (regrading rewrites verdicts)."""
         text = "".join(dumps_line(line.to_json()) + "\n" for line in lines)
@@ -326,7 +370,8 @@ class RunDir:
     def open_results(self) -> None:
         """Create (or open for append) results.jsonl; done before the first trial."""
         if self._fd is None:
-            self._fd = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            self._fd = open_fd(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT,
+                               fix=_NOT_REGULAR_FIX)
 
     def write_behind(self) -> None:
         """From now on, appends are handed to a writer thread (`LineWriter`) instead of
@@ -411,13 +456,23 @@ class RunDir:
         Only the file's tail is read: the last non-blank line and what follows it.
         """
         path = self.results_path
-        if not path.exists() or path.stat().st_size == 0:
+        if not os.path.lexists(path):
             return 0
-        size = path.stat().st_size
         try:
-            start, last, ends_with_newline = _last_line(path, size)
+            with self._open_results_to_read() as handle:
+                size = os.fstat(handle.fileno()).st_size
+                if size == 0:
+                    return 0
+                start, last, ends_with_newline = _last_line(
+                    handle, size, self.limits.record_bytes
+                )
         except OSError as exc:
             raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        if last is None and start < 0:
+            raise UserError(
+                f"{path}: its last line is over the {self.limits.record_bytes}-byte limit; "
+                f"{_LINE_FIX}, or {record_fix()}"
+            )
         if last is None:
             return 0
         if _is_torn(last):
@@ -474,7 +529,8 @@ class RunDir:
 
     def _open_transcripts(self, rel: str) -> int:
         (self.path / TRANSCRIPTS).mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path / rel, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = open_fd(self.path / rel, os.O_RDWR | os.O_APPEND | os.O_CREAT,
+                     fix=_NOT_REGULAR_FIX)
         end = os.lseek(fd, 0, os.SEEK_END)
         if end and os.pread(fd, 1, end - 1) != b"\n":  # a torn last line (a killed run)
             os.write(fd, b"\n")
@@ -489,26 +545,41 @@ class RunDir:
             )
         path = self.path / line.transcript
         offset = line.extra.get("transcript_offset")
+        limit = self.limits.record_bytes
         try:
-            if isinstance(offset, int) and not isinstance(offset, bool):
-                with open(path, "rb") as handle:
+            with open_regular(path, fix="rerun that trial") as handle:
+                if isinstance(offset, int) and not isinstance(offset, bool):
                     handle.seek(offset)
-                    raw = handle.readline()
-                data: Any = json.loads(raw.decode("utf-8"))
-            else:
-                data = json.loads(path.read_text("utf-8"))
+                    raw = read_line(handle, limit, f"{path} at byte {offset}", record_fix())
+                else:
+                    raw = handle.read(limit + 1)
+                    if len(raw) > limit:
+                        raise over_limit(path, limit, record_fix())
+            data: Any = loads_limited(raw.decode("utf-8"))
             return Transcript.from_json(data)
+        except FileRefused:
+            raise
         except (OSError, ValueError) as exc:
             raise UserError(
                 f"{path}: cannot read the transcript ({exc}); rerun that trial"
             ) from None
 
     def transcript_or_empty(self, line: ResultLine) -> Transcript:
-        """The transcript, or an empty one (for tools that fall back to the results line)."""
+        """The transcript, or an empty one (for tools that fall back to the results line);
+        a FIFO, device or oversized transcript is still refused (`FileRefused`)."""
         try:
             return self.transcript(line)
+        except FileRefused:
+            raise
         except UserError:
             return Transcript()
+
+
+def _inside_workspaces(rel: str) -> bool:
+    """Whether a recorded workspace path stays under the run's workspaces/ (a results
+    line naming "/etc" or "../x" is not followed out of the run folder)."""
+    parts = rel.split("/")
+    return len(parts) > 1 and parts[0] == WORKSPACES and not {"", ".", ".."} & set(parts)
 
 
 def transcript_line(transcript: Transcript) -> bytes:
@@ -517,13 +588,18 @@ def transcript_line(transcript: Transcript) -> bytes:
 
 
 def _is_torn(raw: bytes) -> bool:
-    """A line cut by a killed write: unfinished JSON, or cut inside a UTF-8 character."""
+    """A line cut by a killed write: unfinished JSON, or cut inside a UTF-8 character.
+
+    A line past json's limits (10^5 open brackets) is no cut line: the writer never
+    writes one that deep."""
     try:
-        json.loads(raw.decode("utf-8"))
+        loads_limited(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         return exc.reason == "unexpected end of data"
     except json.JSONDecodeError:
         return True
+    except ValueError:  # past json's limits
+        return False
     return False
 
 
@@ -537,22 +613,24 @@ def _rest_blank(handle: Any) -> bool:
             return False
 
 
-def _last_line(path: Path, size: int) -> tuple[int, bytes | None, bool]:
+def _last_line(fh: Any, size: int, limit: int) -> tuple[int, bytes | None, bool]:
     """(offset, bytes) of the last non-blank line (None when all blank), and whether the
-    file ends with a newline; reads backwards from the end in growing blocks."""
+    file ends with a newline; reads backwards from the end in growing blocks, never more
+    than about `limit` bytes (past it: (-1, None, False))."""
     span = 1 << 16
-    with open(path, "rb") as fh:
-        while True:
-            start = max(0, size - span)
-            fh.seek(start)
-            data = fh.read(size - start)
-            filled = len(data.rstrip())
-            newline = data.rfind(b"\n", 0, filled)
-            if start > 0 and (filled == 0 or newline < 0):
-                span *= 4
-                continue
-            if filled == 0:
-                return 0, None, data.endswith(b"\n")
-            end = data.find(b"\n", filled)
-            line = data[newline + 1 : end if end >= 0 else len(data)]
-            return start + newline + 1, line, data.endswith(b"\n")
+    while True:
+        start = max(0, size - span)
+        fh.seek(start)
+        data = fh.read(size - start)
+        filled = len(data.rstrip())
+        newline = data.rfind(b"\n", 0, filled)
+        if start > 0 and (filled == 0 or newline < 0):
+            if span > 2 * limit:
+                return -1, None, False
+            span *= 4
+            continue
+        if filled == 0:
+            return 0, None, data.endswith(b"\n")
+        end = data.find(b"\n", filled)
+        line = data[newline + 1 : end if end >= 0 else len(data)]
+        return start + newline + 1, line, data.endswith(b"\n")

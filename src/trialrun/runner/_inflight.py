@@ -20,12 +20,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from trialrun.core import read_regular
 from trialrun.errors import UserError
-from trialrun.rundir import RUN_JSON, WORKSPACES
+from trialrun.rundir import RUN_JSON, WORKSPACES, loads_limited
 from trialrun.sandbox import remove_tree
 
 INFLIGHT = ".workspaces"
 LOCK = ".lock"
+MAX_LOCK_BYTES = 64 * 1024
 
 
 @dataclass(slots=True, frozen=True)
@@ -43,10 +45,13 @@ class Holder:
 def lock_holder(run_dir: Path) -> Holder | None:
     """The live process running `run_dir`, or None (no lock, or its process is gone)."""
     try:
-        data = json.loads((run_dir / LOCK).read_text(encoding="utf-8"))
+        raw = read_regular(run_dir / LOCK, MAX_LOCK_BYTES, follow_symlinks=False)
+        data = loads_limited(raw.decode("utf-8"))
         holder = Holder(int(data["pid"]), str(data["host"]))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # no lock, or a torn one: a process that died while writing it
+    except (OSError, ValueError, KeyError, TypeError, UserError):
+        # no lock, a torn one (a process that died while writing it), or no lock file
+        # at all but a FIFO, device or link there: never waited on, never followed
+        return None
     if holder.host != socket.gethostname():
         return holder  # cannot be checked from here: assume it runs
     return holder if _alive(holder.pid) else None

@@ -277,6 +277,8 @@ def _result_line(
         transcript_extra["workspace_diff"] = attempt.changes
     if retried:
         transcript_extra["retried_errors"] = list(retried)
+    if run.notes:
+        transcript_extra["agent_notes"] = run.notes
     transcript = Transcript(
         task_id=task.task_id,
         model=spec.model,
@@ -302,6 +304,8 @@ def _result_line(
     if retried:
         extra["attempts"] = len(retried) + 1
         extra["retried_errors"] = list(retried)
+    if run.notes:
+        extra["agent_notes"] = list(run.notes)
     figures = trajectory_figures(run.tool_calls, run.final_text)
     return ResultLine(
         task_id=task.task_id,

@@ -18,8 +18,10 @@ Without the jail the command is started through `_guard`, which takes its proces
 (and every marked process) down when the caller dies, even by SIGKILL; in the jail,
 `--die-with-parent` does the same.
 
-Output goes to temporary files, never to pipes the caller waits on: a background child
-that keeps stdout open can't hang the caller, and the verdict is the command's own exit.
+Output goes through pipes read as it comes (`PipeCapture`), never waited on to the end:
+a background child that keeps stdout open can't hang the caller, the verdict is the
+command's own exit, and only the first and last bytes of each stream are kept (1 MiB
+each by default), the rest drained and counted, so no output costs memory or disk.
 """
 
 from __future__ import annotations
@@ -34,21 +36,21 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 import psutil
 
 from trialrun.errors import InfraError
 from trialrun.sandbox._jail_view import view_flags
+from trialrun.sandbox._output import PipeCapture
 
 JAIL_ENV = "TRIALRUN_JAIL"  # "off": never use bwrap (the marker sweep still runs)
 MARK_ENV = "TRIALRUN_SWEEP_TOKEN"
 TERM_GRACE_S = 0.5
+DEFAULT_KEEP_BYTES = 1 << 20  # of each stream, from its start and from its end
 _SWEEP_ROUNDS = 10  # rescans catch children forked while the others were being killed
 
 
@@ -62,6 +64,9 @@ class CommandOutcome:
     timed_out: bool
     sandbox: str  # "bwrap" or "sweep"
     swept: int  # processes killed at the end: leftovers (and, on timeout, the command)
+    # bytes of each stream left out between its head and tail (a line in it says so)
+    stdout_dropped: int = 0
+    stderr_dropped: int = 0
 
 
 def jail_available() -> bool:
@@ -189,11 +194,6 @@ def sweep(token: str, leader: psutil.Process | None = None, grace_s: float = TER
     return len(killed)
 
 
-def _read(file: IO[bytes], tail_bytes: int | None) -> bytes:
-    size = file.seek(0, os.SEEK_END)
-    file.seek(max(0, size - tail_bytes) if tail_bytes is not None else 0)
-    return file.read()
-
 
 async def run_contained(
     command: str | Sequence[str],
@@ -204,15 +204,17 @@ async def run_contained(
     jail: bool | None = None,
     network: bool = False,
     tail_bytes: int | None = None,
+    head_bytes: int | None = None,
     writable: Sequence[str] = (),
     readable: Sequence[str] = (),
 ) -> CommandOutcome:
     """Run `command` (a shell string or an argv) in `cwd`, contained (module docstring).
 
     `jail`: None = bwrap when available, True = bwrap or an InfraError, False = the sweep
-    only. `network`: keep the network inside the jail. `tail_bytes`: keep only the end of
-    stdout/stderr. `writable` / `readable`: more host folders the jail shows. Raises
-    FileNotFoundError / PermissionError for a missing or non-executable argv[0].
+    only. `network`: keep the network inside the jail. Of stdout and of stderr, the first
+    `head_bytes` and the last `tail_bytes` are kept (1 MiB each by default; `tail_bytes`
+    alone keeps only the end). Raises FileNotFoundError / PermissionError for a missing or
+    non-executable argv[0]. `writable` / `readable`: more host folders the jail shows.
     """
     token = secrets.token_hex(16)
     full_env = dict(os.environ if env is None else env)
@@ -235,16 +237,20 @@ async def run_contained(
         )
     else:
         argv = guarded_argv(argv, token)
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    tail = DEFAULT_KEEP_BYTES if tail_bytes is None else tail_bytes
+    head = head_bytes if head_bytes is not None else (0 if tail_bytes else DEFAULT_KEEP_BYTES)
+    with PipeCapture(head, tail) as out, PipeCapture(head, tail) as err:
         proc = await asyncio.create_subprocess_exec(
             *argv,
             cwd=cwd,
             env=full_env,
             stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
+            stdout=out.write_fd,
+            stderr=err.write_fd,
             start_new_session=True,
         )
+        out.start()
+        err.start()
         try:
             leader: psutil.Process | None = psutil.Process(proc.pid)
         except psutil.Error:
@@ -262,11 +268,14 @@ async def run_contained(
         if timed_out:
             await proc.wait()
             exit_code = proc.returncode
+        stdout, stderr = out.finish(), err.finish()
         return CommandOutcome(
             exit_code=exit_code,
-            stdout=_read(out, tail_bytes),
-            stderr=_read(err, tail_bytes),
+            stdout=stdout.joined(),
+            stderr=stderr.joined(),
             timed_out=timed_out,
             sandbox="bwrap" if jailed else "sweep",
             swept=swept,
+            stdout_dropped=stdout.dropped,
+            stderr_dropped=stderr.dropped,
         )

@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from trialrun.core import FileRefused, open_regular
+
 
 @dataclass(slots=True)
 class WorkspaceDiff:
@@ -23,7 +25,9 @@ class WorkspaceDiff:
 
 
 def _hash_file(path: str) -> str:
-    with open(path, "rb") as fh:
+    # opened without following a link or waiting on a FIFO: a file swapped after the
+    # scan (a process the agent left behind) is refused, never waited on
+    with open_regular(path, follow_symlinks=False) as fh:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
@@ -53,7 +57,7 @@ def snapshot_dir(root: Path | str) -> dict[str, str]:
                     stack.append((entry.path, rel + "/"))
                 elif entry.is_file(follow_symlinks=False):
                     out[rel] = _hash_file(entry.path)
-            except OSError:
+            except (OSError, FileRefused):
                 continue
     return dict(sorted(out.items()))
 

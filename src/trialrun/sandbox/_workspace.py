@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -9,6 +10,7 @@ import stat
 import tempfile
 from pathlib import Path
 
+from trialrun.core import FileRefused, copy_regular
 from trialrun.errors import InfraError, ToolError
 from trialrun.sandbox._paths import resolve_inside
 from trialrun.sandbox._snapshot import snapshot_dir
@@ -17,8 +19,17 @@ from trialrun.sandbox._spec import WorkspaceSpec
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
+MAX_FIXTURE_FILE_BYTES = 256 * 1024 * 1024  # one fixture or setup file, copied per trial
+_FIXTURE_FIX = "a fixture holds folders and regular files: remove it, or link a regular file"
+
+
 def copy_tree(src: Path, dst: Path) -> None:
-    """Copy a folder, following symlinks (their content is copied), refusing loops."""
+    """Copy a folder, following symlinks (their content is copied), refusing loops.
+
+    A file (or the target of a link) must be a regular file within
+    `MAX_FIXTURE_FILE_BYTES`: a link to a FIFO or a device is refused (`InfraError`),
+    never opened to wait or read without end. FIFOs, sockets and devices that are not
+    links are not fixture content: skipped."""
     _copy_tree(os.fspath(src), os.fspath(dst), set())
 
 
@@ -35,38 +46,97 @@ def _copy_tree(src: str, dst: str, ancestors: set[tuple[int, int]]) -> None:
         target = os.path.join(dst, entry.name)
         if entry.is_dir(follow_symlinks=True):
             _copy_tree(entry.path, target, ancestors)
-        elif entry.is_file(follow_symlinks=True):
-            shutil.copy2(entry.path, target)
-        elif entry.is_symlink():
-            raise InfraError(f"fixture file {entry.path} is a broken symlink")
-        # fifos, sockets and devices are not fixture content: skipped
+        elif entry.is_symlink() or entry.is_file(follow_symlinks=False):
+            _copy_file(entry.path, target, "fixture")
+
+
+def _copy_file(src: str | Path, dst: str | Path, what: str) -> None:
+    """One fixture or setup file, by content: a regular file within its limit."""
+    try:
+        copy_regular(src, dst, MAX_FIXTURE_FILE_BYTES, fix=_FIXTURE_FIX)
+    except FileNotFoundError:
+        if os.path.islink(src):
+            raise InfraError(f"{what} file {src} is a broken symlink") from None
+        raise InfraError(f"{what} file {src} does not exist") from None
+    except FileRefused as exc:
+        raise InfraError(f"{what} file {exc}") from None
 
 
 def _copy_any(src: Path, dst: Path) -> None:
     if src.is_dir():
         copy_tree(src, dst)
-    elif src.is_file():
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, dst)
-    elif src.is_symlink():
-        raise InfraError(f"setup file {src} is a broken symlink")
-    else:
-        raise InfraError(f"setup file {src} does not exist")
-
-
-def _chmod_and_retry(func, path, _exc) -> None:  # noqa: ANN001 - shutil's callback shape
-    try:
-        os.chmod(os.path.dirname(path), stat.S_IRWXU)
-        os.chmod(path, stat.S_IRWXU)
-        func(path)
-    except OSError:
-        pass
+        return
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    _copy_file(src, dst, "setup")
 
 
 def remove_tree(path: Path) -> None:
-    """Delete a folder and everything in it, read-only parts an agent made included."""
-    if os.path.lexists(path):
-        shutil.rmtree(path, onerror=_chmod_and_retry)
+    """Delete a folder and everything in it, read-only parts an agent made included.
+
+    Never changes anything a symlink points to: a first pass removes what it can; when
+    something stays (a folder the agent made read-only), the folders under `path` are
+    made writable, each one opened without following a link, and a second pass removes
+    the rest. Files are never chmod'ed (removing one needs only its folder writable).
+    """
+    if not os.path.lexists(path):
+        return
+    try:
+        shutil.rmtree(path)
+    except OSError:
+        _open_folders(os.fspath(path))
+        shutil.rmtree(path, ignore_errors=True)
+
+
+_FOLDER = os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _open_folders(path: str) -> None:
+    """Give the owner rwx on every folder under `path` (itself included), opening each
+    with O_NOFOLLOW relative to its parent: a symlink is never followed, so nothing
+    outside the tree changes mode (`os.chmod` on a path would follow a link)."""
+    try:
+        fd = os.open(path, os.O_PATH | _FOLDER)
+    except OSError:
+        return
+    _chmod_folder(fd)
+    os.close(fd)
+    try:
+        top = os.open(path, os.O_RDONLY | _FOLDER)
+    except OSError:
+        return
+    _open_below(top)
+
+
+def _chmod_folder(fd: int) -> None:
+    """chmod u+rwx the folder open as the O_PATH descriptor `fd` (through /proc: an
+    O_PATH descriptor can't be fchmod'ed, and it names that folder, never a link)."""
+    with contextlib.suppress(OSError):
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode) and mode & stat.S_IRWXU != stat.S_IRWXU:
+            os.chmod(f"/proc/self/fd/{fd}", stat.S_IMODE(mode) | stat.S_IRWXU)
+
+
+def _open_below(folder: int) -> None:
+    """`_open_folders` for the sub-folders of the open folder `folder` (closed here)."""
+    stack = [folder]
+    while stack:
+        current = stack.pop()
+        try:
+            with os.scandir(current) as it:
+                names = [e.name for e in it if e.is_dir(follow_symlinks=False)]
+            for name in names:
+                try:
+                    handle = os.open(name, os.O_PATH | _FOLDER, dir_fd=current)
+                except OSError:
+                    continue  # gone, or swapped for a link: never followed
+                _chmod_folder(handle)
+                os.close(handle)
+                with contextlib.suppress(OSError):
+                    stack.append(os.open(name, os.O_RDONLY | _FOLDER, dir_fd=current))
+        except OSError:
+            pass
+        finally:
+            os.close(current)
 
 
 def workspace_prefix(task: WorkspaceSpec) -> str:

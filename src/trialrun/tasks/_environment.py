@@ -16,6 +16,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     ValidationInfo,
     WithJsonSchema,
     field_validator,
@@ -36,6 +37,7 @@ from trialrun.tasks._paths import (
     fixtures_path_problem,
     workspace_path_problem,
 )
+from trialrun.tools import TOOL_PACKS, tool_pack_problem
 
 
 class Strict(BaseModel):
@@ -124,6 +126,38 @@ FixtureName = Annotated[
 ]
 
 
+def _tool_pack_entry(entry: str | dict[str, Any]) -> str | dict[str, Any]:
+    """A pack name, or `{pack: options}`: known packs with options they accept, checked
+    here so a misspelt pack or option fails at load, not in the middle of a run."""
+    packs = {entry: None} if isinstance(entry, str) else entry
+    if not packs:
+        raise ValueError("an empty mapping names no tool pack; write a pack name, e.g. vault")
+    for name, options in packs.items():
+        if problem := tool_pack_problem(name, options):
+            raise ValueError(problem)
+    return entry
+
+
+ToolPackEntry = Annotated[str | dict[str, Any], AfterValidator(_tool_pack_entry)]
+
+
+def _known_packs(schema: dict[str, Any]) -> None:
+    """In the schema, the packs registered where `trialrun schema` runs (the loader's rule;
+    each pack's options are checked by the pack itself, at load)."""
+    names = TOOL_PACKS.names()
+    schema["items"] = {
+        "anyOf": [
+            {"type": "string", "enum": names},
+            {
+                "type": "object",
+                "minProperties": 1,
+                "propertyNames": {"enum": names},
+                "additionalProperties": {"type": ["object", "null"]},
+            },
+        ]
+    }
+
+
 class Reset(Strict):
     """The suite spec's `reset`: `fresh` (a new workspace per trial, from fixture `from`)."""
 
@@ -153,7 +187,7 @@ class Environment(Strict):
         "workspace"
     )
     fixture: FixtureName = None
-    reset: bool | Reset = Field(
+    reset: StrictBool | Reset = Field(
         True,
         description="true or {mode: fresh, from: FIXTURE}: a fresh workspace per trial",
         json_schema_extra=lambda schema: _only_true(schema),
@@ -161,9 +195,10 @@ class Environment(Strict):
     budgets: Budgets = Field(default_factory=Budgets)
     faults: list[Fault] = Field(default_factory=list)
     # Extensions (optional; see "Task file extensions" in the README):
-    tools: list[str | dict[str, Any]] = Field(
+    tools: list[ToolPackEntry] = Field(
         default_factory=lambda: ["vault"],
         description="tool packs: names, or {pack: options} mappings",
+        json_schema_extra=lambda schema: _known_packs(schema),
     )
     fixture_dest: str = Field(
         "",

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from trialrun.graders import GRADERS, GraderConfig
+from trialrun.graders import GRADERS, GraderConfig, regex_value_problem
 from trialrun.tasks._families import FAMILIES, route_family
 from trialrun.tasks._issues import Issue, issues_from_validation, suggest
 from trialrun.tasks._problems import FieldPath
@@ -97,17 +97,17 @@ def sorted_issues(issues: list[Issue]) -> list[Issue]:
 
 
 def _compile(pattern: Any, flags: str, path: FieldPath) -> list[Issue]:
+    """A pattern too big to compile safely, or not `re` syntax, is one issue here."""
     if not isinstance(pattern, str):
         return []
-    bits = 0
-    for ch in flags or "":
-        bits |= _FLAGS.get(ch, 0)
-    try:
-        re.compile(pattern, bits)
-    except re.error as exc:
-        where = f" at position {exc.pos}" if exc.pos is not None else ""
-        return [(path, f"bad regex {pattern!r}: {exc.msg}{where}")]
-    return []
+    known = "".join(ch for ch in flags or "" if ch in _FLAGS)
+    problem = regex_value_problem(pattern, known)
+    return [] if problem is None else [(path, f"bad regex {_shown(pattern)}: {problem}")]
+
+
+def _shown(pattern: str, limit: int = 80) -> str:
+    """The pattern as the problem line shows it: a 20,000-character one is cut."""
+    return repr(pattern) if len(pattern) <= limit else repr(pattern[:limit]) + "…"
 
 
 def _bad_flags(flags: Any, path: FieldPath) -> list[Issue]:

@@ -131,6 +131,8 @@ def _message(err: dict[str, Any], path: FieldPath, model: type[BaseModel]) -> st
         return f"{text}; did you mean '{hint}'?" if hint else text
     if msg.startswith("value error, "):
         msg = msg[len("value error, ") :]
+    if kind == "bool_type":  # strict booleans: "yes" or 1 is no answer
+        msg += ": write true or false, unquoted"
     got = _short(err.get("input"))
     if got is not None and kind not in ("value_error", "assertion_error"):
         return f"{msg} (got {got})"

@@ -27,6 +27,7 @@ from trialrun.tasks._report import LoadReport
 from trialrun.tasks._scan import scan, skip_reason_by_name, skip_reason_by_shape
 from trialrun.tasks._scribe import check_scribe, is_scribe_shape
 from trialrun.tasks._sources import TASK_SUFFIXES, LineMap, read_source
+from trialrun.tasks._timeouts import grader_timeout_issues
 from trialrun.tools import VAULT_TOOL_NAMES
 
 # a task's line, found only when a message needs it (a duplicate id)
@@ -196,6 +197,8 @@ def _load_file(file: Path, report: LoadReport, options: _Options) -> list[tuple[
         )
         issues += found
         task = checked.task
+        if task is not None:
+            issues += grader_timeout_issues(task, checked.graders)
         if task is not None:
             task.set_provenance(file, fmt, fixture_path, fixtures_root)
             found_warnings = _tool_warnings(task, checked, data)

@@ -16,6 +16,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    StrictBool,
     WithJsonSchema,
     field_validator,
     model_validator,
@@ -127,9 +128,10 @@ class Trials(Strict):
 
 
 class Gates(Strict):
-    ci_merge_gate: bool | None = None
-    nightly: bool | None = None
-    release_candidate: bool | None = None
+    # strict: `nightly: "yes"` is refused, not read as true
+    ci_merge_gate: StrictBool | None = None
+    nightly: StrictBool | None = None
+    release_candidate: StrictBool | None = None
 
 
 def _task_id(value: str) -> str:

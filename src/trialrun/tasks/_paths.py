@@ -4,28 +4,13 @@ names and `setup[].from` stay under the suite's `fixtures/` folder."""
 
 from __future__ import annotations
 
-import functools
-from pathlib import PurePosixPath, PureWindowsPath
+from trialrun.core import RELATIVE_PATH_PATTERN, RELATIVE_PATH_RULE
+from trialrun.core import path_escape as _escape
 
 # The same rules as JSON Schema patterns (for `trialrun schema`): relative, no `..` part,
 # no backslash or NUL; a fixtures path is also non-empty.
-_RELATIVE = r"(?![A-Za-z]:)(?!/)(?!(.*/)?\.\.(/|$))[^\\\u0000]*"
-WORKSPACE_PATH_PATTERN = f"^{_RELATIVE}$"
-FIXTURES_PATH_PATTERN = f"^(?=.*[^/. ]){_RELATIVE}$"
-
-
-@functools.lru_cache(maxsize=4096)  # a suite names the same few fixtures many times
-def _escape(text: str) -> str | None:
-    """'absolute', 'parent' (a `..` part), 'backslash' or 'nul'; None for a plain relative path."""
-    if "\x00" in text:
-        return "nul"
-    if "\\" in text:
-        return "backslash"
-    if PurePosixPath(text).is_absolute() or PureWindowsPath(text).drive:
-        return "absolute"
-    if ".." in PurePosixPath(text).parts:
-        return "parent"
-    return None
+WORKSPACE_PATH_PATTERN = RELATIVE_PATH_PATTERN
+FIXTURES_PATH_PATTERN = f"^(?=.*[^/. ]){RELATIVE_PATH_RULE}$"
 
 
 def workspace_path_problem(target: str, what: str, *, allow_root: bool) -> str | None:

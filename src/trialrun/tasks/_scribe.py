@@ -8,15 +8,16 @@ A task's `rubric` (free text) becomes a `judge` grader over the final answer.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from trialrun.graders import GraderConfig
+from trialrun.core import regex_shape_problem
+from trialrun.graders import GraderConfig, regex_value_problem
 from trialrun.tasks._grader_items import REGEX_VALUE_KINDS, validate_grader
 from trialrun.tasks._issues import Issue, issues_from_validation
 from trialrun.tasks._js_regex import JSRegexError, js_flags, js_to_python
+from trialrun.tasks._limits import MAX_SECONDS
 from trialrun.tasks._model import Task, Tier
 from trialrun.tasks._native import SCHEMA_KEY, Checked
 from trialrun.tasks._problems import FieldPath
@@ -60,7 +61,7 @@ class ScribeTask(BaseModel):
     vaultAssertions: list[Any] = Field(default_factory=list)
     toolCallBudget: int | None = Field(None, ge=0)
     maxTurns: int = Field(15, ge=1)
-    timeoutMs: float = Field(300_000, gt=0)
+    timeoutMs: float = Field(300_000, gt=0, le=MAX_SECONDS * 1000, allow_inf_nan=False)
     rubric: Any = None  # free text for the judge; checked in check_scribe
 
 
@@ -213,21 +214,20 @@ def js_matcher(item: Any, where: FieldPath) -> tuple[Any, list[Issue]]:
 def _pattern(
     pattern: str, js: str, python_flags: str, path: FieldPath, issues: list[Issue]
 ) -> tuple[str, list[Issue]]:
-    try:
-        translated = js_to_python(pattern, js)
-        re.compile(translated, _re_flags(python_flags))
-    except JSRegexError as exc:
-        return "", [*issues, (path, f"bad regex {pattern!r}: {exc}")]
-    except re.error as exc:
-        return "", [*issues, (path, f"bad regex {pattern!r}: {exc.msg}")]
+    shown = repr(pattern) if len(pattern) <= 80 else repr(pattern[:80]) + "…"
+    # the shape first (same repeat syntax): translating a huge pattern is itself slow
+    problem = regex_shape_problem(pattern)
+    translated = ""
+    if problem is None:
+        try:
+            translated = js_to_python(pattern, js)
+        except JSRegexError as exc:
+            problem = str(exc)
+        else:
+            problem = regex_value_problem(translated, python_flags)
+    if problem is not None:
+        return "", [*issues, (path, f"bad regex {shown}: {problem}")]
     return translated, issues
-
-
-def _re_flags(flags: str) -> int:
-    bits = 0
-    for ch in flags:
-        bits |= {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}[ch]
-    return bits
 
 
 def _first_per_field(issues: list[Issue]) -> list[Issue]:

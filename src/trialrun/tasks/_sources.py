@@ -26,6 +26,7 @@ from json.decoder import scanstring
 from pathlib import Path
 from typing import Any
 
+from trialrun.core import FileRefused, open_regular
 from trialrun.tasks._fast_yaml import Unsure, fast_yaml
 from trialrun.tasks._limits import MAX_DEPTH, MAX_NODES, check_shape
 from trialrun.tasks._problems import FieldPath, SourceError
@@ -70,8 +71,10 @@ TASK_SUFFIXES = (".json", ".yaml", ".yml", ".toml")
 def read_bytes(path: Path, max_bytes: int) -> bytes:
     """The file's bytes, or SourceError when it is over `max_bytes` (never read whole)."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # a FIFO or a device: refused, never waited on
             raw = handle.read(max_bytes + 1)
+    except FileRefused as exc:
+        raise SourceError(str(exc).removeprefix(f"{path}: ")) from None
     except OSError as exc:
         raise SourceError(f"cannot read file: {exc.strerror or exc}") from None
     if len(raw) > max_bytes:

@@ -11,7 +11,7 @@ from trialrun.tools._tool import (
     check_arguments,
     tool,
 )
-from trialrun.tools._toolbox import TOOL_PACKS, Toolbox, load_pack, tool_pack
+from trialrun.tools._toolbox import TOOL_PACKS, Toolbox, load_pack, tool_pack, tool_pack_problem
 from trialrun.tools.vault import VAULT_TOOL_NAMES
 
 __all__ = [
@@ -31,5 +31,6 @@ __all__ = [
     "plain",
     "tool",
     "tool_pack",
+    "tool_pack_problem",
     "type_name",
 ]

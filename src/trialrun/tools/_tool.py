@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import math
 import os
 import re
 import types
@@ -31,6 +30,7 @@ from trialrun.errors import ToolError, UserError
 
 DEFAULT_TOOL_TIMEOUT_S = 30.0
 TOOL_TIMEOUT_ENV = "TRIALRUN_TOOL_TIMEOUT_S"
+MAX_TOOL_TIMEOUT_S = 86_400.0  # finite and bounded, as a task's own timeout_s
 
 
 def default_tool_timeout() -> float:
@@ -47,10 +47,14 @@ def default_tool_timeout() -> float:
 
 
 def check_timeout(value: Any, where: str) -> float:
-    """A time limit in seconds (> 0, finite), or a UserError naming `where`."""
+    """A time limit in seconds (> 0, at most `MAX_TOOL_TIMEOUT_S`), or a UserError naming
+    `where`."""
     ok = isinstance(value, int | float) and not isinstance(value, bool)
-    if not ok or not (0 < value < math.inf):
-        raise UserError(f"{where}: the time limit must be a number of seconds > 0, e.g. 30")
+    if not ok or not (0 < value <= MAX_TOOL_TIMEOUT_S):
+        raise UserError(
+            f"{where}: the time limit must be a number of seconds > 0 and at most "
+            f"{MAX_TOOL_TIMEOUT_S:g} (a day), e.g. 30"
+        )
     return float(value)
 
 

@@ -11,15 +11,47 @@ from trialrun.tools._tool import Tool, ToolContext, ToolResult, check_timeout, d
 
 # A tool pack factory takes the pack's options from the task (or {}) and returns tools.
 ToolPackFactory = Callable[[dict[str, Any]], list[Tool]]
+# A pack's options check: a UserError (one line) for options its factory would refuse or
+# silently ignore; run when a task is loaded, without starting or importing anything.
+ToolPackCheck = Callable[[dict[str, Any]], None]
 
 TOOL_PACKS: Registry[ToolPackFactory] = Registry(
     "tool pack", "trialrun.tools", builtin_modules=("trialrun.tools.builtin",)
 )
 
 
-def tool_pack(name: str) -> Callable[[ToolPackFactory], ToolPackFactory]:
-    """Register a tool pack factory under `name` (used in a task's `environment.tools`)."""
+_CHECKS: dict[str, ToolPackCheck] = {}
+
+
+def tool_pack(
+    name: str, check: ToolPackCheck | None = None
+) -> Callable[[ToolPackFactory], ToolPackFactory]:
+    """Register a tool pack factory under `name` (used in a task's `environment.tools`),
+    with `check` for its options at task load time."""
+    if check is not None:
+        _CHECKS[name] = check
     return TOOL_PACKS.register(name)
+
+
+def tool_pack_problem(name: Any, options: Any = None) -> str | None:
+    """Why a task's `environment.tools` entry would fail or be ignored at run time (an
+    unknown pack, options that are no mapping or that the pack refuses), or None."""
+    if not isinstance(name, str) or TOOL_PACKS.get(name) is None:
+        hint = TOOL_PACKS.suggest(name) if isinstance(name, str) else None
+        did = f"; did you mean '{hint}'?" if hint else ""
+        return f"unknown tool pack {name!r}{did} (known: {', '.join(TOOL_PACKS.names())})"
+    if options is not None and not isinstance(options, dict):
+        return (
+            f"tool pack {name}: its options must be a mapping, e.g. {{{name}: {{option: value}}}} "
+            f"(got {type(options).__name__})"
+        )
+    check = _CHECKS.get(name)
+    if check is not None:
+        try:
+            check(options or {})
+        except UserError as exc:
+            return str(exc)
+    return None
 
 
 def load_pack(name: str, options: dict[str, Any] | None = None) -> list[Tool]:
@@ -28,6 +60,8 @@ def load_pack(name: str, options: dict[str, Any] | None = None) -> list[Tool]:
         hint = TOOL_PACKS.suggest(name)
         did = f" (did you mean '{hint}'?)" if hint else ""
         raise UserError(f"unknown tool pack '{name}'{did}; known: {', '.join(TOOL_PACKS.names())}")
+    if (check := _CHECKS.get(name)) is not None:
+        check(options or {})
     return factory(options or {})
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.errors import UserError
-from trialrun.tools._tool import Tool, ToolContext, ToolError
+from trialrun.tools._tool import Tool, ToolContext, ToolError, check_timeout
 from trialrun.tools._toolbox import tool_pack
 
 DEFAULT_CALL_TIMEOUT_S = 60.0
@@ -82,27 +82,43 @@ def _stderr_tail(errlog: Any) -> str:
         return ""
 
 
+def _command(options: dict[str, Any]) -> list[str]:
+    """The server's argv, checked with the other options (nothing started)."""
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise UserError(
+            f"tool pack mcp: unknown option(s) {sorted(unknown)}; allowed: {sorted(_OPTIONS)}"
+        )
+    command = options.get("command")
+    if isinstance(command, str):
+        try:
+            command = shlex.split(command)
+        except ValueError as exc:
+            raise UserError(f"tool pack mcp: command: {exc}; check its quotes") from None
+    if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
+        raise UserError('tool pack mcp: give command: ["program", "arg", …] in its options')
+    if any("\0" in c for c in command):
+        raise UserError("tool pack mcp: command: an argument holds a NUL character; remove it")
+    env = options.get("env") or {}
+    if not isinstance(env, dict):
+        raise UserError("tool pack mcp: env must be a mapping of names to strings")
+    if options.get("lifetime", "run") not in ("run", "trial"):
+        raise UserError(f"tool pack mcp: lifetime {options['lifetime']!r}: use 'run' or 'trial'")
+    if "timeout_s" in options:
+        check_timeout(options["timeout_s"], "tool pack mcp: timeout_s")
+    return command
+
+
+def _check_options(options: dict[str, Any]) -> None:
+    _command(options)
+
+
 class McpServer:
     """One configured server (command + env); sessions keyed by lifetime."""
 
     def __init__(self, options: dict[str, Any]) -> None:
-        unknown = set(options) - _OPTIONS
-        if unknown:
-            raise UserError(
-                f"tool pack mcp: unknown option(s) {sorted(unknown)}; allowed: {sorted(_OPTIONS)}"
-            )
-        command = options.get("command")
-        if isinstance(command, str):
-            command = shlex.split(command)
-        if (
-            not isinstance(command, list)
-            or not command
-            or not all(isinstance(c, str) for c in command)
-        ):
-            raise UserError('tool pack mcp: give command: ["program", "arg", …] in its options')
+        command = _command(options)
         env = options.get("env") or {}
-        if not isinstance(env, dict):
-            raise UserError("tool pack mcp: env must be a mapping of names to strings")
         self.command: list[str] = command
         self.env = {str(k): str(v) for k, v in env.items()}
         self.cwd = options.get("cwd")
@@ -302,7 +318,7 @@ def _make_tool(server: McpServer, spec: Any) -> Tool:
     )
 
 
-@tool_pack("mcp")
+@tool_pack("mcp", _check_options)
 def mcp_pack(options: dict[str, Any]) -> list[Tool]:
     try:
         import mcp  # noqa: F401

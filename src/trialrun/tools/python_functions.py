@@ -23,8 +23,8 @@ from trialrun.tools._tool import Tool, check_timeout, tool
 from trialrun.tools._toolbox import tool_pack
 
 
-@tool_pack("python")
-def python_pack(options: dict[str, Any]) -> list[Tool]:
+def _functions(options: dict[str, Any]) -> list[str]:
+    """The options checked without importing anything: the function references."""
     functions = options.get("functions")
     if isinstance(functions, str):
         functions = [functions]
@@ -37,14 +37,31 @@ def python_pack(options: dict[str, Any]) -> list[Tool]:
         raise UserError(
             f"tool pack python: unknown option(s) {sorted(unknown)}; allowed: functions, timeout_s"
         )
+    if options.get("timeout_s") is not None:
+        check_timeout(options["timeout_s"], "tool pack python: timeout_s")
+    for index, ref in enumerate(functions):
+        module, sep, attr = ref.rpartition(":") if isinstance(ref, str) else ("", "", "")
+        if not (module and sep and attr):
+            raise UserError(
+                f"tool pack python: functions[{index}]: expected 'package.module:function', "
+                f"got {ref!r}"
+            )
+    return functions
+
+
+def _check_options(options: dict[str, Any]) -> None:
+    _functions(options)
+
+
+@tool_pack("python", _check_options)
+def python_pack(options: dict[str, Any]) -> list[Tool]:
+    functions = _functions(options)
     timeout_s = options.get("timeout_s")
     if timeout_s is not None:
         timeout_s = check_timeout(timeout_s, "tool pack python: timeout_s")
     tools: list[Tool] = []
     for index, ref in enumerate(functions):
         where = f"tool pack python: functions[{index}]"
-        if not isinstance(ref, str):
-            raise UserError(f"{where}: expected 'package.module:function', got {ref!r}")
         obj = load_object(ref, where)
         if isinstance(obj, Tool):
             tools.append(replace(obj, timeout_s=timeout_s) if timeout_s else obj)

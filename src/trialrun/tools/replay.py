@@ -83,11 +83,16 @@ def _replayed(name: str, recorded: list[dict[str, Any]]) -> Tool:
     return Tool(name, description, parameters, answer)
 
 
-@tool_pack("replay")
-def replay_pack(options: dict[str, Any]) -> list[Tool]:
+def _check_options(options: dict[str, Any]) -> None:
     unknown = set(options) - {"calls"}
     if unknown:
         raise UserError(f"tool pack replay: unknown option(s) {sorted(unknown)}; allowed: calls")
+    _check(options.get("calls"))
+
+
+@tool_pack("replay", _check_options)
+def replay_pack(options: dict[str, Any]) -> list[Tool]:
+    _check_options(options)
     by_name: dict[str, list[dict[str, Any]]] = {}
     for call in _check(options.get("calls")):
         by_name.setdefault(call["tool"], []).append(call)

@@ -130,15 +130,19 @@ def file_read(ctx: ToolContext, path: str) -> str:
     return text
 
 
-@tool_pack("calculator")
+def _no_options(name: str) -> Callable[[dict[str, Any]], None]:
+    def check(options: dict[str, Any]) -> None:
+        if options:
+            raise UserError(f'tool pack {name}: takes no options; list it as "{name}"')
+
+    return check
+
+
+@tool_pack("calculator", _no_options("calculator"))
 def calculator_pack(options: dict[str, Any]) -> list[Tool]:
-    if options:
-        raise UserError("tool pack calculator: takes no options; list it as \"calculator\"")
     return [calculator]  # type: ignore[list-item]
 
 
-@tool_pack("file_read")
+@tool_pack("file_read", _no_options("file_read"))
 def file_read_pack(options: dict[str, Any]) -> list[Tool]:
-    if options:
-        raise UserError("tool pack file_read: takes no options; list it as \"file_read\"")
     return [file_read]  # type: ignore[list-item]

@@ -169,6 +169,12 @@ class Comparison:
         b, a = self.before.get(key), self.after.get(key)
         return None if a is None or b is None else (a - b) * 100
 
+    def _bounds(self, which: str) -> list[float] | None:
+        """[low, high] of the spend's bootstrap bounds (`latency_bounds_ms` or
+        `cost_bounds_pct`) at the shown confidence; None when none can be drawn."""
+        found = getattr(self.spend, which)() if self.spend is not None else None
+        return None if found is None else [found.low, found.high]
+
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         del out["spend"]
@@ -177,6 +183,8 @@ class Comparison:
         out["drift"] = [t.task_id for t in self.drifts]
         out["mean_solve_rate_delta_pp"] = self.pp("mean_solve_rate")
         out["latency_p95_delta_ms"] = self.latency_delta_ms
+        out["latency_p95_delta_bounds_ms"] = self._bounds("latency_bounds_ms")
+        out["cost_delta_bounds_pct"] = self._bounds("cost_bounds_pct")
         out["cost_delta_pct"] = self.cost_delta_pct
         out["pass_k_delta_pp"] = self.pp("pass_k_rate")
         out["solve_k_delta_pp"] = self.pp("solve_k_rate")
@@ -211,6 +219,12 @@ class BaselineMatch:
     model: str
     baseline_path: Path
     comparison: Comparison | None
+
+    def _bounds(self, which: str) -> list[float] | None:
+        """[low, high] of the spend's bootstrap bounds (`latency_bounds_ms` or
+        `cost_bounds_pct`) at the shown confidence; None when none can be drawn."""
+        found = getattr(self.spend, which)() if self.spend is not None else None
+        return None if found is None else [found.low, found.high]
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -10,7 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from trialrun.tracking._aggregate import TaskCounts
-from trialrun.tracking._bootstrap import PairedTotals
+from trialrun.tracking._bootstrap import (
+    DRAWS,
+    Bounds,
+    PairedTotals,
+    bounds,
+    paired_mean_draws,
+    quantile_difference_draws,
+)
+
+SHOWN_CONFIDENCE = 0.95  # compare and the report show the merge gate's default bounds
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +27,24 @@ class SpendSamples:
     latencies_before_s: tuple[float, ...]  # pooled raw trial latencies (empty: none kept)
     latencies_after_s: tuple[float, ...]
     costs: tuple[PairedTotals, ...]  # one per common task, in the comparison's order
+
+    def latency_bounds_ms(self, confidence: float = SHOWN_CONFIDENCE) -> Bounds | None:
+        """Bootstrap bounds of the P95 increase in ms, as the gate draws them; None when a
+        side kept no per-trial latencies."""
+        if not self.latencies_before_s or not self.latencies_after_s:
+            return None
+        draws = quantile_difference_draws(
+            self.latencies_before_s, self.latencies_after_s, 95, DRAWS
+        )
+        return bounds([(y - x) * 1000 for x, y in draws], confidence)
+
+    def cost_bounds_pct(self, confidence: float = SHOWN_CONFIDENCE) -> Bounds | None:
+        """Paired bootstrap bounds of the cost-per-trial change in %, as the gate draws
+        them; None below two tasks with a cost or at a zero baseline."""
+        if sum(1 for t in self.costs if t.before_trials or t.after_trials) < 2:
+            return None
+        ratios = [(y / x - 1) * 100 for x, y in paired_mean_draws(self.costs, DRAWS) if x > 0]
+        return bounds(ratios, confidence) if ratios else None
 
 
 def _latencies(tasks: list[TaskCounts]) -> tuple[float, ...]:

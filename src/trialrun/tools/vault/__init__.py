@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from trialrun.errors import UserError
 from trialrun.tools._tool import Tool
 from trialrun.tools._toolbox import tool_pack
 from trialrun.tools.vault._files import (
@@ -49,7 +50,30 @@ VAULT_TOOLS: list[Tool] = [
 VAULT_TOOL_NAMES: tuple[str, ...] = tuple(t.name for t in VAULT_TOOLS)
 
 
-@tool_pack("vault")
+def check_vault_options(options: dict[str, Any]) -> None:
+    """`only` / `exclude`: lists of vault tool names (a misspelt name would drop a tool)."""
+    unknown = set(options) - {"only", "exclude"}
+    if unknown:
+        raise UserError(
+            f"tool pack vault: unknown option(s) {sorted(unknown)}; allowed: only, exclude"
+        )
+    for key in ("only", "exclude"):
+        names = options.get(key)
+        if names is None:
+            continue
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise UserError(
+                f"tool pack vault: {key} must be a list of tool names, e.g. [read_file]"
+            )
+        bad = [n for n in names if n not in VAULT_TOOL_NAMES]
+        if bad:
+            raise UserError(
+                f"tool pack vault: {key}: {', '.join(map(repr, bad))} is no vault tool "
+                f"(vault tools: {', '.join(VAULT_TOOL_NAMES)})"
+            )
+
+
+@tool_pack("vault", check_vault_options)
 def vault_pack(options: dict[str, Any]) -> list[Tool]:
     """The vault tools. Options: `only: [names]` or `exclude: [names]` to narrow the set."""
     only = options.get("only")

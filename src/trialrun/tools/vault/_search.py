@@ -3,7 +3,8 @@
 Content search uses the `regex` package (Python's dialect, a superset of `re`) because
 it can stop a search: one call's matching gets REGEX_TIMEOUT_S in all, after which the
 result is a "pattern too slow" error. With `re`, a pattern such as `(a|aa)+$` backtracks
-for hours while holding the GIL, and nothing else in the process runs.
+for hours while holding the GIL, and nothing else in the process runs. Compiling is
+bounded too: `a{4294967294}` would take gigabytes, and is a tool error instead.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import regex
 
+from trialrun.core import UnsafeRegex, compile_safe
 from trialrun.tools._tool import ToolContext, ToolError, tool
 from trialrun.tools.vault._common import MAX_SEARCH_BYTES, read_text, rel, root_of, walk
 
@@ -106,9 +108,9 @@ def find_files_by_content(
     most = _limit("find_files_by_content", limit, 20)
     context = max(0, min(int(contextLines or 0), 10))
     flags = 0 if caseSensitive else regex.IGNORECASE
-    try:
-        rx = regex.compile(query if useRegex else regex.escape(query), flags)
-    except regex.error as exc:
+    try:  # checked for size and compiled under a memory budget (trialrun.core)
+        rx = compile_safe(query if useRegex else regex.escape(query), flags)
+    except UnsafeRegex as exc:
         raise ToolError(f"find_files_by_content: invalid regular expression: {exc}") from None
     budget = REGEX_TIMEOUT_S
     deadline = time.monotonic() + budget
