@@ -164,9 +164,13 @@ def test_launch_writes_config_into_the_private_home_pointing_at_the_proxy(tmp_pa
 def test_api_env_points_exactly_the_chosen_apis_clients_at_the_proxy(api, port):
     root = f"http://127.0.0.1:{port}"
     env = api_env(api, root)
-    chosen = list(API_ENV) if api is None else [api]
-    expected = {k for name in chosen for k in API_ENV[name]} | {"TRIALRUN_PROXY_URL"}
+    if api is None:  # every URL, and only OpenAI's key name
+        urls = {k for names in API_ENV.values() for k in names if k.endswith("_URL")}
+        expected = urls | {"OPENAI_API_KEY", "TRIALRUN_PROXY_URL"}
+    else:
+        expected = set(API_ENV[api]) | {"TRIALRUN_PROXY_URL"}
     assert set(env) == expected
+    assert all(v == "trialrun" for k, v in env.items() if k.endswith("_KEY"))
     assert all(root in v for k, v in env.items() if k.endswith("_URL"))
     if api in ("anthropic", "gemini"):
         assert env["TRIALRUN_PROXY_URL"] == root

@@ -65,11 +65,14 @@ API_ENV: dict[str, dict[str, str]] = {
 
 
 def api_env(api: str | None, root: str) -> dict[str, str]:
-    """The environment for an agent speaking `api` (None: all four), and TRIALRUN_PROXY_URL:
-    the base URL that API's clients take."""
+    """The environment for an agent speaking `api`, and TRIALRUN_PROXY_URL: the base URL
+    that API's clients take. None (not said): every API's base URL, and only OpenAI's key
+    name (no other provider's key name appears unasked)."""
     env: dict[str, str] = {}
     for name in [api] if api else list(API_ENV):
-        env.update({k: v.replace("{root}", root) for k, v in API_ENV[name].items()})
+        for key, value in API_ENV[name].items():
+            if api or key.endswith("_URL") or name == "chat":
+                env[key] = value.replace("{root}", root)
     env["TRIALRUN_PROXY_URL"] = f"{root}/v1" if api in (None, "chat", "responses") else root
     return env
 
