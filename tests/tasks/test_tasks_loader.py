@@ -317,6 +317,7 @@ def test_examples_load_cleanly(examples: Path) -> None:
         "agent.yaml",
         "support_user.yaml",  # the simulated user
         "incident-2026-11-20.chat.json",  # the replay's recording
+        "agents",  # the agent-CLI examples: a project of their own (trialrun.toml)
     }
     judge_tasks = [t for t in report.tasks if any(g.type == "judge" for g in t.graders)]
     assert all(t.source.parent.name == "open_ended" for t in judge_tasks)
@@ -362,3 +363,22 @@ def test_a_task_with_extra_keys_like_an_output_is_still_a_task(tmp_path: Path) -
     write(tmp_path / "t.yaml", TASK_YAML + "run_id: 3\n")
     report = load_tasks([tmp_path])
     assert report.skipped == [] and "run_id" in str(report.problems[0])
+
+
+def test_a_subfolder_with_its_own_trialrun_toml_is_another_project(tmp_path: Path) -> None:
+    # examples/agents: tasks for agent CLIs under their own [run] agent; scanning the parent
+    # passes them over, named, and naming the folder itself runs them
+    write(tmp_path / "t.yaml", TASK_YAML)
+    write(tmp_path / "agents" / "trialrun.toml", '[run]\nagent = "gemini-cli"\n')
+    write(tmp_path / "agents" / "a.yaml", TASK_YAML.replace("task_id: t", "task_id: a"))
+    report = load_tasks([tmp_path])
+    assert [t.task_id for t in report.tasks] == ["t"]
+    reasons = {p.relative_to(tmp_path).as_posix(): r for p, r in report.skipped}
+    assert reasons == {
+        "agents": "a project of its own (trialrun.toml): run it by its path, where its config "
+        "applies"
+    }
+    assert [t.task_id for t in load_tasks([tmp_path / "agents"]).tasks] == ["a"]
+    # the scanned folder's own trialrun.toml is its config, not a nested project
+    write(tmp_path / "trialrun.toml", "")
+    assert [t.task_id for t in load_tasks([tmp_path]).tasks] == ["t"]

@@ -4,7 +4,9 @@ trialrun's own outputs are never read as tasks: a run folder (run.json beside
 results.jsonl) is passed over whole, unread, by the folder scan; a baseline, a run's
 run.json or summary.json elsewhere, and a benchmark summary are told by the keys of the
 one parse every file gets; record files (.jsonl) and the history database (.db) are not
-task suffixes.
+task suffixes. A subfolder with a trialrun.toml of its own is another project (its gates,
+judge and agent settings would not apply from here): it is passed over, named, and run by
+its own path.
 """
 
 from __future__ import annotations
@@ -25,17 +27,21 @@ _SUITE_KEYS = {"meta", "models", "benchmarks"}
 _TASK_KEYS = {"task_id", "id", "userMessage", "inputs", "graders", "suite"}
 _BENCHMARK_SUMMARY_KEYS = {"benchmark", "accuracy", "total_samples"}
 RUN_FOLDER = f"trialrun run folder ({RUN_JSON}, {RESULTS})"
+PROJECT = "trialrun.toml"
+NESTED_PROJECT = f"a project of its own ({PROJECT}): run it by its path, where its config applies"
 
 
 def scan(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> list[Path]:
-    """Task-file candidates under `folder`, sorted; skips hidden and `fixtures/` folders
-    and run folders (each run folder appended to `skipped` with why)."""
+    """Task-file candidates under `folder`, sorted; skips hidden and `fixtures/` folders,
+    run folders and subfolders that are projects of their own (each appended to `skipped`
+    with why)."""
     found: list[Path] = []
     for root, dirs, files in os.walk(folder, followlinks=False):
-        if RUN_JSON in files and RESULTS in files:
+        nested = PROJECT in files and Path(root) != Path(folder)
+        if (RUN_JSON in files and RESULTS in files) or nested:
             dirs[:] = []
             if skipped is not None:
-                skipped.append((Path(root), RUN_FOLDER))
+                skipped.append((Path(root), NESTED_PROJECT if nested else RUN_FOLDER))
             continue
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "fixtures")
         for name in sorted(files):
