@@ -21,6 +21,7 @@ def test_trial_view_fields() -> None:
     assert [f.name for f in dataclasses.fields(TrialView)] == [
         "task_id", "user_message", "final_text", "tool_calls", "messages", "workspace",
         "before", "after", "fixture_dir", "turns", "judge", "extra", "conversation",
+        "task_timeout_s",
     ]  # fmt: skip
     view = TrialView("t", "do it", "done", [], [], None)
     assert (view.task_id, view.user_message, view.turns, view.judge) == ("t", "do it", 0, None)

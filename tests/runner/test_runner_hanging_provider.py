@@ -121,7 +121,7 @@ def test_a_model_whose_every_answer_is_late_is_an_infra_error_too(hang_server, r
     ("text", "problem"),
     [
         ("[retries]\nrequest_timeout_s = 0\n", "request_timeout_s = 0 is too small"),
-        ("[retries]\nrequest_timeout_s = 'soon'\n", "is not a number"),
+        ("[retries]\nrequest_timeout_s = 'soon'\n", "is not a finite number"),
     ],
 )
 def test_a_bad_request_timeout_is_one_user_error(hang_server, retry_env, tmp_path, text, problem):
