@@ -83,6 +83,7 @@ def test_validate_json_is_one_document_with_empty_stderr(examples: Path) -> None
         "good.yaml", "bad.yaml", "full-suite.toml", "judge.yaml", "model-a.yaml", "model-b.yaml",
         "agent.yaml",
         "support_user.yaml", "incident-2026-11-20.chat.json",
+        "agents",  # the agent-CLI examples: a project of their own (trialrun.toml)
     }
 
 
