@@ -48,6 +48,20 @@ def bounds(draws: Sequence[float], confidence: float) -> Bounds:
     return Bounds(low, high, confidence)
 
 
+
+def change_bounds(
+    draws: Sequence[tuple[float, float]], confidence: float, scale: float = 1.0
+) -> Bounds:
+    """Bounds of the increase `(after - before) * scale` over (before, after) replicates."""
+    return bounds([(y - x) * scale for x, y in draws], confidence)
+
+
+def percent_bounds(draws: Sequence[tuple[float, float]], confidence: float) -> Bounds | None:
+    """Bounds of the relative change in % over (before, after) replicates; None when no
+    replicate has a positive `before`."""
+    ratios = [(y / x - 1) * 100 for x, y in draws if x > 0]
+    return bounds(ratios, confidence) if ratios else None
+
 def rng() -> random.Random:
     """A fresh generator at the fixed seed."""
     return random.Random(SEED)

@@ -19,8 +19,9 @@ from trialrun.tracking._bootstrap import (
     DRAWS,
     Bounds,
     PairedTotals,
-    bounds,
+    change_bounds,
     paired_mean_draws,
+    percent_bounds,
     quantile_difference_draws,
 )
 from trialrun.tracking._gate_context import GateContext, Outcome
@@ -81,15 +82,13 @@ def latency_verdict(
         )
         return SpendVerdict(beyond_point, text)
     draws = quantile_difference_draws(latencies_before_s, latencies_after_s, 95, DRAWS)
-    ms_iv = bounds([(y - x) * 1000 for x, y in draws], confidence)
+    ms_iv = change_bounds(draws, confidence, scale=1000)
     parts = [f"{delta_ms:+.0f} ms, {_range(ms_iv, '{:+.0f}', ' ms')}"]
     failed = max_ms is not None and ms_iv.low > max_ms
-    if max_pct is not None and change is not None:
-        ratios = [(y / x - 1) * 100 for x, y in draws if x > 0]
-        if ratios:
-            pct_iv = bounds(ratios, confidence)
-            parts.append(f"{change:+.1f}%, {_range(pct_iv, '{:+.1f}', '%')}")
-            failed = failed or pct_iv.low > max_pct
+    pct_iv = percent_bounds(draws, confidence) if max_pct is not None else None
+    if max_pct is not None and change is not None and pct_iv is not None:
+        parts.append(f"{change:+.1f}%, {_range(pct_iv, '{:+.1f}', '%')}")
+        failed = failed or pct_iv.low > max_pct
     text = f"{head} ({'; '.join(parts)}); limit {limit}: {_verdict(failed, beyond_point)}"
     fewest = min(len(latencies_before_s), len(latencies_after_s))
     if fewest < FEW_TRIALS:
@@ -133,14 +132,12 @@ def cost_verdict(
         return SpendVerdict(beyond_point, text)
     parts: list[str] = []
     failed = False
-    if max_pct is not None and change is not None:
-        ratios = [(y / x - 1) * 100 for x, y in draws if x > 0]
-        if ratios:
-            pct_iv = bounds(ratios, confidence)
-            parts.append(f"{change:+.1f}%, {_range(pct_iv, '{:+.1f}', '%')}")
-            failed = pct_iv.low > max_pct
+    pct_iv = percent_bounds(draws, confidence) if max_pct is not None else None
+    if max_pct is not None and change is not None and pct_iv is not None:
+        parts.append(f"{change:+.1f}%, {_range(pct_iv, '{:+.1f}', '%')}")
+        failed = pct_iv.low > max_pct
     if max_usd is not None:
-        usd_iv = bounds([y - x for x, y in draws], confidence)
+        usd_iv = change_bounds(draws, confidence)
         low, high = _usd(usd_iv.low), _usd(usd_iv.high)
         parts.append(f"{_usd(after - before)}, {usd_iv.label} {low}…{high}")
         failed = failed or usd_iv.low > max_usd

@@ -14,8 +14,9 @@ from trialrun.tracking._bootstrap import (
     DRAWS,
     Bounds,
     PairedTotals,
-    bounds,
+    change_bounds,
     paired_mean_draws,
+    percent_bounds,
     quantile_difference_draws,
 )
 
@@ -36,15 +37,14 @@ class SpendSamples:
         draws = quantile_difference_draws(
             self.latencies_before_s, self.latencies_after_s, 95, DRAWS
         )
-        return bounds([(y - x) * 1000 for x, y in draws], confidence)
+        return change_bounds(draws, confidence, scale=1000)
 
     def cost_bounds_pct(self, confidence: float = SHOWN_CONFIDENCE) -> Bounds | None:
         """Paired bootstrap bounds of the cost-per-trial change in %, as the gate draws
         them; None below two tasks with a cost or at a zero baseline."""
         if sum(1 for t in self.costs if t.before_trials or t.after_trials) < 2:
             return None
-        ratios = [(y / x - 1) * 100 for x, y in paired_mean_draws(self.costs, DRAWS) if x > 0]
-        return bounds(ratios, confidence) if ratios else None
+        return percent_bounds(paired_mean_draws(self.costs, DRAWS), confidence)
 
 
 def _latencies(tasks: list[TaskCounts]) -> tuple[float, ...]:
