@@ -30,6 +30,13 @@ USER_PROMPT = (
     "Reply to the assistant's last message as this user, in one or two short sentences. "
     "When your goal is met, or clearly cannot be met, end your reply with {stop}"
 )
+# `opens`: the user speaks first; the agent's greeting (the task's prompt) opens its view
+USER_OPENS_PROMPT = (
+    "You are role-playing a user who talks to an AI assistant. Stay in character and never "
+    "say you are an AI.\n\nWho you are: {persona}\n\nYour situation and goal: {scenario}\n\n"
+    "Reply to the assistant's last message as this user, in one or two short sentences. "
+    "When your goal is met, or clearly cannot be met, end your reply with {stop}"
+)
 
 
 def model_spec(user: SimulatedUser, task: Task) -> str | None:
@@ -59,11 +66,21 @@ class UserModels:
 
 
 def user_view(messages: list[Message], user: SimulatedUser, opening: str) -> list[Message]:
-    """The conversation as the simulated user sees it (roles swapped, tools left out)."""
-    system = USER_PROMPT.format(
-        persona=user.persona, scenario=user.scenario, opening=opening, stop=user.stop
-    )
-    out: list[Message] = [{"role": "system", "content": system}]
+    """The conversation as the simulated user sees it (roles swapped, tools left out).
+    With `user.opens`, `opening` is the agent's greeting the user answers first."""
+    if user.opens:
+        system = USER_OPENS_PROMPT.format(
+            persona=user.persona, scenario=user.scenario, stop=user.stop
+        )
+        out: list[Message] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": opening},
+        ]
+    else:
+        system = USER_PROMPT.format(
+            persona=user.persona, scenario=user.scenario, opening=opening, stop=user.stop
+        )
+        out = [{"role": "system", "content": system}]
     for m in messages:
         content = m.get("content")
         if not isinstance(content, str) or not content.strip():

@@ -4,7 +4,9 @@ messages = [system, prior `inputs.messages`…, user (prompt + context files)], 
 call the model (one turn), append its assistant message, run each tool call through the
 toolbox, append the tool results; stop when the model calls no tool (its text is the
 final answer) — or, with a simulated user (`inputs.user`), when the user's reply holds its
-stop marker (no marker within its `max_turns` replies: failure "user_max_turns").
+stop marker (no marker within its `max_turns` replies: failure "user_max_turns"); a user
+that `opens` writes the first message itself. A task's `inputs.system_prompt` replaces the
+loop's own system prompt.
 Limits end the trial as the agent's failure (not passed): more than
 `max_turns` model calls ("max_turns"), the trial timeout ("timeout", the partial
 transcript is kept), token and cost caps ("max_tokens", "max_cost"), a model call over
@@ -64,6 +66,11 @@ def user_message(task: Task, workspace: Path | None) -> str:
 
 
 def initial_messages(task: Task, workspace: Path | None, system: str = SYSTEM_PROMPT) -> list:
+    """[system, prior turns…, the user message]; a task's own `inputs.system_prompt` (a
+    benchmark's policy) replaces the loop's system prompt."""
+    own = task.inputs.extra.get("system_prompt")
+    if isinstance(own, str) and own.strip():
+        system = own
     messages: list[Message] = [{"role": "system", "content": system}]
     messages.extend({"role": m.role, "content": m.content} for m in task.inputs.messages)
     messages.append({"role": "user", "content": user_message(task, workspace)})
@@ -126,6 +133,15 @@ class ToolLoopAgent:
             spec = model_spec(user, task)
             user_model = self._users.get(spec) if spec is not None else model
         user_turns = 0
+        if user is not None and user_model is not None and user.opens:
+            # the user speaks first: its opening replaces the prompt as the first message
+            asked = user_reply(user_model, [], user, task.inputs.prompt, params)
+            reply, meta = await (limits.off_clock(asked) if limits.off_clock else asked)
+            user_turns += 1
+            run.turn_meta.append({"turn": 0, **meta})
+            messages[-1] = {"role": "user", "name": USER_NAME, "content": reply}
+            if user.stop in reply:
+                return
         while True:
             if run.turns >= limits.max_turns:
                 run.failure = "max_turns"

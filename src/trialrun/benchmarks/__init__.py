@@ -1,5 +1,6 @@
 """Benchmark mode: models × benchmarks suites from one TOML file, dataset providers,
-research scorers (supergpqa, gaia, frames, wildchat) and run-all.
+research scorers (supergpqa, gaia, frames, wildchat), τ-bench's environments (taubench)
+and run-all.
 
 Every dataset record runs as a trialrun task (k = 1) whose grader is the benchmark's
 scorer, so the runner, run folder, metrics, baselines, gates and reports apply. A new
@@ -7,7 +8,10 @@ benchmark is one file and a registration (`@benchmark("name")`, or the
 `trialrun.benchmarks` entry point group).
 """
 
-from trialrun.benchmarks import _grader  # noqa: F401  (registers the scorer graders)
+from trialrun.benchmarks import (
+    _grader,  # noqa: F401  (registers the scorer graders)
+    taubench,  # noqa: F401  (its grader and tool pack)
+)
 from trialrun.benchmarks._datasets import BenchmarkDataset, DatasetProvider, hf_rows, plain_rows
 from trialrun.benchmarks._judging import LLMJudgeScorer
 from trialrun.benchmarks._records import (

@@ -19,7 +19,7 @@ from trialrun.metrics import wilson_interval
 from trialrun.rundir import JsonLimitError, ResultLine, loads_limited
 
 RECORD_KEYS = ("record_id", "benchmark", "model", "is_correct")
-SCORER_GRADERS = ("benchmark", "benchmarkJudged")
+SCORER_GRADERS = ("benchmark", "benchmarkJudged", "taubench")
 
 
 def record_line(
@@ -43,6 +43,7 @@ def record_line(
     return {
         "record_id": record.get("record_id", line.task_id),
         "task_id": line.task_id,
+        "trial": line.trial,
         "benchmark": benchmark,
         "model": model,
         "backend": backend,

@@ -187,17 +187,21 @@ def run_benchmark(
                     f"unknown benchmark '{pair.benchmark}'; known: {', '.join(BENCHMARKS.names())}"
                 )
             scorer = factory()
-        if dataset is None:
-            dataset = BenchmarkDataset(scorer, pair.dataset, base=pair.base)
-            dataset.load(pair.max_samples, pair.split, pair.seed)
-        records = list(dataset.iter_records())
+        if scorer.episodic:  # whole episodes: the benchmark builds its tasks
+            records, tasks = scorer.episodes(pair)
+            agent = pair.agent  # None: the built-in tool loop
+        else:
+            if dataset is None:
+                dataset = BenchmarkDataset(scorer, pair.dataset, base=pair.base)
+                dataset.load(pair.max_samples, pair.split, pair.seed)
+            records = list(dataset.iter_records())
+            tasks = record_tasks(scorer, records, pair, judged=pair.judge_spec is not None)
+            agent = pair.agent or BACKENDS[backend]
         if not records:
             raise UserError(
                 f"benchmark {pair.benchmark}: no records in its dataset (after its filters); "
                 "check dataset and split"
             )
-        tasks = record_tasks(scorer, records, pair, judged=pair.judge_spec is not None)
-        agent = pair.agent or BACKENDS[backend]
     root = pair.output_dir / "runs" / pair.stem
     ids = [t.task_id for t in tasks] if pair.task_folder is None else []
     resume = _resumable(pair, root, ids)
@@ -213,7 +217,7 @@ def run_benchmark(
     config = RunConfig(
         tasks=tasks,
         models=[pair.model_spec],
-        k=1,
+        k=pair.trials,
         judge=pair.judge_spec,
         agent=agent,
         out=root,
@@ -239,10 +243,21 @@ def run_benchmark(
     )
     if summary["benchmark"] is None:  # nothing finished yet: still name the pair
         summary.update(benchmark=pair.benchmark, model=pair.model_name, backend=backend)
+    summary.update(_k_figures(pair, outcome.summary.aggregate.get(pair.model_spec) or {}))
     write_json_atomic(pair.summary_path, summary)
     return PairOutcome(
         pair, summary, outcome.path, outcome.interrupted, resume is not None, outcome.warnings
     )
+
+
+def _k_figures(pair: PairRun, aggregate: dict[str, Any]) -> dict[str, Any]:
+    """k and the run's per-task means of solve^k and pass^k (completed), as `summarize`."""
+    return {
+        "k": pair.trials,
+        "tasks": aggregate.get("tasks"),
+        "solve_k_rate": aggregate.get("solve_k_rate"),
+        "pass_k_rate": aggregate.get("pass_k_rate"),
+    }
 
 
 def _settings(pair: PairRun, started_at: str | None) -> dict[str, Any]:
@@ -260,6 +275,16 @@ def _settings(pair: PairRun, started_at: str | None) -> dict[str, Any]:
     }
 
 
+def _k_line(summary: dict[str, Any]) -> str:
+    def share(value: Any) -> str:
+        return "–" if value is None else f"{value:.1%}"
+
+    return (
+        f"; k={summary['k']} over {summary['tasks']} task(s): solve^k "
+        f"{share(summary['solve_k_rate'])}, pass^k (completed) {share(summary['pass_k_rate'])}"
+    )
+
+
 def pair_line(outcome: PairOutcome) -> str:
     """One line per finished pair: accuracy with its interval, errors, where it is."""
     s = outcome.summary
@@ -271,6 +296,8 @@ def pair_line(outcome: PairOutcome) -> str:
             f"accuracy {s['accuracy']:.1%} ({s['correct']}/{s['scored_samples']} scored, "
             f"95% CI {low:.1%}–{high:.1%})"
         )
+    if outcome.pair.trials > 1:
+        figure += _k_line(s)
     resumed = " (resumed)" if outcome.resumed else ""
     return (
         f"{outcome.pair.benchmark} × {outcome.pair.model_name}{resumed}: {figure}, "
@@ -302,11 +329,10 @@ def run_pairs(
                 echo(f"warning: {note}")
         try:
             dataset = None
-            if pair.task_folder is None:
+            factory = BENCHMARKS.get(pair.benchmark) if pair.task_folder is None else None
+            if factory is not None and not getattr(factory, "episodic", False):
                 key = (pair.benchmark, pair.dataset, pair.split, pair.max_samples, pair.seed)
                 if key not in datasets:
-                    factory = BENCHMARKS.get(pair.benchmark)
-                    assert factory is not None  # expand() checked it
                     loaded = BenchmarkDataset(factory(), pair.dataset, base=pair.base)
                     loaded.load(pair.max_samples, pair.split, pair.seed)
                     datasets[key] = loaded

@@ -65,6 +65,8 @@ SECTIONS: dict[str, dict[str, tuple[tuple[type, ...], str]]] = {
         "temperature": (_NUMBER, "a number"),
         "max_tokens": ((int,), "an integer"),
         "dataset": ((str,), "a string"),
+        "trials": ((int,), "an integer"),
+        "user_model": ((str,), "a model spec"),
     },
 }
 TABLES = ("meta", "defaults", "judge", "run")
@@ -115,6 +117,9 @@ class Overrides:
     split: str | None = None
     output_dir: Path | None = None
     max_workers: int | None = None
+    trials: int | None = None  # -k: trials per record
+    user_model: str | None = None  # --user-model: the simulated user's model spec
+    env: str | None = None  # --env PATH: an episodic benchmark's environment (its dataset)
 
 
 @dataclass(slots=True)
@@ -140,6 +145,8 @@ class PairRun:
     base: Path
     notes: list[str] = field(default_factory=list)
     judge_max_tokens: int | None = None  # [judge] max_tokens (judges always run at 0)
+    trials: int = 1  # trials per record (pass^k, solve^k over them)
+    user_model: str | None = None  # an episodic benchmark's simulated user (None: the model)
 
     @property
     def stem(self) -> str:
@@ -190,7 +197,7 @@ def _check_fields(
             raise UserError(f"{path}: {where}: {key}: must be {what}, got {value!r}")
         if key == "tools" and not all(isinstance(t, str) for t in value):
             raise UserError(f"{path}: {where}: tools: must be a list of tool names, got {value!r}")
-        if key in ("max_tokens", "max_workers", "max_samples") and value < 1:
+        if key in ("max_tokens", "max_workers", "max_samples", "trials") and value < 1:
             raise UserError(f"{path}: {where}: {key}: must be at least 1, got {value}")
         if key == "temperature" and not 0 <= value <= 2:
             raise UserError(f"{path}: {where}: temperature: must be between 0 and 2, got {value}")
@@ -329,6 +336,20 @@ def check_overrides(over: Overrides) -> None:
             raise UserError(f"{flag} {value}: must be at least 1")
     if over.split is not None and not over.split.strip():
         raise UserError("--split: empty; name a split, e.g. --split test")
+    if over.trials is not None and over.trials < 1:
+        raise UserError(f"-k {over.trials}: must be at least 1")
+
+
+def _user_model(spec: str | None, base: Path) -> str | None:
+    """A user model spec; a `scripted:`/`local:` file relative to `base` made absolute."""
+    if not spec:
+        return None
+    provider, sep, rest = spec.partition(":")
+    if sep and provider in ("scripted", "local") and rest:
+        path = Path(rest).expanduser()
+        if not path.is_absolute():
+            return f"{provider}:{(base / path).resolve()}"
+    return spec
 
 
 def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
@@ -381,6 +402,15 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
             base_url=model.get("base_url"),
         )
         for bench, _where, folder, backend, tools, agent, notes, judge in bench_info:
+            factory = BENCHMARKS.get(bench["name"]) if folder is None else None
+            episodic = bool(getattr(factory, "episodic", False))
+            env = str(Path(over.env).expanduser().resolve()) if over.env and episodic else None
+            dataset = _pick(env, bench.get("dataset"))
+            user = (
+                _user_model(over.user_model, Path.cwd())
+                if over.user_model
+                else _user_model(bench.get("user_model"), suite.base)
+            )
             pairs.append(
                 PairRun(
                     benchmark=bench["name"],
@@ -389,7 +419,7 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
                     backend=backend,
                     tools=tools,
                     agent=agent,
-                    dataset=bench.get("dataset"),
+                    dataset=dataset,
                     task_folder=folder,
                     max_samples=_pick(over.max_samples, bench.get("max_samples")),
                     split=_pick(over.split, bench.get("split")),
@@ -414,6 +444,8 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
                     ),
                     judge_spec=judge,
                     judge_max_tokens=suite.judge.get("max_tokens"),
+                    trials=int(_pick(over.trials, bench.get("trials"), 1)),
+                    user_model=user,
                     max_workers=_pick(over.max_workers, suite.run.get("max_workers")),
                     output_dir=out_dir,
                     base=suite.base,

@@ -16,9 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from trialrun.core import Registry
+
+if TYPE_CHECKING:
+    from trialrun.benchmarks._suite import PairRun
+    from trialrun.tasks import Task
 
 
 @dataclass(slots=True)
@@ -91,6 +95,13 @@ class Benchmark:
     default_backend: ClassVar[str] = "direct"
     # the suite this benchmark's tasks belong to (gates and reports use it)
     suite: ClassVar[str] = "golden"
+    # episodic: each record is a whole episode (tools, a simulated user, k trials) whose
+    # task the benchmark builds itself (`episodes`); no dataset rows, no `score`
+    episodic: ClassVar[bool] = False
+
+    def episodes(self, pair: PairRun) -> tuple[list[Record], list[Task]]:
+        """An episodic benchmark's records and their tasks for one suite pair."""
+        raise NotImplementedError
 
     def to_record(self, row: dict[str, Any], index: int, data_dir: Path | None) -> Record | None:
         """A dataset row as a Record; None drops the row (a filter). `data_dir`: the local

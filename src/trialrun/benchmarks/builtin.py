@@ -2,4 +2,4 @@
 
 from __future__ import annotations
 
-from trialrun.benchmarks import frames, gaia, supergpqa, wildchat  # noqa: F401
+from trialrun.benchmarks import frames, gaia, supergpqa, taubench, wildchat  # noqa: F401

@@ -284,6 +284,12 @@ def register(app: typer.Typer) -> None:
             None, "--max-samples", help="Suites: records per benchmark."
         ),
         split: str = typer.Option(None, "--split", help="Suites: the dataset split."),
+        user_model: str = typer.Option(
+            None, "--user-model", help="Suites: the simulated user's model spec (taubench)."
+        ),
+        env: Path = typer.Option(
+            None, "--env", help="Suites: a τ-bench checkout for taubench (its dataset)."
+        ),
         trigger: str = typer.Option(
             None, "--trigger", help="Recorded in the history: ci, nightly or local "
             "(default: ci when $CI is set, else local)."
@@ -329,12 +335,14 @@ def register(app: typer.Typer) -> None:
             "seed": seed,
             "max_samples": max_samples,
             "split": split,
+            "user_model": user_model,
+            "env": str(env) if env is not None else None,
         }
         suite_file = suite_of(suite_config, paths)
         if suite_file is not None:
             run_suite_command(
                 suite_file, models=list(model or []), out=out, concurrency=concurrency,
-                as_json=as_json, **generation,
+                as_json=as_json, trials=k, **generation,
             )
         given = [f"--{k.replace('_', '-')}" for k, v in generation.items() if v is not None]
         if given:

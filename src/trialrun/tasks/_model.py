@@ -94,13 +94,19 @@ class SimulatedUser(Strict):
     """A simulated user for a multi-turn task: after each answer of the agent it replies in
     character, until its reply holds `stop` or it has replied `max_turns` times (then the
     trial is not passed). `model`: a model spec (an LLM or `scripted:FILE`, a relative path
-    taken from the task file's folder); default: the model under test."""
+    taken from the task file's folder); default: the model under test. `opens`: the user
+    speaks first, answering `prompt` (then the agent's greeting, which the agent never
+    sees), as in τ-bench."""
 
     persona: str = Field(min_length=1, description="who the user is")
     scenario: str = Field(min_length=1, description="what the user wants and knows")
     stop: str = Field("###DONE###", min_length=1, description="the user's end-of-chat marker")
     max_turns: Annotated[int, Field(strict=True, ge=1, le=100)] = 6
     model: str | None = Field(None, min_length=1, description="model spec of the user")
+    opens: StrictBool = Field(
+        False,
+        description="the user writes the first message (to `prompt`, the agent's greeting)",
+    )
 
 
 class Inputs(BaseModel):
