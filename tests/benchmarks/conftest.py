@@ -10,6 +10,9 @@ import pytest
 
 from trialrun.judge import JudgeSettings, configure
 
+# a τ-bench checkout in its published shapes: its tasks_test.py files are data, not tests
+collect_ignore = ["taubench_fixture"]
+
 
 @pytest.fixture(autouse=True)
 def judge_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

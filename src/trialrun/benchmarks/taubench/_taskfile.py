@@ -33,6 +33,11 @@ def _call_name(node: ast.Call) -> str | None:
     return None
 
 
+def _snippet(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
 def _value(node: ast.AST) -> Any:
     """A literal, or a Task/Action call as ("Task" | "Action", {keyword: value})."""
     if isinstance(node, ast.Constant):
@@ -53,8 +58,8 @@ def _value(node: ast.AST) -> Any:
             if any(k.arg is None for k in node.keywords):
                 raise _Refused(node, f"a ** expansion in {name}(...)")
             return (name, {str(k.arg): _value(k.value) for k in node.keywords})
-        raise _Refused(node, f"a call of {name or 'an expression'}(...) (only Task and Action)")
-    raise _Refused(node, f"{type(node).__name__} (only literals, Task(...) and Action(...))")
+        raise _Refused(node, f"`{_snippet(node)}` calls {name or 'an expression'}(...)")
+    raise _Refused(node, f"`{_snippet(node)}` is not a literal, Task(...) or Action(...)")
 
 
 def _action(raw: Any, node: ast.AST) -> TauAction:
