@@ -185,3 +185,56 @@ def test_the_users_time_is_not_the_agents_budget(tmp_path: Path) -> None:
     data = rundir.transcript(line).to_json()
     assert [m["content"] for m in data["messages"] if m.get("name") == USER_NAME] == [
         "another one", "one more", "bye ###DONE###"]
+
+
+def test_a_user_who_opens_answers_the_greeting_first() -> None:
+    opener = SimulatedUser(persona="Sam", scenario="wants a refund", stop="<END>", opens=True)
+    assert user_view([], opener, "Hi! How can I help you today?") == [
+        {"role": "system", "content": user_view([], opener, "x")[0]["content"]},
+        {"role": "user", "content": "Hi! How can I help you today?"},
+    ]
+    assert "You opened the conversation" not in user_view([], opener, "x")[0]["content"]
+    view = user_view(CHAT[2:], opener, "Hi!")  # after its opening, the chat as before
+    assert view[1:] == [
+        {"role": "user", "content": "Hi!"},
+        {"role": "user", "content": "Which order?"},
+        {"role": "assistant", "content": "Order 7."},
+        {"role": "user", "content": "Refunded."},
+    ]
+
+
+OPENER = """
+task_id: opener
+suite: open_ended
+description: the user speaks first, under the task's own system prompt
+inputs:
+  prompt: Hi! How can I help you today?
+  system_prompt: "You are the airline's agent. Policy: be brief."
+  user: {persona: a traveller, scenario: wants a seat, max_turns: 3, stop: "###STOP###",
+         model: scripted:user.yaml, opens: true}
+environment: {sandbox: none}
+graders: [{type: contains, value: 12A}]
+tracked_metrics: [pass@k]
+trials: {k: 1}
+"""
+
+
+def test_an_opening_user_and_the_tasks_system_prompt_in_a_run(tmp_path: Path) -> None:
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "opener.yaml").write_text(OPENER)
+    (tmp_path / "suite" / "user.yaml").write_text(
+        "default:\n  - content: I need a seat.\n  - content: '###STOP###'\n")
+    (tmp_path / "agent.yaml").write_text("default:\n  - content: Seat 12A is yours.\n")
+    proc = trialrun("run", "suite", "--model", f"scripted:{tmp_path / 'agent.yaml'}",
+                    "--out", "out", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    [row] = json.loads(proc.stdout)["tasks"]
+    assert row["errors"] == {} and row["solved"] == 1
+    rundir = RunDir.open(tmp_path / json.loads(proc.stdout)["run_dir"])
+    messages = rundir.transcript(rundir.results()[0]).to_json()["messages"]
+    assert [(m["role"], m.get("name"), m["content"]) for m in messages] == [
+        ("system", None, "You are the airline's agent. Policy: be brief."),
+        ("user", USER_NAME, "I need a seat."),
+        ("assistant", None, "Seat 12A is yours."),
+        ("user", USER_NAME, "###STOP###"),
+    ]

@@ -201,7 +201,9 @@ def test_list_benchmarks() -> None:
     proc = trialrun("list", "--benchmarks", "--json", cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    assert [b["name"] for b in doc["benchmarks"]] == ["frames", "gaia", "supergpqa", "wildchat"]
+    assert [b["name"] for b in doc["benchmarks"]] == [
+        "frames", "gaia", "supergpqa", "taubench", "wildchat"
+    ]
     assert doc["backends"] == {"direct": ["jarvis-direct"], "agent": ["jarvis-agent"]}
     text = trialrun("list", "--benchmarks", cwd=ROOT).stdout
     assert "supergpqa\tm-a-p/SuperGPQA" in text and "backend agent (also jarvis-agent)" in text

@@ -378,7 +378,7 @@ def run_suite(
 def all_benchmarks_suite(
     models: list[str], *, judge: str | None, output_dir: Path, base: Path | None = None
 ) -> Suite:
-    """An in-memory suite: every built-in benchmark on its default dataset."""
+    """An in-memory suite: every built-in dataset benchmark on its default dataset."""
     if not models:
         raise UserError("run-all: give at least one model with -m SPEC")
     base = base or Path.cwd()
@@ -389,7 +389,8 @@ def all_benchmarks_suite(
         judge={"model": judge} if judge else {},
         run={"output_dir": str(output_dir)},
         models=[{"name": m} for m in models],
-        benchmarks=[{"name": name} for name in BENCHMARKS.names()],
+        # an episodic benchmark needs its environment (a checkout): not here
+        benchmarks=[{"name": name} for name, f in BENCHMARKS if not getattr(f, "episodic", False)],
     )
 
 
