@@ -176,3 +176,47 @@ def test_a_tau2_domain_is_named_as_such(tmp_path: Path) -> None:
     assert "unknown τ-bench domain 'telecom' (a τ²-bench domain; τ-bench has airline and " in (
         done.stderr
     )
+
+
+PYTHON_AGENT = '''
+import json
+
+BOOKING = json.loads(%r)
+
+
+def serve(task_input, workspace, tools, model):
+    """Answers once per user turn: the conversation so far is its prompt."""
+    prompt = task_input.prompt
+    assert prompt.startswith("# Airline Agent Policy"), prompt[:80]
+    if "Booked" not in prompt and "book" in prompt:
+        booked = json.loads(tools.call("book_reservation", BOOKING))
+        return "Booked: reservation " + booked["reservation_id"]
+    return "Anything else?"
+'''
+
+
+def test_a_python_agent_talks_to_the_simulated_user_turn_by_turn(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path, dataset=str(FIXTURE), trials=2)
+    (tmp_path / "my_agent.py").write_text(PYTHON_AGENT % json.dumps(BOOKING), encoding="utf-8")
+    text = suite.read_text(encoding="utf-8").replace(
+        'backend = "jarvis-direct"', 'agent = "my_agent.py:serve"\nmax_samples = 1'
+    )
+    suite.write_text(text, encoding="utf-8")
+    user = {"taubench-airline-test-0": [
+        {"content": "I'd like to book JFK to SEA on May 20."},
+        {"content": "Thanks. ###STOP###"},
+    ]}
+    (tmp_path / "user.json").write_text(json.dumps({"tasks": user}), encoding="utf-8")
+    done = trialrun("run", "suite.toml", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    run = json.loads(done.stdout)["runs"][0]
+    assert (run["k"], run["tasks"], run["solve_k_rate"], run["pass_k_rate"]) == (2, 1, 1.0, 1.0)
+    run_dir = next((tmp_path / "out/runs/taubench_agent.json").iterdir())
+    [line, _] = RunDir.open(run_dir).results()
+    assert [c["name"] for c in line.tool_calls] == ["book_reservation"]
+    transcript = RunDir.open(run_dir).transcript(line).to_json()
+    assert [(m["role"], m["content"]) for m in transcript["messages"]] == [
+        ("user", "I'd like to book JFK to SEA on May 20."),
+        ("assistant", "Booked: reservation HATHAT"),
+        ("user", "Thanks. ###STOP###"),
+    ]

@@ -1,6 +1,7 @@
 """Agents under test: the built-in tool loop, Python callables, command-line agents and
 the agent CLIs people ship (presets: gemini-cli, claude-code, codex)."""
 
+from trialrun.agents._conversing import ConversingAgent
 from trialrun.agents._simulated_user import conversation_text
 from trialrun.agents._types import Agent, AgentLimits, AgentRun
 from trialrun.agents.factory import make_agent
@@ -19,6 +20,7 @@ __all__ = [
     "AgentLimits",
     "AgentPreset",
     "AgentRun",
+    "ConversingAgent",
     "ToolLoopAgent",
     "conversation_text",
     "find_binary",

@@ -97,17 +97,19 @@ class WorkerKit:
         return self._once(f"judge:{spec}", lambda: create_model(spec, flag="--judge"))
 
     def agent(self) -> Agent:
-        from trialrun.agents import ToolLoopAgent, make_agent
+        from trialrun.agents import ConversingAgent, ToolLoopAgent, make_agent
 
         job = self.job
         return self._once(
             "agent",
             lambda: (
-                make_agent(
-                    job.agent,
-                    job.agent_cmd,
-                    timeout_s=job.agent_timeout_s,
-                    agent_api=getattr(job, "agent_api", None),
+                ConversingAgent(
+                    make_agent(
+                        job.agent,
+                        job.agent_cmd,
+                        timeout_s=job.agent_timeout_s,
+                        agent_api=getattr(job, "agent_api", None),
+                    )
                 )
                 if self.byo
                 else ToolLoopAgent()

@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trialrun.agents import Agent, ToolLoopAgent, make_agent
+from trialrun.agents import Agent, ConversingAgent, ToolLoopAgent, make_agent
 from trialrun.config import load_config
 from trialrun.core import is_unpinned, model_label, parse_model_spec, slugify
 from trialrun.errors import UserError
@@ -126,8 +126,11 @@ def _judge_spec(judge: str | None) -> tuple[str | None, str]:
 
 def _make_agent(config: RunConfig, timeout_s: float | None) -> Agent:
     if config.agent or config.agent_cmd:
-        return make_agent(
-            config.agent, config.agent_cmd, timeout_s=timeout_s, agent_api=config.agent_api
+        # an agent that answers once talks to a task's simulated user turn by turn
+        return ConversingAgent(
+            make_agent(
+                config.agent, config.agent_cmd, timeout_s=timeout_s, agent_api=config.agent_api
+            )
         )
     return ToolLoopAgent()
 
