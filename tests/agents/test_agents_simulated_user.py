@@ -238,3 +238,28 @@ def test_an_opening_user_and_the_tasks_system_prompt_in_a_run(tmp_path: Path) ->
         ("assistant", None, "Seat 12A is yours."),
         ("user", USER_NAME, "###STOP###"),
     ]
+
+
+def test_an_agent_that_answers_once_is_run_once_per_user_turn(tmp_path: Path) -> None:
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "chatty.yaml").write_text(CHATTY.replace("max_turns: 2", "max_turns: 3"))
+    (tmp_path / "suite" / "user.yaml").write_text(
+        "default:\n  - content: another one\n  - content: 'bye ###DONE###'\n")
+    (tmp_path / "jokes.py").write_text(
+        "def tell(task_input, workspace, tools, model):\n"
+        "    return f'joke {task_input.prompt.count(\"User: \")}'\n")
+    proc = trialrun("run", "suite", "--agent", "jokes.py:tell", "--model",
+                    "scripted:suite/user.yaml", "--out", "out", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    [row] = json.loads(proc.stdout)["tasks"]
+    assert row["errors"] == {} and row["solved"] == 1
+    rundir = RunDir.open(tmp_path / json.loads(proc.stdout)["run_dir"])
+    messages = rundir.transcript(rundir.results()[0]).to_json()["messages"]
+    # each turn's prompt is the chat so far: one user message, then two
+    assert [(m["role"], m["content"]) for m in messages] == [
+        ("user", "Tell me a joke."),
+        ("assistant", "joke 1"),
+        ("user", "another one"),
+        ("assistant", "joke 2"),
+        ("user", "bye ###DONE###"),
+    ]
