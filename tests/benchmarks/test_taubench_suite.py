@@ -107,6 +107,9 @@ def test_a_taubench_suite_runs_end_to_end_with_pass_k_by_hand(tmp_path: Path) ->
     write_suite(tmp_path, dataset=str(FIXTURE))
     done = trialrun("run", "suite.toml", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+    assert "backend 'jarvis-direct' is not used by taubench: its episodes run the built-in " in (
+        done.stderr
+    )
     # by hand, n = k = 3 trials per task: solved 3, 0, 0; completed 3, 3, 0
     solve_k = (pass_hat_k(3, 3, 3) + pass_hat_k(0, 3, 3) + pass_hat_k(0, 3, 3)) / 3
     pass_k = (pass_hat_k(3, 3, 3) + pass_hat_k(3, 3, 3) + pass_hat_k(0, 3, 3)) / 3

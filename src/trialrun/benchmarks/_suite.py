@@ -388,6 +388,11 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
                 f"{backend} backend runs instead"
             )
             agent = None
+        if given and getattr(BENCHMARKS.get(bench["name"]), "episodic", False):
+            notes.append(
+                f"{suite.path}: {where}: backend '{given}' is not used by {bench['name']}: "
+                "its episodes run the built-in tool loop with the domain's tools"
+            )
         judge = _judge_spec(suite, bench, where)
         _check_split(suite, where, bench, over)
         bench_info.append((bench, where, folder, backend, tools, agent, notes, judge))
