@@ -87,8 +87,9 @@ def trialrun(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def write_suite(folder: Path, *, dataset: str | None, split: str = "airline", trials: int = 3,
-                user: dict[str, object] | None = None) -> Path:
-    (folder / "agent.json").write_text(json.dumps({"tasks": AGENT}), encoding="utf-8")
+                user: dict[str, object] | None = None,
+                agent: dict[str, object] | None = None) -> Path:
+    (folder / "agent.json").write_text(json.dumps({"tasks": agent or AGENT}), encoding="utf-8")
     (folder / "user.json").write_text(
         json.dumps({"tasks": user or USER, "default": [{"content": "###STOP###"}]}),
         encoding="utf-8",
@@ -222,4 +223,28 @@ def test_a_python_agent_talks_to_the_simulated_user_turn_by_turn(tmp_path: Path)
         ("user", "I'd like to book JFK to SEA on May 20."),
         ("assistant", "Booked: reservation HATHAT"),
         ("user", "Thanks. ###STOP###"),
+    ]
+
+
+def test_a_hand_off_to_a_human_ends_the_episode(tmp_path: Path) -> None:
+    """Task 2's ground truth adds a bag, then transfers: the user (who never says stop)
+    is not asked again, and the episode is scored as τ-bench scores it."""
+    bag = {"reservation_id": "ZFA04Y", "total_baggages": 2, "nonfree_baggages": 1,
+           "payment_id": "gift_card_1027364"}
+    agent = {"taubench-airline-test-2": [
+        {"tool_calls": [{"name": "update_reservation_baggages", "arguments": bag}]},
+        {"content": "One moment.",
+         "tool_calls": [{"name": "transfer_to_human_agents", "arguments": {"summary": "bag"}}]},
+        {"tool_calls": [{"name": "cancel_reservation", "arguments": {"reservation_id": "ZFA04Y"}}]},
+    ]}
+    text = write_suite(tmp_path, dataset=str(FIXTURE), trials=1, agent=agent).read_text()
+    (tmp_path / "suite.toml").write_text(text.replace('split = "airline"',
+                                                      'split = "airline"\nmax_samples = 3'))
+    done = trialrun("run", "suite.toml", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    run_dir = next((tmp_path / "out/runs/taubench_agent.json").iterdir())
+    [line] = [r for r in RunDir.open(run_dir).results() if r.task_id.endswith("-2")]
+    assert (line.passed, line.solve, line.error) == (True, True, None)
+    assert [c["name"] for c in line.tool_calls] == [
+        "update_reservation_baggages", "transfer_to_human_agents"
     ]

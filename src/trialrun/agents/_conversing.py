@@ -5,8 +5,9 @@ Each turn the inner agent is run on the task with, as its prompt, the conversati
 far (and the task's `system_prompt` first); the same toolbox serves every turn, so what a
 tool changed stays changed. Its answer goes to the simulated user, whose reply starts the
 next turn, until the reply holds the stop marker (none within `max_turns` replies:
-failure "user_max_turns"). Tool calls, turns, tokens and cost add up over the turns; the
-chat (user and agent messages) is the trial's transcript. A task without `inputs.user`
+failure "user_max_turns") or a tool that `ends_chat` succeeded. Tool calls, turns,
+tokens and cost add up over the turns; the chat (user and agent messages) is the trial's
+transcript. A task without `inputs.user`
 goes to the inner agent as it is.
 """
 
@@ -52,6 +53,11 @@ def _add(total: AgentRun, part: AgentRun) -> None:
         total.cost_usd = (total.cost_usd or 0.0) + part.cost_usd
     total.failure, total.failure_message = part.failure, part.failure_message
     total.infra_error = part.infra_error
+
+
+def _ends_chat(toolbox: Toolbox, name: str) -> bool:
+    tool = toolbox.get(name)
+    return tool is not None and tool.ends_chat
 
 
 class ConversingAgent:
@@ -116,6 +122,8 @@ class ConversingAgent:
             total.messages = list(chat)
             if part.failure is not None or part.infra_error is not None:
                 return total
+            if any(call.ok and _ends_chat(toolbox, call.name) for call in part.tool_calls):
+                return total  # a hand-off (e.g. to a human agent) ends the conversation
             if replies >= user.max_turns:
                 total.failure = "user_max_turns"
                 total.failure_message = (

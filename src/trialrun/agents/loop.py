@@ -5,8 +5,9 @@ call the model (one turn), append its assistant message, run each tool call thro
 toolbox, append the tool results; stop when the model calls no tool (its text is the
 final answer) — or, with a simulated user (`inputs.user`), when the user's reply holds its
 stop marker (no marker within its `max_turns` replies: failure "user_max_turns"); a user
-that `opens` writes the first message itself. A task's `inputs.system_prompt` replaces the
-loop's own system prompt.
+that `opens` writes the first message itself; a successful call of a tool that `ends_chat`
+(a hand-off to a human) ends it too. A task's `inputs.system_prompt` replaces the loop's
+own system prompt.
 Limits end the trial as the agent's failure (not passed): more than
 `max_turns` model calls ("max_turns"), the trial timeout ("timeout", the partial
 transcript is kept), token and cost caps ("max_tokens", "max_cost"), a model call over
@@ -200,6 +201,9 @@ class ToolLoopAgent:
                 run.failure = "max_cost"
                 run.failure_message = f"${cost_total:.4f} spent, cap ${cap:g}"
                 return
+            if calls and user is not None and _ends_chat(toolbox, run.tool_calls[-len(calls) :]):
+                run.final_text = completion.text or ""
+                return  # a hand-off (e.g. to a human agent) ends the conversation
             if not calls:
                 run.final_text = completion.text or ""
                 if user is None or user_model is None:
@@ -220,6 +224,15 @@ class ToolLoopAgent:
                 messages.append({"role": "user", "name": USER_NAME, "content": reply})
                 if user.stop in reply:
                     return
+
+
+def _ends_chat(toolbox: Toolbox, calls: list[ToolCallRecord]) -> bool:
+    """A successful call of a tool that ends the conversation (`Tool.ends_chat`)."""
+    for call in calls:
+        tool = toolbox.get(call.name) if call.ok else None
+        if tool is not None and tool.ends_chat:
+            return True
+    return False
 
 
 def _canonical(arguments: dict[str, Any], raw: str | None) -> str:

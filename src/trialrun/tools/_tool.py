@@ -85,6 +85,8 @@ class Tool:
     takes_context: bool = True
     # this tool's per-call limit in seconds; None = the toolbox's (see the module docstring)
     timeout_s: float | None = None
+    # a successful call ends a conversation with a simulated user (a hand-off to a human)
+    ends_chat: bool = False
 
     def spec(self) -> ToolSpec:
         """The OpenAI function-calling spec."""

@@ -6,7 +6,8 @@
 
 The first call of a trial makes that trial's fresh copy of the database (kept in the
 trial's ToolContext), so trials never see each other's changes. A refused call is an
-error result with τ-bench's `Error: …` text; the database is unchanged.
+error result with τ-bench's `Error: …` text; the database is unchanged. A successful
+`transfer_to_human_agents` ends the conversation (`Tool.ends_chat`), as in τ-bench.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from trialrun.benchmarks.taubench._domain import TauDomain, load_domain
 from trialrun.benchmarks.taubench._layout import DOMAINS
 from trialrun.benchmarks.taubench._state import TauState
 from trialrun.benchmarks.taubench._tooling import DomainTool
+from trialrun.benchmarks.taubench._types import TERMINATING_TOOL
 from trialrun.errors import UserError
 from trialrun.tools import Tool, ToolContext, ToolError, tool_pack
 
@@ -53,7 +55,9 @@ def _as_tool(domain: TauDomain, spec: DomainTool) -> Tool:
             raise ToolError(outcome.text)
         return outcome.text
 
-    return Tool(spec.name, spec.description, spec.parameters, call)
+    # τ-bench ends the episode at a hand-off to a human agent
+    ends = spec.name == TERMINATING_TOOL
+    return Tool(spec.name, spec.description, spec.parameters, call, ends_chat=ends)
 
 
 @tool_pack("taubench", _check_options)
