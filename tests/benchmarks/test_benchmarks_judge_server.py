@@ -45,6 +45,17 @@ def test_wildchat_pairwise_in_both_orders(server, answer, original, outcomes, co
     assert len(firsts) == 2 and firsts[0] != firsts[1]
 
 
+def test_wildchat_a_tie_then_a_loss_is_correct_as_in_the_seed(server) -> None:
+    # a judge biased toward the first position: the weaker reply ties when shown first and
+    # loses when shown second; the seed counts a win or a tie in either comparison
+    bench = BENCHMARKS.get("wildchat")()
+    record = Record("w", "FIRST-BIASED: write a haiku", "GOOD haiku", task_id="wildchat-w")
+    result = asyncio.run(bench.score(record, "meh", judge(server)))
+    assert result.metadata["outcomes"] == ["tie", "loss"]
+    assert result.is_correct is True
+    assert result.score == 0.25  # the mean points stay beside the verdict
+
+
 def test_suite_settings_reach_the_provider(server, tmp_path: Path) -> None:
     write_jsonl(tmp_path / "wc.jsonl", wildchat_rows())
     write_csv(tmp_path / "frames.csv", FRAMES_ROWS)
