@@ -1,5 +1,6 @@
 """Dataset providers: rows from the Hugging Face hub, a local dataset folder, a parquet,
-JSONL or CSV file, mapped to Records by a benchmark, shuffled with a seed, then cut.
+JSONL or CSV file, mapped to Records by a benchmark, shuffled with a seed (none: in the dataset's order),
+then cut.
 
 `datasets` (the `benchmarks` extra) is imported only for hub names, dataset folders and
 parquet files; plain `.jsonl` and `.csv` files are read with the standard library.
@@ -27,10 +28,11 @@ PLAIN_SUFFIXES = (".jsonl", ".csv")
 @runtime_checkable
 class DatasetProvider(Protocol):
     """Records of one benchmark: `load` first (shuffle with `seed`, then keep at most
-    `max_samples`), then `iter_records()` and `size()`."""
+    `max_samples`; `seed=None` keeps the dataset's order, as in the seed), then
+    `iter_records()` and `size()`."""
 
     def load(
-        self, max_samples: int | None = None, split: str | None = None, seed: int = 42
+        self, max_samples: int | None = None, split: str | None = None, seed: int | None = None
     ) -> None: ...
 
     def iter_records(self) -> Iterator[Record]: ...
@@ -262,7 +264,7 @@ class BenchmarkDataset:
         )
 
     def load(
-        self, max_samples: int | None = None, split: str | None = None, seed: int = 42
+        self, max_samples: int | None = None, split: str | None = None, seed: int | None = None
     ) -> None:
         if max_samples is not None and max_samples < 1:
             raise UserError(f"max_samples {max_samples}: must be at least 1")
@@ -272,7 +274,8 @@ class BenchmarkDataset:
             record = self.bench.to_record(row, index, data_dir)
             if record is not None:
                 records.append(record)
-        random.Random(seed).shuffle(records)
+        if seed is not None:  # None: the dataset's own order (random.Random(None) is not)
+            random.Random(seed).shuffle(records)
         self.records = records[:max_samples] if max_samples is not None else records
         self.loaded = True
 
