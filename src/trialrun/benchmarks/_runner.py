@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -122,9 +123,12 @@ def _scoring(records: list[Record]) -> dict[str, dict[str, Any]]:
 class _RecordWriter:
     """Appends one record line per finished trial to the per-record file, flushed."""
 
-    def __init__(self, pair: PairRun, records: dict[str, dict[str, Any]]) -> None:
+    def __init__(
+        self, pair: PairRun, records: dict[str, dict[str, Any]], category: str
+    ) -> None:
         self.pair = pair
         self.records = records
+        self.category = category
         self.handle: Any = None
 
     def line(self, result: ResultLine) -> dict[str, Any]:
@@ -135,6 +139,7 @@ class _RecordWriter:
             model=self.pair.model_name,
             backend=self.pair.backend,
             record=record,
+            category=self.category,
         )
 
     def start(self, existing: list[ResultLine]) -> None:
@@ -201,7 +206,8 @@ def run_benchmark(
     root = pair.output_dir / "runs" / pair.stem
     ids = [t.task_id for t in tasks] if pair.task_folder is None else []
     resume = _resumable(pair, root, ids)
-    writer = _RecordWriter(pair, _scoring(records))
+    category = (scorer.category if scorer is not None else "") or pair.benchmark
+    writer = _RecordWriter(pair, _scoring(records), category)
     writer.start(RunDir.open(resume).results() if resume is not None else [])
     given = hooks or RunHooks()
 
@@ -238,17 +244,35 @@ def run_benchmark(
         run_dir=str(outcome.path),
     )
     if summary["benchmark"] is None:  # nothing finished yet: still name the pair
-        summary.update(benchmark=pair.benchmark, model=pair.model_name, backend=backend)
+        summary.update(
+            benchmark=pair.benchmark, category=category, model=pair.model_name, backend=backend
+        )
     write_json_atomic(pair.summary_path, summary)
     return PairOutcome(
         pair, summary, outcome.path, outcome.interrupted, resume is not None, outcome.warnings
     )
 
 
+def unix_time(iso: str | None) -> float | None:
+    """An ISO-8601 time (run.json's `started_at`) as a Unix timestamp; None if it is none."""
+    if not iso:
+        return None
+    try:
+        moment = datetime.fromisoformat(iso)
+    except ValueError:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
 def _settings(pair: PairRun, started_at: str | None) -> dict[str, Any]:
+    """The summary's settings and times: `started_at` / `ended_at` are Unix timestamps, as
+    the seed's RunSummary has them; the ISO texts stay beside them as `…_iso`."""
+    ended = time.time()
     return {
-        "started_at": started_at,
-        "ended_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "started_at": unix_time(started_at),
+        "ended_at": ended,
+        "started_at_iso": started_at,
+        "ended_at_iso": datetime.fromtimestamp(ended, UTC).isoformat(timespec="seconds"),
         "model_spec": model_label(pair.model_spec),
         "dataset": pair.dataset,
         "split": pair.split,

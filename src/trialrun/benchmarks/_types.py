@@ -89,6 +89,8 @@ class Benchmark:
     description: ClassVar[str] = ""
     default_source: ClassVar[DatasetSource | None] = None
     default_backend: ClassVar[str] = "direct"
+    # the seed's category (chat, reasoning, rag, agentic): a summary's `category`
+    category: ClassVar[str] = ""
     # the suite this benchmark's tasks belong to (gates and reports use it)
     suite: ClassVar[str] = "golden"
 

@@ -63,6 +63,7 @@ def subject_of(row: dict[str, Any]) -> str:
 class SuperGPQA(Benchmark):
     description = "graduate-level multiple choice, letter answers (m-a-p/SuperGPQA)"
     default_source = DatasetSource("m-a-p/SuperGPQA", split="train")
+    category = "reasoning"
 
     def to_record(self, row: dict[str, Any], index: int, data_dir: Path | None) -> Record:
         options = as_list(row.get("options"))

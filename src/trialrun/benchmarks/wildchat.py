@@ -43,6 +43,7 @@ class WildChat(Benchmark):
     description = "real chat requests, pairwise-judged against the original reply"
     default_source = DatasetSource("allenai/WildChat-1M", split="train")
     suite = "open_ended"
+    category = "chat"
 
     def to_record(self, row: dict[str, Any], index: int, data_dir: Path | None) -> Record | None:
         pair = single_turn(row)
