@@ -1,6 +1,6 @@
 """Dataset providers: rows from the Hugging Face hub, a local dataset folder, a parquet,
-JSONL or CSV file, mapped to Records by a benchmark, shuffled with a seed (none: in the dataset's order),
-then cut.
+JSONL or CSV file, mapped to Records by a benchmark, shuffled with a seed (none: in the
+dataset's order), then cut.
 
 `datasets` (the `benchmarks` extra) is imported only for hub names, dataset folders and
 parquet files; plain `.jsonl` and `.csv` files are read with the standard library.
