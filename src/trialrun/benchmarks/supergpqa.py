@@ -1,11 +1,12 @@
 """SuperGPQA: graduate-level multiple choice in 285 disciplines (m-a-p/SuperGPQA).
 
 Columns: uuid, question, options (list), answer (the option's text), answer_letter,
-discipline, field, subfield, difficulty; a record's `subject` is its subfield (else
-its field, else its discipline, else "general"), as in the seed. Options are lettered
-A, B, C, …; the model is told "Respond with the correct letter only."; the letter is
-extracted by rules first, then by the judge; metadata: reference_letter,
-candidate_letter, valid_letters, and `reason` (missing_reference_letter, no_choice_letter_extracted) on failure.
+discipline, field, subfield, difficulty; a record's `subject` is its subfield (else its
+field, else its discipline, else "general"), as in the seed. Options are lettered A, B,
+C, …; the model is told "Respond with the correct letter only."; the letter is extracted
+by rules first, then by the judge; metadata: reference_letter, candidate_letter,
+valid_letters, and `reason` (missing_reference_letter, no_choice_letter_extracted) on
+failure.
 """
 
 from __future__ import annotations
