@@ -72,6 +72,7 @@ model = "judge-1"
 provider = "openai-compat"
 base_url = "{server.base_url}"
 max_tokens = 64
+temperature = 0.5
 [run]
 output_dir = "out"
 seed = 5
@@ -104,5 +105,6 @@ dataset = "frames.csv"
     # wildchat: the benchmark's 0.7; frames: [defaults] 0.1; max_tokens: the model's 200
     assert settings == {(0.7, 200, 5), (0.1, 200, 5)}
     judge_calls = [r for r in server.requests if r["model"] == "judge-1"]
-    assert len(judge_calls) == 2 * 2 + 4 and all(r["temperature"] == 0 for r in judge_calls)
+    assert len(judge_calls) == 2 * 2 + 4
+    assert {r["temperature"] for r in judge_calls} == {0.5}  # [judge] temperature, as written
     assert {r.get("max_tokens") for r in judge_calls} == {64}  # [judge] max_tokens

@@ -228,9 +228,10 @@ def run_benchmark(
         argv=argv,
         handle_sigint=handle_sigint,
     )
-    settings = current_settings() if pair.judge_max_tokens is not None else None
-    if settings is not None:  # [judge] max_tokens: for this pair's judge calls only
-        configure(replace(settings, max_tokens=pair.judge_max_tokens))
+    changes = _judge_changes(pair)
+    settings = current_settings() if changes else None
+    if settings is not None:  # [judge] max_tokens / temperature: this pair's judge calls only
+        configure(replace(settings, **changes))
     try:
         outcome = run(config, hooks=RunHooks(given.start, on_trial, given.loaded))
     finally:
@@ -262,6 +263,16 @@ def unix_time(iso: str | None) -> float | None:
     except ValueError:
         return None
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+def _judge_changes(pair: PairRun) -> dict[str, Any]:
+    """The suite's `[judge]` values that replace the judge settings for one pair."""
+    changes: dict[str, Any] = {}
+    if pair.judge_max_tokens is not None:
+        changes["max_tokens"] = pair.judge_max_tokens
+    if pair.judge_temperature is not None:
+        changes["temperature"] = pair.judge_temperature
+    return changes
 
 
 def _settings(pair: PairRun, started_at: str | None) -> dict[str, Any]:

@@ -139,7 +139,8 @@ class PairRun:
     output_dir: Path
     base: Path
     notes: list[str] = field(default_factory=list)
-    judge_max_tokens: int | None = None  # [judge] max_tokens (judges always run at 0)
+    judge_max_tokens: int | None = None  # [judge] max_tokens
+    judge_temperature: float | None = None  # [judge] temperature (unset: 0)
 
     @property
     def stem(self) -> str:
@@ -251,6 +252,10 @@ def load_suite(path: Path | str) -> Suite:
         benchmarks=arrays["benchmarks"],
         warnings=warnings,
     )
+
+
+def _float_or_none(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 def _pick(*values: Any) -> Any:
@@ -414,6 +419,7 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
                     ),
                     judge_spec=judge,
                     judge_max_tokens=suite.judge.get("max_tokens"),
+                    judge_temperature=_float_or_none(suite.judge.get("temperature")),
                     max_workers=_pick(over.max_workers, suite.run.get("max_workers")),
                     output_dir=out_dir,
                     base=suite.base,

@@ -53,6 +53,7 @@ class JudgeSettings:
     timeout_s: float = 120.0
     max_tokens: int | None = None
     constrained: bool = True  # send each prompt's reply constraint to the provider
+    temperature: float = 0.0  # a suite's [judge] temperature; 0 unless one is written
 
     @classmethod
     def from_config(cls, config: ProjectConfig | None = None) -> JudgeSettings:
