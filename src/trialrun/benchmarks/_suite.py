@@ -94,13 +94,11 @@ class Suite:
         return self.path.parent
 
     def output_dir(self) -> Path:
-        """`[run] output_dir` (relative to the suite file), else `results/` under the working
-        directory, as `trialrun run --out`: outputs never land among the suite's own files."""
+        """`[run] output_dir`, else `results/`; a relative one is under the working
+        directory, as OpenJarvis has it (and as `trialrun run --out`), never beside the
+        suite file."""
         given = self.run.get("output_dir")
-        if not given:
-            return Path(DEFAULT_OUTPUT_DIR)
-        out = Path(str(given)).expanduser()
-        return out if out.is_absolute() else self.base / out
+        return Path(str(given)).expanduser() if given else Path(DEFAULT_OUTPUT_DIR)
 
 
 @dataclass(slots=True)
