@@ -10,8 +10,6 @@ folder when its records are the same, so finished records are never run again.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -20,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.benchmarks._datasets import BenchmarkDataset, DatasetProvider
+from trialrun.benchmarks._preflight import check_output_dir, dataset_key, preflight
 from trialrun.benchmarks._records import read_records, record_line, summarize_records
 from trialrun.benchmarks._suite import (
     Overrides,
@@ -99,21 +98,6 @@ def _resumable(pair: PairRun, root: Path, task_ids: list[str]) -> Path | None:
         return last if manifest.paths == [str(folder.resolve())] else None
     old = sorted(str(t.get("task_id")) for t in manifest.tasks)
     return last if old == sorted(task_ids) else None
-
-
-def check_output_dir(out: Path) -> None:
-    """Made and written to once before any work (a dataset load, a trial): a folder under
-    /proc or on a read-only mount is one line, not a traceback after the first trial."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".trialrun-probe-", dir=out)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise UserError(
-            f"output_dir {out}: cannot write there ({exc.strerror or exc}); set [run] "
-            "output_dir (or --out) to a writable folder"
-        ) from None
 
 
 def _scoring(records: list[Record]) -> dict[str, dict[str, Any]]:
@@ -227,6 +211,7 @@ def run_benchmark(
         concurrency=pair.max_workers,
         argv=argv,
         handle_sigint=handle_sigint,
+        self_judge=True,  # allowed with a warning, as in the seed (its example does it)
     )
     changes = _judge_changes(pair)
     settings = current_settings() if changes else None
@@ -322,30 +307,35 @@ def run_pairs(
     hooks_for: Callable[[PairRun], RunHooks] | None = None,
     handle_sigint: bool = True,
 ) -> list[PairOutcome]:
-    """Run pairs in order; stop at an interrupt. `keep_going`: a pair that fails with a
-    UserError is reported and the rest still run (then one UserError lists the failures)."""
+    """Run pairs in order; stop at an interrupt. Every pair is checked before the first
+    runs (`preflight`): a problem refuses the suite before anything ran. `keep_going`: a
+    pair with a problem, or that fails with a UserError, is reported and the rest still
+    run (then one UserError lists the failures)."""
     for out in dict.fromkeys(pair.output_dir for pair in pairs):
         check_output_dir(out)
+    noted: set[str] = set()
+
+    def warn(note: str) -> None:
+        if note not in noted:
+            noted.add(note)
+            echo(f"warning: {note}")
+
+    checked = preflight(pairs)
+    for warning in checked.warnings:
+        warn(warning)
+    if checked.problems and not keep_going:
+        raise UserError(checked.problem_line())
     outcomes: list[PairOutcome] = []
     failures: list[str] = []
-    datasets: dict[tuple[Any, ...], BenchmarkDataset] = {}
-    noted: set[str] = set()
-    for pair in pairs:
+    for index, pair in enumerate(pairs):
         for note in pair.notes:
-            if note not in noted:
-                noted.add(note)
-                echo(f"warning: {note}")
+            warn(note)
         try:
+            if index in checked.problems:
+                raise UserError(checked.problems[index])
             dataset = None
             if pair.task_folder is None:
-                key = (pair.benchmark, pair.dataset, pair.split, pair.max_samples, pair.seed)
-                if key not in datasets:
-                    factory = BENCHMARKS.get(pair.benchmark)
-                    assert factory is not None  # expand() checked it
-                    loaded = BenchmarkDataset(factory(), pair.dataset, base=pair.base)
-                    loaded.load(pair.max_samples, pair.split, pair.seed)
-                    datasets[key] = loaded
-                dataset = datasets[key]
+                dataset = checked.datasets[dataset_key(pair)]
             hooks = hooks_for(pair) if hooks_for else None
             outcome = run_benchmark(
                 pair, dataset, hooks=hooks, argv=argv, handle_sigint=handle_sigint
@@ -358,7 +348,7 @@ def run_pairs(
             continue
         outcomes.append(outcome)
         for warning in outcome.warnings:
-            echo(f"warning: {warning}")
+            warn(warning)
         echo(pair_line(outcome))
         if outcome.interrupted:
             break

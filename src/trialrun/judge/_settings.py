@@ -155,6 +155,16 @@ def resolve_judge_spec(cli_spec: str | None, settings: JudgeSettings | None = No
     return check_judge_spec(spec) if spec else None
 
 
+def self_judge_warning(spec: str) -> str:
+    """The line a run shows when its judge is also a model under test (allowed where the
+    seed allows it: benchmark suites)."""
+    return (
+        f"judge {redact(spec)} is also a model under test: a model tends to prefer its own "
+        "answers (self-preference), so its scores on its own runs may be inflated; a "
+        "different judge model avoids this"
+    )
+
+
 def create_judge(spec: str) -> Model:
     """Create the judge model for `spec` after checking it is pinned."""
     return create_model(check_judge_spec(spec), flag="--judge")
