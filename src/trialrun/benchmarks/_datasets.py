@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, runtime_checkable
 
+from trialrun.benchmarks._hub import hub_unreachable
 from trialrun.benchmarks._types import Benchmark, Record
 from trialrun.errors import UserError
 from trialrun.rundir import JsonLimitError, loads_limited
@@ -178,7 +179,14 @@ def hf_rows(
     split_given: bool = False,
 ) -> Iterable[dict[str, Any]]:
     """Rows through Hugging Face `datasets`: a hub name, a dataset folder (saved with
-    `save_to_disk`, or holding data files), or a parquet/jsonl/csv/json file."""
+    `save_to_disk`, or holding data files), or a parquet/jsonl/csv/json file. A hub name
+    with the hub out of reach is refused at once (one connect probe, `_hub`)."""
+    if not is_local(source, base) and (reason := hub_unreachable()):
+        raise UserError(
+            f"dataset '{source}': cannot reach the Hugging Face hub (offline? {reason}); "
+            'download it where the hub is reachable and give the local copy with dataset = '
+            '"PATH", or set HF_HUB_OFFLINE=1 to use the copy in the Hugging Face cache'
+        )
     try:
         import datasets
     except ImportError:
