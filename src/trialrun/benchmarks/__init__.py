@@ -9,6 +9,7 @@ benchmark is one file and a registration (`@benchmark("name")`, or the
 
 from trialrun.benchmarks import _grader  # noqa: F401  (registers the scorer graders)
 from trialrun.benchmarks._datasets import BenchmarkDataset, DatasetProvider, hf_rows, plain_rows
+from trialrun.benchmarks._eval_runner import EvalRunner, single_pair
 from trialrun.benchmarks._judging import LLMJudgeScorer
 from trialrun.benchmarks._records import (
     is_records_file,
@@ -54,6 +55,7 @@ __all__ = [
     "BenchmarkDataset",
     "DatasetProvider",
     "DatasetSource",
+    "EvalRunner",
     "InferenceBackend",
     "LLMJudgeScorer",
     "ModelBackend",
@@ -81,6 +83,7 @@ __all__ = [
     "run_benchmark",
     "run_pairs",
     "run_suite",
+    "single_pair",
     "suite_line",
     "summarize_records",
 ]

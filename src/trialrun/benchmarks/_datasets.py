@@ -281,6 +281,7 @@ class BenchmarkDataset:
         for index, row in enumerate(self.rows(split)):
             record = self.bench.to_record(row, index, data_dir)
             if record is not None:
+                record.category = record.category or self.bench.category
                 records.append(record)
         if seed is not None:  # None: the dataset's own order (random.Random(None) is not)
             random.Random(seed).shuffle(records)

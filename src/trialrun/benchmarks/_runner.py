@@ -17,9 +17,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from trialrun.benchmarks._backend_model import backend_spec
 from trialrun.benchmarks._datasets import BenchmarkDataset, DatasetProvider
 from trialrun.benchmarks._preflight import check_output_dir, dataset_key, preflight
 from trialrun.benchmarks._records import read_records, record_line, summarize_records
+from trialrun.benchmarks._scorers import keep_scorer
 from trialrun.benchmarks._suite import (
     Overrides,
     PairRun,
@@ -29,7 +31,7 @@ from trialrun.benchmarks._suite import (
     suite_line,
 )
 from trialrun.benchmarks._tasks import record_tasks
-from trialrun.benchmarks._types import BENCHMARKS, Benchmark, Record
+from trialrun.benchmarks._types import BENCHMARKS, Benchmark, InferenceBackend, Record, Scorer
 from trialrun.benchmarks.backends import BACKENDS
 from trialrun.core import model_label, redacted_json
 from trialrun.errors import UserError
@@ -147,8 +149,8 @@ class _RecordWriter:
 def run_benchmark(
     pair: PairRun,
     dataset: DatasetProvider | None = None,
-    backend: str | None = None,
-    scorer: Benchmark | None = None,
+    backend: str | InferenceBackend | None = None,
+    scorer: Benchmark | Scorer | Any | None = None,
     *,
     hooks: RunHooks | None = None,
     argv: list[str] | None = None,
@@ -156,8 +158,13 @@ def run_benchmark(
 ) -> PairOutcome:
     """Run one model × benchmark pair: (config, dataset, backend, scorer) → its summary.
 
-    `dataset` defaults to the pair's source, `backend` to the pair's (`direct`/`agent`),
-    `scorer` to the registered benchmark of that name."""
+    `dataset` defaults to the pair's source. `backend`: a name (`direct`/`agent`; default
+    the pair's), or an `InferenceBackend` object, which then answers every record as the
+    pair's model. `scorer`: default the registered benchmark of that name; any other
+    scorer object (trialrun's or the seed's shape) grades the records in its place."""
+    if backend is not None and not isinstance(backend, str):
+        pair.model_spec = backend_spec(backend, pair.model_name)
+        backend = "direct"
     backend = backend or pair.backend
     if backend not in BACKENDS:
         raise UserError(f"backend '{backend}': unknown; known: {', '.join(BACKENDS)}")
@@ -165,19 +172,14 @@ def run_benchmark(
     pair.backend = backend
     records: list[Record] = []
     tasks: list[Any]
+    category = ""
     if pair.task_folder is not None:
         tasks = [pair.task_folder]
         agent = pair.agent
     else:
-        if scorer is None:
-            factory = BENCHMARKS.get(pair.benchmark)
-            if factory is None:
-                raise UserError(
-                    f"unknown benchmark '{pair.benchmark}'; known: {', '.join(BENCHMARKS.names())}"
-                )
-            scorer = factory()
+        bench, custom = _bench_and_scorer(pair, scorer, dataset)
         if dataset is None:
-            dataset = BenchmarkDataset(scorer, pair.dataset, base=pair.base)
+            dataset = BenchmarkDataset(bench, pair.dataset, base=pair.base)
             dataset.load(pair.max_samples, pair.split, pair.seed)
         records = list(dataset.iter_records())
         if not records:
@@ -185,12 +187,14 @@ def run_benchmark(
                 f"benchmark {pair.benchmark}: no records in its dataset (after its filters); "
                 "check dataset and split"
             )
-        tasks = record_tasks(scorer, records, pair, judged=pair.judge_spec is not None)
+        judged = pair.judge_spec is not None
+        tasks = record_tasks(bench, records, pair, judged=judged, scorer=custom)
         agent = pair.agent or BACKENDS[backend]
+        category = bench.category
     root = pair.output_dir / "runs" / pair.stem
     ids = [t.task_id for t in tasks] if pair.task_folder is None else []
     resume = _resumable(pair, root, ids)
-    category = (scorer.category if scorer is not None else "") or pair.benchmark
+    category = (category if pair.task_folder is None else "") or pair.benchmark
     writer = _RecordWriter(pair, _scoring(records), category)
     writer.start(RunDir.open(resume).results() if resume is not None else [])
     given = hooks or RunHooks()
@@ -248,6 +252,26 @@ def unix_time(iso: str | None) -> float | None:
     except ValueError:
         return None
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+def _bench_and_scorer(
+    pair: PairRun, scorer: Any, dataset: DatasetProvider | None
+) -> tuple[Benchmark, str | None]:
+    """The benchmark whose prompts the records get, and the key of a custom scorer (None:
+    the registered benchmark of the pair's name scores, as in any suite)."""
+    factory = BENCHMARKS.get(pair.benchmark)
+    if isinstance(scorer, Benchmark):
+        registered = factory is not None and type(scorer) is factory
+        return scorer, None if registered else keep_scorer(scorer, pair.benchmark)
+    if factory is not None:
+        return factory(), None if scorer is None else keep_scorer(scorer, pair.benchmark)
+    if scorer is None or dataset is None:
+        raise UserError(
+            f"unknown benchmark '{pair.benchmark}'; known: {', '.join(BENCHMARKS.names())} "
+            "(or pass a dataset and a scorer of your own)"
+        )
+    plain: Benchmark = type("CustomBenchmark", (Benchmark,), {"name": pair.benchmark})()
+    return plain, keep_scorer(scorer, pair.benchmark)
 
 
 def _judge_changes(pair: PairRun) -> dict[str, Any]:

@@ -34,6 +34,7 @@ class Record:
     files: list[Path] = field(default_factory=list)
     # the task this record runs as (judges are asked under it; a scripted judge keys on it)
     task_id: str | None = None
+    category: str = ""  # the seed's EvalRecord.category (its benchmark's, when it has one)
 
     def scoring_data(self) -> dict[str, Any]:
         """What the scorer needs, kept in the task (JSON-able)."""
@@ -43,6 +44,7 @@ class Record:
             "reference": self.reference,
             "subject": self.subject,
             "metadata": self.metadata,
+            "category": self.category,
         }
 
     @classmethod
@@ -53,6 +55,7 @@ class Record:
             reference=data.get("reference"),
             subject=data.get("subject"),
             metadata=dict(data.get("metadata") or {}),
+            category=str(data.get("category") or ""),
         )
 
 
