@@ -19,6 +19,7 @@ from trialrun.benchmarks._records import (
 )
 from trialrun.benchmarks._runner import (
     PairOutcome,
+    local_copies,
     pair_line,
     run_all,
     run_benchmark,
@@ -72,6 +73,7 @@ __all__ = [
     "hf_rows",
     "is_records_file",
     "is_suite_file",
+    "local_copies",
     "load_suite",
     "model_slug",
     "model_spec",

@@ -3,12 +3,12 @@ backend=MyBackend())` / `EvalRunner(config, dataset, MyBackend(), scorer)`, as t
 API takes one.
 
 The object is kept in this process under a spec `inference-backend:KEY` (the model
-provider of that name finds it), so the trial's `direct` backend calls it like any
-model and its usage and cost are counted. Either shape works: trialrun's (async
-`generate_full(prompt, **params)`) or the seed's (sync `generate_full(prompt, *, model,
-system, temperature, max_tokens)` → {content, usage, latency_seconds, cost_usd}), so an
-OpenJarvis backend object runs unchanged. In-process only: worker processes and Ray
-cannot see the object.
+provider of that name, registered on first use, finds it), so the trial's `direct`
+backend calls it like any model and its usage and cost are counted. Either shape works:
+trialrun's (async `generate_full(prompt, **params)`) or the seed's (sync
+`generate_full(prompt, *, model, system, temperature, max_tokens)` → {content, usage,
+latency_seconds, cost_usd}), so an OpenJarvis backend object runs unchanged. In-process
+only: worker processes and Ray cannot see the object.
 """
 
 from __future__ import annotations
@@ -20,7 +20,13 @@ from typing import Any
 
 from trialrun.core import run_sync
 from trialrun.errors import UserError
-from trialrun.models import Completion, CompletionParams, Usage, model_provider
+from trialrun.models import (
+    MODEL_PROVIDERS,
+    Completion,
+    CompletionParams,
+    Usage,
+    model_provider,
+)
 
 PROVIDER = "inference-backend"
 DEFAULT_MAX_TOKENS = 2048  # the seed's default
@@ -36,6 +42,8 @@ def backend_spec(backend: Any, model: str) -> str:
             f"backend {type(backend).__name__}: not an InferenceBackend (it needs "
             "generate_full(prompt, …)); pass one, or a backend name (direct, agent)"
         )
+    if PROVIDER not in MODEL_PROVIDERS:  # registered on first use: not a provider to list
+        model_provider(PROVIDER)(BackendModel)
     base = re.sub(r"[^A-Za-z0-9._-]", "-", f"{type(backend).__name__}-{model}")
     key, number = base, 1
     while key in _LIVE and _LIVE[key][0] is not backend:
@@ -106,5 +114,3 @@ class BackendModel:
     async def aclose(self) -> None:
         """The caller owns the backend (it closes it)."""
 
-
-model_provider(PROVIDER)(BackendModel)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.benchmarks._backend_model import backend_spec
-from trialrun.benchmarks._datasets import BenchmarkDataset, DatasetProvider
+from trialrun.benchmarks._datasets import LOCAL_SUFFIXES, BenchmarkDataset, DatasetProvider
 from trialrun.benchmarks._preflight import check_output_dir, dataset_key, preflight
 from trialrun.benchmarks._records import read_records, record_line, summarize_records
 from trialrun.benchmarks._scorers import keep_scorer
@@ -399,21 +399,53 @@ def run_suite(
 
 
 def all_benchmarks_suite(
-    models: list[str], *, judge: str | None, output_dir: Path, base: Path | None = None
+    models: list[str],
+    *,
+    judge: str | None,
+    output_dir: Path,
+    base: Path | None = None,
+    engine: str | None = None,
+    datasets: dict[str, str] | None = None,
 ) -> Suite:
-    """An in-memory suite: every built-in benchmark on its default dataset."""
+    """An in-memory suite: every built-in benchmark, on its local copy in `datasets`
+    (benchmark → path) when there is one, else its default dataset; `engine` for every
+    model (as a suite's `[[models]] engine`)."""
     if not models:
         raise UserError("run-all: give at least one model with -m SPEC")
     base = base or Path.cwd()
+    local = datasets or {}
+    unknown = sorted(set(local) - set(BENCHMARKS.names()))
+    if unknown:
+        raise UserError(
+            f"--dataset {unknown[0]}=…: no such benchmark; known: {', '.join(BENCHMARKS.names())}"
+        )
     return Suite(
         path=base / "run-all",
         meta={"name": "run-all"},
         defaults={},
         judge={"model": judge} if judge else {},
         run={"output_dir": str(output_dir)},
-        models=[{"name": m} for m in models],
-        benchmarks=[{"name": name} for name in BENCHMARKS.names()],
+        models=[{"name": m, **({"engine": engine} if engine else {})} for m in models],
+        benchmarks=[
+            {"name": name, **({"dataset": local[name]} if name in local else {})}
+            for name in BENCHMARKS.names()
+        ],
     )
+
+
+def local_copies(folder: Path) -> dict[str, str]:
+    """Each built-in benchmark's local copy in `folder`: NAME.jsonl / .csv / .parquet /
+    .json, or a folder NAME/ (benchmarks without one keep their hub dataset)."""
+    if not folder.is_dir():
+        raise UserError(f"--data-dir {folder}: no such folder")
+    found: dict[str, str] = {}
+    for name in BENCHMARKS.names():
+        candidates = [folder / f"{name}{suffix}" for suffix in LOCAL_SUFFIXES]
+        candidates.append(folder / name)
+        hit = next((c for c in candidates if c.exists()), None)
+        if hit is not None:
+            found[name] = str(hit.resolve())
+    return found
 
 
 def run_all(
@@ -425,10 +457,15 @@ def run_all(
     overrides: Overrides | None = None,
     echo: Echo = print,
     argv: list[str] | None = None,
+    engine: str | None = None,
+    datasets: dict[str, str] | None = None,
 ) -> list[PairOutcome]:
     """Every built-in benchmark × `models`; a benchmark that cannot load is reported and
-    the others still run."""
-    suite = all_benchmarks_suite(models, judge=judge, output_dir=output_dir)
+    the others still run. `datasets`: local copies by benchmark name; `engine`: every
+    model's engine."""
+    suite = all_benchmarks_suite(
+        models, judge=judge, output_dir=output_dir, engine=engine, datasets=datasets
+    )
     over = overrides or Overrides()
     if max_samples is not None:
         over.max_samples = max_samples
