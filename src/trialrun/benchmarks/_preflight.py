@@ -123,7 +123,6 @@ def preflight(pairs: list[PairRun]) -> Preflight:
             problem = checks.dataset(pair)
         if problem is not None:
             found.problems[index] = problem
-            continue
         judge = pair.judge_spec
         if judge and pair.task_folder is None and model_label(judge) == model_label(
             pair.model_spec

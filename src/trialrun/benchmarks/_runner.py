@@ -344,6 +344,9 @@ def run_pairs(
             noted.add(note)
             echo(f"warning: {note}")
 
+    for pair in pairs:  # every note and warning before anything runs
+        for note in pair.notes:
+            warn(note)
     checked = preflight(pairs)
     for warning in checked.warnings:
         warn(warning)
@@ -352,8 +355,6 @@ def run_pairs(
     outcomes: list[PairOutcome] = []
     failures: list[str] = []
     for index, pair in enumerate(pairs):
-        for note in pair.notes:
-            warn(note)
         try:
             if index in checked.problems:
                 raise UserError(checked.problems[index])
