@@ -51,7 +51,8 @@ def main() -> None:
         hf_s = time.perf_counter() - started
         suite = folder / "suite.toml"
         suite.write_text(
-            f'[meta]\nname = "bench"\n[run]\nmax_workers = {args.workers}\noutput_dir = "out"\n'
+            f'[meta]\nname = "bench"\n[run]\nmax_workers = {args.workers}\n'
+            f'output_dir = "{folder / "out"}"\n'
             '[[models]]\nname = "model.yaml"\nprovider = "scripted"\n'
             '[[benchmarks]]\nname = "supergpqa"\ndataset = "sg.jsonl"\n'
         )

@@ -16,8 +16,8 @@ SUPERGPQA_ROWS = [
         "answer": ["alpha", "beta", "gamma", "delta"][i % 4],
         "answer_letter": "ABCD"[i % 4],
         "discipline": ["Science", "History"][i % 2],
-        "field": "Physics",
-        "subfield": "Mechanics",
+        "field": ["Physics", "History"][i % 2],
+        "subfield": ["Mechanics", "Ancient History"][i % 2],
         "difficulty": "easy",
         "is_calculation": False,
     }

@@ -24,6 +24,14 @@ def judge_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     configure(None)
 
 
+@pytest.fixture(autouse=True)
+def in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test in its own folder: a suite's relative output_dir (and results/) is under
+    the working directory."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
 @pytest.fixture
 def script(tmp_path: Path):
     """script({task_id: reply | [turns]}, name) → a scripted-model file."""

@@ -2,7 +2,8 @@
 a model under test, answering by what the prompt contains. Every request body is kept.
 
 Judge rules: a pairwise prompt prefers the response holding "GOOD" ([[A>B]] / [[B>A]],
-else [[A=B]]); a YES/NO prompt says YES when the response holds "RIGHT"; a letter
+else [[A=B]]; a request holding "FIRST-BIASED" moves that verdict one step toward A, as a
+position-biased judge would); a YES/NO prompt says YES when the response holds "RIGHT"; a letter
 prompt answers the letter after "LETTER=" (else NONE). Anything else is the model under
 test: it answers MODEL_REPLY.
 """
@@ -17,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 MODEL_REPLY = "GOOD answer"
+SCALE = ["[[B>>A]]", "[[B>A]]", "[[A=B]]", "[[A>B]]", "[[A>>B]]"]
 
 
 def _block(tag: str, text: str) -> str:
@@ -28,7 +30,8 @@ def reply_for(messages: list[dict[str, Any]]) -> str:
     user = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user")
     if "<response_A>" in user:
         a, b = "GOOD" in _block("response_A", user), "GOOD" in _block("response_B", user)
-        return "[[A>B]]" if a and not b else "[[B>A]]" if b and not a else "[[A=B]]"
+        step = 2 + int(a) - int(b) + int("FIRST-BIASED" in _block("user_request", user))
+        return SCALE[step]
     if "<criterion>" in user:
         return "YES" if "RIGHT" in _block("response", user) else "NO"
     if "<answer>" in user:

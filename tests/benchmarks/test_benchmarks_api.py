@@ -86,6 +86,7 @@ def test_a_registered_benchmark_runs_through_run_benchmark(tmp_path: Path) -> No
     summary = outcome.summary
     assert (summary["correct"], summary["scored_samples"]) == (2, 3)
     assert summary["per_subject"]["greeting"]["correct"] == 1
+    assert summary["category"] == "echo-test"  # no category of its own: the name, as the seed
     lines = [json.loads(x) for x in pair.records_path.read_text().splitlines()]
     heard = {line["record_id"]: line["scoring_metadata"]["heard"] for line in lines}
     assert heard == {"1": "hello", "2": "nope", "3": "moon"}

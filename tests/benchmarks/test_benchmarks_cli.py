@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -126,10 +127,18 @@ def test_full_suite_runs_end_to_end(full_suite: Path) -> None:
     # judge, on sg-001; b always answers "A", right where the answer is A (0, 4, 8)
     sg_a = summary(work, "supergpqa_a.yaml")
     assert (sg_a["correct"], sg_a["scored_samples"], sg_a["accuracy"]) == (6, 10, 0.6)
-    assert sg_a["per_subject"]["Science"]["correct"] == 5  # even ids are Science
-    assert sg_a["per_subject"]["History"]["correct"] == 1
+    # the subject is the subfield (as the seed has it): even ids are Mechanics
+    assert sg_a["per_subject"]["Mechanics"]["correct"] == 5
+    assert sg_a["per_subject"]["Ancient History"]["correct"] == 1
     lo, hi = sg_a["accuracy_ci95"]
     assert lo < 0.6 < hi
+    # the seed's RunSummary: a category, and start and end as Unix timestamps
+    assert sg_a["category"] == "reasoning"
+    assert summary(work, "frames_a.yaml")["category"] == "rag"
+    assert isinstance(sg_a["started_at"], float) and isinstance(sg_a["ended_at"], float)
+    assert sg_a["started_at"] <= sg_a["ended_at"]
+    assert datetime.fromisoformat(sg_a["started_at_iso"]).timestamp() == sg_a["started_at"]
+    assert datetime.fromisoformat(sg_a["ended_at_iso"]).timestamp() == int(sg_a["ended_at"])
     sg_b = summary(work, "supergpqa_b.yaml")
     assert (sg_b["correct"], sg_b["accuracy"]) == (3, 0.3)
     judged = {r["record_id"]: r for r in records(work, "supergpqa_a.yaml")}["sg-001"]

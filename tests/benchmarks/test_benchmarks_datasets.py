@@ -38,6 +38,19 @@ def test_plain_jsonl_and_csv_rows(tmp_path: Path) -> None:
     assert rows[1]["Prompt"] == "Multi-hop question 1?" and rows[1]["Answer"] == "answer 1"
 
 
+def test_load_without_a_seed_keeps_the_original_order(tmp_path: Path) -> None:
+    # the seed's DatasetProvider: seed=None means no shuffle, every load the same order
+    path = write_jsonl(tmp_path / "sg.jsonl", SUPERGPQA_ROWS)
+    all_ids = [r["uuid"] for r in SUPERGPQA_ROWS]
+    for _ in range(6):
+        dataset = BenchmarkDataset(bench("supergpqa"), str(path))
+        dataset.load(seed=None)
+        assert ids(dataset) == all_ids
+    first = BenchmarkDataset(bench("supergpqa"), str(path))
+    first.load(max_samples=3)  # the default seed is None too
+    assert ids(first) == all_ids[:3]
+
+
 def test_load_shuffles_with_the_seed_then_truncates(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "sg.jsonl", SUPERGPQA_ROWS)
     all_ids = [r["uuid"] for r in SUPERGPQA_ROWS]

@@ -45,6 +45,17 @@ def test_wildchat_pairwise_in_both_orders(server, answer, original, outcomes, co
     assert len(firsts) == 2 and firsts[0] != firsts[1]
 
 
+def test_wildchat_a_tie_then_a_loss_is_correct_as_in_the_seed(server) -> None:
+    # a judge biased toward the first position: the weaker reply ties when shown first and
+    # loses when shown second; the seed counts a win or a tie in either comparison
+    bench = BENCHMARKS.get("wildchat")()
+    record = Record("w", "FIRST-BIASED: write a haiku", "GOOD haiku", task_id="wildchat-w")
+    result = asyncio.run(bench.score(record, "meh", judge(server)))
+    assert result.metadata["outcomes"] == ["tie", "loss"]
+    assert result.is_correct is True
+    assert result.score == 0.25  # the mean points stay beside the verdict
+
+
 def test_suite_settings_reach_the_provider(server, tmp_path: Path) -> None:
     write_jsonl(tmp_path / "wc.jsonl", wildchat_rows())
     write_csv(tmp_path / "frames.csv", FRAMES_ROWS)
@@ -61,6 +72,7 @@ model = "judge-1"
 provider = "openai-compat"
 base_url = "{server.base_url}"
 max_tokens = 64
+temperature = 0.5
 [run]
 output_dir = "out"
 seed = 5
@@ -93,5 +105,6 @@ dataset = "frames.csv"
     # wildchat: the benchmark's 0.7; frames: [defaults] 0.1; max_tokens: the model's 200
     assert settings == {(0.7, 200, 5), (0.1, 200, 5)}
     judge_calls = [r for r in server.requests if r["model"] == "judge-1"]
-    assert len(judge_calls) == 2 * 2 + 4 and all(r["temperature"] == 0 for r in judge_calls)
+    assert len(judge_calls) == 2 * 2 + 4
+    assert {r["temperature"] for r in judge_calls} == {0.5}  # [judge] temperature, as written
     assert {r.get("max_tokens") for r in judge_calls} == {64}  # [judge] max_tokens

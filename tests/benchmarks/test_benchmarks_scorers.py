@@ -82,6 +82,19 @@ def test_supergpqa_record_letters_options_and_instruction() -> None:
     assert record.subject == "Science"
 
 
+def test_supergpqa_subject_is_the_subfield_as_in_the_seed() -> None:
+    bench = BENCHMARKS.get("supergpqa")()
+    row = {
+        "uuid": "u2", "question": "Q?", "options": ["a", "b"], "answer_letter": "A",
+        "discipline": "Engineering", "field": "Mechanical Engineering",
+        "subfield": "Fluid Flow and Transfer Processes",
+    }
+    assert bench.to_record(row, 0, None).subject == "Fluid Flow and Transfer Processes"
+    assert bench.to_record({**row, "subfield": " "}, 0, None).subject == "Mechanical Engineering"
+    bare = {k: v for k, v in row.items() if k not in ("discipline", "field", "subfield")}
+    assert bench.to_record(bare, 0, None).subject == "general"
+
+
 def sg_record(reference: str | None = "B", task_id: str = "supergpqa-u1") -> Record:
     return Record(
         "u1", "Q?\n\nA) a\nB) b\nC) c\nD) d", reference, "Science",
@@ -252,6 +265,13 @@ def test_wildchat_one_verdict_in_both_orders_is_a_tie(script, verdict: str) -> N
     assert result.score == 0.5
     assert result.is_correct is True
     assert len(result.metadata["outcomes"]) == 2
+
+
+def test_wildchat_subject_is_conversation_as_in_the_seed() -> None:
+    bench = BENCHMARKS.get("wildchat")()
+    record = bench.to_record(wc([U, A], model="gpt-4-0314", conversation_hash="h"), 0, None)
+    assert record.subject == "conversation"
+    assert record.metadata["original_model"] == "gpt-4-0314"
 
 
 def test_wildchat_without_judge_is_undecided() -> None:

@@ -3,6 +3,7 @@ once each; expansion to models × benchmarks with benchmark > model > defaults >
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -137,12 +138,26 @@ judge_model = "scripted:judge2.yaml"
     assert a_gaia.tools == ["file_read", "calculator"]
     assert a_sg.judge_spec == "scripted:j.yaml" and a_gaia.judge_spec == "scripted:judge2.yaml"
     assert (a_sg.seed, a_sg.max_samples, a_sg.split, a_sg.max_workers) == (7, 5, "train", 3)
-    assert a_sg.records_path == tmp_path / "out" / "supergpqa_a.yaml.jsonl"
-    assert g_sg.summary_path == tmp_path / "out" / "supergpqa_gpt-4o-2024-08-06.summary.json"
+    # output_dir is under the working directory (as OpenJarvis), not beside the suite file
+    assert a_sg.records_path == Path("out") / "supergpqa_a.yaml.jsonl"
+    assert g_sg.summary_path == Path("out") / "supergpqa_gpt-4o-2024-08-06.summary.json"
     over = expand(suite, Overrides(temperature=0.0, max_tokens=64, seed=1, max_samples=2))
     assert {(p.temperature, p.max_tokens, p.seed, p.max_samples) for p in over} == {
         (0.0, 64, 1, 2)
     }
+
+
+def test_output_dir_is_under_the_working_directory_not_the_suite_file(tmp_path: Path) -> None:
+    # OpenJarvis: output_dir = "results/" is where you run from; beside the TOML, the
+    # README's demo wrote its results into examples/
+    suites, work = tmp_path / "suites", tmp_path / "work"
+    suites.mkdir()
+    work.mkdir()
+    os.chdir(work)  # the autouse fixture restores the working directory
+    text = BASE.replace("[[models]]", '[run]\noutput_dir = "out/"\n[[models]]')
+    (pair,) = expand(load_suite(write(suites, text)))
+    assert pair.records_path.resolve() == work / "out" / "supergpqa_m.yaml.jsonl"
+    assert not (suites / "out").exists()
 
 
 def test_built_in_defaults(tmp_path: Path) -> None:

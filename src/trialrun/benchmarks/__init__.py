@@ -13,6 +13,7 @@ from trialrun.benchmarks import (
     taubench,  # noqa: F401  (its grader and tool pack)
 )
 from trialrun.benchmarks._datasets import BenchmarkDataset, DatasetProvider, hf_rows, plain_rows
+from trialrun.benchmarks._eval_runner import EvalRunner, single_pair
 from trialrun.benchmarks._judging import LLMJudgeScorer
 from trialrun.benchmarks._records import (
     is_records_file,
@@ -22,6 +23,7 @@ from trialrun.benchmarks._records import (
 )
 from trialrun.benchmarks._runner import (
     PairOutcome,
+    local_copies,
     pair_line,
     run_all,
     run_benchmark,
@@ -58,6 +60,7 @@ __all__ = [
     "BenchmarkDataset",
     "DatasetProvider",
     "DatasetSource",
+    "EvalRunner",
     "InferenceBackend",
     "LLMJudgeScorer",
     "ModelBackend",
@@ -74,6 +77,7 @@ __all__ = [
     "hf_rows",
     "is_records_file",
     "is_suite_file",
+    "local_copies",
     "load_suite",
     "model_slug",
     "model_spec",
@@ -85,6 +89,7 @@ __all__ = [
     "run_benchmark",
     "run_pairs",
     "run_suite",
+    "single_pair",
     "suite_line",
     "summarize_records",
 ]

@@ -1,5 +1,6 @@
 """Dataset providers: rows from the Hugging Face hub, a local dataset folder, a parquet,
-JSONL or CSV file, mapped to Records by a benchmark, shuffled with a seed, then cut.
+JSONL or CSV file, mapped to Records by a benchmark, shuffled with a seed (none: in the
+dataset's order), then cut.
 
 `datasets` (the `benchmarks` extra) is imported only for hub names, dataset folders and
 parquet files; plain `.jsonl` and `.csv` files are read with the standard library.
@@ -16,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, runtime_checkable
 
+from trialrun.benchmarks._hub import hub_unreachable
 from trialrun.benchmarks._types import Benchmark, Record
 from trialrun.errors import UserError
 from trialrun.rundir import JsonLimitError, loads_limited
@@ -27,10 +29,11 @@ PLAIN_SUFFIXES = (".jsonl", ".csv")
 @runtime_checkable
 class DatasetProvider(Protocol):
     """Records of one benchmark: `load` first (shuffle with `seed`, then keep at most
-    `max_samples`), then `iter_records()` and `size()`."""
+    `max_samples`; `seed=None` keeps the dataset's order, as in the seed), then
+    `iter_records()` and `size()`."""
 
     def load(
-        self, max_samples: int | None = None, split: str | None = None, seed: int = 42
+        self, max_samples: int | None = None, split: str | None = None, seed: int | None = None
     ) -> None: ...
 
     def iter_records(self) -> Iterator[Record]: ...
@@ -176,7 +179,14 @@ def hf_rows(
     split_given: bool = False,
 ) -> Iterable[dict[str, Any]]:
     """Rows through Hugging Face `datasets`: a hub name, a dataset folder (saved with
-    `save_to_disk`, or holding data files), or a parquet/jsonl/csv/json file."""
+    `save_to_disk`, or holding data files), or a parquet/jsonl/csv/json file. A hub name
+    with the hub out of reach is refused at once (one connect probe, `_hub`)."""
+    if not is_local(source, base) and (reason := hub_unreachable()):
+        raise UserError(
+            f"dataset '{source}': cannot reach the Hugging Face hub (offline? {reason}); "
+            'download it where the hub is reachable and give the local copy with dataset = '
+            '"PATH", or set HF_HUB_OFFLINE=1 to use the copy in the Hugging Face cache'
+        )
     try:
         import datasets
     except ImportError:
@@ -262,7 +272,7 @@ class BenchmarkDataset:
         )
 
     def load(
-        self, max_samples: int | None = None, split: str | None = None, seed: int = 42
+        self, max_samples: int | None = None, split: str | None = None, seed: int | None = None
     ) -> None:
         if max_samples is not None and max_samples < 1:
             raise UserError(f"max_samples {max_samples}: must be at least 1")
@@ -271,8 +281,10 @@ class BenchmarkDataset:
         for index, row in enumerate(self.rows(split)):
             record = self.bench.to_record(row, index, data_dir)
             if record is not None:
+                record.category = record.category or self.bench.category
                 records.append(record)
-        random.Random(seed).shuffle(records)
+        if seed is not None:  # None: the dataset's own order (random.Random(None) is not)
+            random.Random(seed).shuffle(records)
         self.records = records[:max_samples] if max_samples is not None else records
         self.loaded = True
 

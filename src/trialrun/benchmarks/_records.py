@@ -5,7 +5,8 @@ and the record: `error` when inference failed, `is_correct` None when the scorer
 not decide, else True/False, with score, latency, tokens, cost and the scorer's
 metadata. The summary is recomputed from the record lines alone: accuracy over scored
 records with a Wilson 95 % interval (`trialrun.metrics`), errors, mean latency, total
-cost, a per-subject breakdown, start and end.
+cost, a per-subject breakdown, the category (the seed's chat / reasoning / rag /
+agentic), start and end.
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ SCORER_GRADERS = ("benchmark", "benchmarkJudged", "taubench")
 
 
 def record_line(
-    line: ResultLine, *, benchmark: str, model: str, backend: str, record: dict[str, Any]
+    line: ResultLine,
+    *,
+    benchmark: str,
+    model: str,
+    backend: str,
+    record: dict[str, Any],
+    category: str | None = None,
 ) -> dict[str, Any]:
     """The per-record line for one finished trial."""
     verdict = next((v for v in line.verdicts if v.get("grader") in SCORER_GRADERS), None)
@@ -45,6 +52,7 @@ def record_line(
         "task_id": line.task_id,
         "trial": line.trial,
         "benchmark": benchmark,
+        "category": category or benchmark,
         "model": model,
         "backend": backend,
         "subject": record.get("subject"),
@@ -136,8 +144,11 @@ def summarize_records(records: Iterable[dict[str, Any]], **extra: Any) -> dict[s
     for entry in subjects.values():
         entry.update(_accuracy(entry["correct"], entry["scored"]))
     first = rows[0] if rows else {}
+    categories = {r.get("category") or r.get("benchmark") for r in rows}
     return {
         "benchmark": first.get("benchmark"),
+        # as the seed: the records' one category, else the benchmark's name
+        "category": categories.pop() if len(categories) == 1 else first.get("benchmark"),
         "model": first.get("model"),
         "backend": first.get("backend"),
         "total_samples": len(rows),

@@ -10,16 +10,18 @@ folder when its records are the same, so finished records are never run again.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from trialrun.benchmarks._datasets import BenchmarkDataset, DatasetProvider
+from trialrun.benchmarks._backend_model import backend_spec
+from trialrun.benchmarks._datasets import LOCAL_SUFFIXES, BenchmarkDataset, DatasetProvider
+from trialrun.benchmarks._preflight import check_output_dir, dataset_key, preflight
 from trialrun.benchmarks._records import read_records, record_line, summarize_records
+from trialrun.benchmarks._scorers import keep_scorer
 from trialrun.benchmarks._suite import (
     Overrides,
     PairRun,
@@ -29,7 +31,7 @@ from trialrun.benchmarks._suite import (
     suite_line,
 )
 from trialrun.benchmarks._tasks import record_tasks
-from trialrun.benchmarks._types import BENCHMARKS, Benchmark, Record
+from trialrun.benchmarks._types import BENCHMARKS, Benchmark, InferenceBackend, Record, Scorer
 from trialrun.benchmarks.backends import BACKENDS
 from trialrun.core import model_label, redacted_json
 from trialrun.errors import UserError
@@ -100,21 +102,6 @@ def _resumable(pair: PairRun, root: Path, task_ids: list[str]) -> Path | None:
     return last if old == sorted(task_ids) else None
 
 
-def check_output_dir(out: Path) -> None:
-    """Made and written to once before any work (a dataset load, a trial): a folder under
-    /proc or on a read-only mount is one line, not a traceback after the first trial."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".trialrun-probe-", dir=out)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise UserError(
-            f"output_dir {out}: cannot write there ({exc.strerror or exc}); set [run] "
-            "output_dir (or --out) to a writable folder"
-        ) from None
-
-
 def _scoring(records: list[Record]) -> dict[str, dict[str, Any]]:
     return {r.task_id or r.record_id: r.scoring_data() for r in records}
 
@@ -122,9 +109,12 @@ def _scoring(records: list[Record]) -> dict[str, dict[str, Any]]:
 class _RecordWriter:
     """Appends one record line per finished trial to the per-record file, flushed."""
 
-    def __init__(self, pair: PairRun, records: dict[str, dict[str, Any]]) -> None:
+    def __init__(
+        self, pair: PairRun, records: dict[str, dict[str, Any]], category: str
+    ) -> None:
         self.pair = pair
         self.records = records
+        self.category = category
         self.handle: Any = None
 
     def line(self, result: ResultLine) -> dict[str, Any]:
@@ -135,6 +125,7 @@ class _RecordWriter:
             model=self.pair.model_name,
             backend=self.pair.backend,
             record=record,
+            category=self.category,
         )
 
     def start(self, existing: list[ResultLine]) -> None:
@@ -158,8 +149,8 @@ class _RecordWriter:
 def run_benchmark(
     pair: PairRun,
     dataset: DatasetProvider | None = None,
-    backend: str | None = None,
-    scorer: Benchmark | None = None,
+    backend: str | InferenceBackend | None = None,
+    scorer: Benchmark | Scorer | Any | None = None,
     *,
     hooks: RunHooks | None = None,
     argv: list[str] | None = None,
@@ -167,8 +158,13 @@ def run_benchmark(
 ) -> PairOutcome:
     """Run one model × benchmark pair: (config, dataset, backend, scorer) → its summary.
 
-    `dataset` defaults to the pair's source, `backend` to the pair's (`direct`/`agent`),
-    `scorer` to the registered benchmark of that name."""
+    `dataset` defaults to the pair's source. `backend`: a name (`direct`/`agent`; default
+    the pair's), or an `InferenceBackend` object, which then answers every record as the
+    pair's model. `scorer`: default the registered benchmark of that name; any other
+    scorer object (trialrun's or the seed's shape) grades the records in its place."""
+    if backend is not None and not isinstance(backend, str):
+        pair.model_spec = backend_spec(backend, pair.model_name)
+        backend = "direct"
     backend = backend or pair.backend
     if backend not in BACKENDS:
         raise UserError(f"backend '{backend}': unknown; known: {', '.join(BACKENDS)}")
@@ -176,26 +172,23 @@ def run_benchmark(
     pair.backend = backend
     records: list[Record] = []
     tasks: list[Any]
+    category = ""
     if pair.task_folder is not None:
         tasks = [pair.task_folder]
         agent = pair.agent
     else:
-        if scorer is None:
-            factory = BENCHMARKS.get(pair.benchmark)
-            if factory is None:
-                raise UserError(
-                    f"unknown benchmark '{pair.benchmark}'; known: {', '.join(BENCHMARKS.names())}"
-                )
-            scorer = factory()
-        if scorer.episodic:  # whole episodes: the benchmark builds its tasks
-            records, tasks = scorer.episodes(pair)
+        bench, custom = _bench_and_scorer(pair, scorer, dataset)
+        category = bench.category
+        if bench.episodic:  # whole episodes: the benchmark builds its tasks
+            records, tasks = bench.episodes(pair)
             agent = pair.agent  # None: the built-in tool loop
         else:
             if dataset is None:
-                dataset = BenchmarkDataset(scorer, pair.dataset, base=pair.base)
+                dataset = BenchmarkDataset(bench, pair.dataset, base=pair.base)
                 dataset.load(pair.max_samples, pair.split, pair.seed)
             records = list(dataset.iter_records())
-            tasks = record_tasks(scorer, records, pair, judged=pair.judge_spec is not None)
+            judged = pair.judge_spec is not None
+            tasks = record_tasks(bench, records, pair, judged=judged, scorer=custom)
             agent = pair.agent or BACKENDS[backend]
         if not records:
             raise UserError(
@@ -205,7 +198,8 @@ def run_benchmark(
     root = pair.output_dir / "runs" / pair.stem
     ids = [t.task_id for t in tasks] if pair.task_folder is None else []
     resume = _resumable(pair, root, ids)
-    writer = _RecordWriter(pair, _scoring(records))
+    category = (category if pair.task_folder is None else "") or pair.benchmark
+    writer = _RecordWriter(pair, _scoring(records), category)
     writer.start(RunDir.open(resume).results() if resume is not None else [])
     given = hooks or RunHooks()
 
@@ -225,10 +219,12 @@ def run_benchmark(
         concurrency=pair.max_workers,
         argv=argv,
         handle_sigint=handle_sigint,
+        self_judge=True,  # allowed with a warning, as in the seed (its example does it)
     )
-    settings = current_settings() if pair.judge_max_tokens is not None else None
-    if settings is not None:  # [judge] max_tokens: for this pair's judge calls only
-        configure(replace(settings, max_tokens=pair.judge_max_tokens))
+    changes = _judge_changes(pair)
+    settings = current_settings() if changes else None
+    if settings is not None:  # [judge] max_tokens / temperature: this pair's judge calls only
+        configure(replace(settings, **changes))
     try:
         outcome = run(config, hooks=RunHooks(given.start, on_trial, given.loaded))
     finally:
@@ -242,7 +238,9 @@ def run_benchmark(
         run_dir=str(outcome.path),
     )
     if summary["benchmark"] is None:  # nothing finished yet: still name the pair
-        summary.update(benchmark=pair.benchmark, model=pair.model_name, backend=backend)
+        summary.update(
+            benchmark=pair.benchmark, category=category, model=pair.model_name, backend=backend
+        )
     summary.update(_k_figures(pair, outcome.summary.aggregate.get(pair.model_spec) or {}))
     write_json_atomic(pair.summary_path, summary)
     return PairOutcome(
@@ -260,10 +258,56 @@ def _k_figures(pair: PairRun, aggregate: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def unix_time(iso: str | None) -> float | None:
+    """An ISO-8601 time (run.json's `started_at`) as a Unix timestamp; None if it is none."""
+    if not iso:
+        return None
+    try:
+        moment = datetime.fromisoformat(iso)
+    except ValueError:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+def _bench_and_scorer(
+    pair: PairRun, scorer: Any, dataset: DatasetProvider | None
+) -> tuple[Benchmark, str | None]:
+    """The benchmark whose prompts the records get, and the key of a custom scorer (None:
+    the registered benchmark of the pair's name scores, as in any suite)."""
+    factory = BENCHMARKS.get(pair.benchmark)
+    if isinstance(scorer, Benchmark):
+        registered = factory is not None and type(scorer) is factory
+        return scorer, None if registered else keep_scorer(scorer, pair.benchmark)
+    if factory is not None:
+        return factory(), None if scorer is None else keep_scorer(scorer, pair.benchmark)
+    if scorer is None or dataset is None:
+        raise UserError(
+            f"unknown benchmark '{pair.benchmark}'; known: {', '.join(BENCHMARKS.names())} "
+            "(or pass a dataset and a scorer of your own)"
+        )
+    plain: Benchmark = type("CustomBenchmark", (Benchmark,), {"name": pair.benchmark})()
+    return plain, keep_scorer(scorer, pair.benchmark)
+
+
+def _judge_changes(pair: PairRun) -> dict[str, Any]:
+    """The suite's `[judge]` values that replace the judge settings for one pair."""
+    changes: dict[str, Any] = {}
+    if pair.judge_max_tokens is not None:
+        changes["max_tokens"] = pair.judge_max_tokens
+    if pair.judge_temperature is not None:
+        changes["temperature"] = pair.judge_temperature
+    return changes
+
+
 def _settings(pair: PairRun, started_at: str | None) -> dict[str, Any]:
+    """The summary's settings and times: `started_at` / `ended_at` are Unix timestamps, as
+    the seed's RunSummary has them; the ISO texts stay beside them as `…_iso`."""
+    ended = time.time()
     return {
-        "started_at": started_at,
-        "ended_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "started_at": unix_time(started_at),
+        "ended_at": ended,
+        "started_at_iso": started_at,
+        "ended_at_iso": datetime.fromtimestamp(ended, UTC).isoformat(timespec="seconds"),
         "model_spec": model_label(pair.model_spec),
         "dataset": pair.dataset,
         "split": pair.split,
@@ -314,29 +358,36 @@ def run_pairs(
     hooks_for: Callable[[PairRun], RunHooks] | None = None,
     handle_sigint: bool = True,
 ) -> list[PairOutcome]:
-    """Run pairs in order; stop at an interrupt. `keep_going`: a pair that fails with a
-    UserError is reported and the rest still run (then one UserError lists the failures)."""
+    """Run pairs in order; stop at an interrupt. Every pair is checked before the first
+    runs (`preflight`): a problem refuses the suite before anything ran. `keep_going`: a
+    pair with a problem, or that fails with a UserError, is reported and the rest still
+    run (then one UserError lists the failures)."""
     for out in dict.fromkeys(pair.output_dir for pair in pairs):
         check_output_dir(out)
+    noted: set[str] = set()
+
+    def warn(note: str) -> None:
+        if note not in noted:
+            noted.add(note)
+            echo(f"warning: {note}")
+
+    for pair in pairs:  # every note and warning before anything runs
+        for note in pair.notes:
+            warn(note)
+    checked = preflight(pairs)
+    for warning in checked.warnings:
+        warn(warning)
+    if checked.problems and not keep_going:
+        raise UserError(checked.problem_line())
     outcomes: list[PairOutcome] = []
     failures: list[str] = []
-    datasets: dict[tuple[Any, ...], BenchmarkDataset] = {}
-    noted: set[str] = set()
-    for pair in pairs:
-        for note in pair.notes:
-            if note not in noted:
-                noted.add(note)
-                echo(f"warning: {note}")
+    for index, pair in enumerate(pairs):
         try:
+            if index in checked.problems:
+                raise UserError(checked.problems[index])
             dataset = None
-            factory = BENCHMARKS.get(pair.benchmark) if pair.task_folder is None else None
-            if factory is not None and not getattr(factory, "episodic", False):
-                key = (pair.benchmark, pair.dataset, pair.split, pair.max_samples, pair.seed)
-                if key not in datasets:
-                    loaded = BenchmarkDataset(factory(), pair.dataset, base=pair.base)
-                    loaded.load(pair.max_samples, pair.split, pair.seed)
-                    datasets[key] = loaded
-                dataset = datasets[key]
+            if pair.task_folder is None:
+                dataset = checked.datasets.get(dataset_key(pair))
             hooks = hooks_for(pair) if hooks_for else None
             outcome = run_benchmark(
                 pair, dataset, hooks=hooks, argv=argv, handle_sigint=handle_sigint
@@ -349,7 +400,7 @@ def run_pairs(
             continue
         outcomes.append(outcome)
         for warning in outcome.warnings:
-            echo(f"warning: {warning}")
+            warn(warning)
         echo(pair_line(outcome))
         if outcome.interrupted:
             break
@@ -376,22 +427,55 @@ def run_suite(
 
 
 def all_benchmarks_suite(
-    models: list[str], *, judge: str | None, output_dir: Path, base: Path | None = None
+    models: list[str],
+    *,
+    judge: str | None,
+    output_dir: Path,
+    base: Path | None = None,
+    engine: str | None = None,
+    datasets: dict[str, str] | None = None,
 ) -> Suite:
-    """An in-memory suite: every built-in dataset benchmark on its default dataset."""
+    """An in-memory suite: every built-in benchmark, on its local copy in `datasets`
+    (benchmark → path) when there is one, else its default dataset; `engine` for every
+    model (as a suite's `[[models]] engine`)."""
     if not models:
         raise UserError("run-all: give at least one model with -m SPEC")
     base = base or Path.cwd()
+    local = datasets or {}
+    unknown = sorted(set(local) - set(BENCHMARKS.names()))
+    if unknown:
+        raise UserError(
+            f"--dataset {unknown[0]}=…: no such benchmark; known: {', '.join(BENCHMARKS.names())}"
+        )
     return Suite(
         path=base / "run-all",
         meta={"name": "run-all"},
         defaults={},
         judge={"model": judge} if judge else {},
         run={"output_dir": str(output_dir)},
-        models=[{"name": m} for m in models],
+        models=[{"name": m, **({"engine": engine} if engine else {})} for m in models],
         # an episodic benchmark needs its environment (a checkout): not here
-        benchmarks=[{"name": name} for name, f in BENCHMARKS if not getattr(f, "episodic", False)],
+        benchmarks=[
+            {"name": name, **({"dataset": local[name]} if name in local else {})}
+            for name, factory in BENCHMARKS
+            if not getattr(factory, "episodic", False)
+        ],
     )
+
+
+def local_copies(folder: Path) -> dict[str, str]:
+    """Each built-in benchmark's local copy in `folder`: NAME.jsonl / .csv / .parquet /
+    .json, or a folder NAME/ (benchmarks without one keep their hub dataset)."""
+    if not folder.is_dir():
+        raise UserError(f"--data-dir {folder}: no such folder")
+    found: dict[str, str] = {}
+    for name in BENCHMARKS.names():
+        candidates = [folder / f"{name}{suffix}" for suffix in LOCAL_SUFFIXES]
+        candidates.append(folder / name)
+        hit = next((c for c in candidates if c.exists()), None)
+        if hit is not None:
+            found[name] = str(hit.resolve())
+    return found
 
 
 def run_all(
@@ -403,10 +487,15 @@ def run_all(
     overrides: Overrides | None = None,
     echo: Echo = print,
     argv: list[str] | None = None,
+    engine: str | None = None,
+    datasets: dict[str, str] | None = None,
 ) -> list[PairOutcome]:
     """Every built-in benchmark × `models`; a benchmark that cannot load is reported and
-    the others still run."""
-    suite = all_benchmarks_suite(models, judge=judge, output_dir=output_dir)
+    the others still run. `datasets`: local copies by benchmark name; `engine`: every
+    model's engine."""
+    suite = all_benchmarks_suite(
+        models, judge=judge, output_dir=output_dir, engine=engine, datasets=datasets
+    )
     over = overrides or Overrides()
     if max_samples is not None:
         over.max_samples = max_samples

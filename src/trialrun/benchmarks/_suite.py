@@ -96,13 +96,11 @@ class Suite:
         return self.path.parent
 
     def output_dir(self) -> Path:
-        """`[run] output_dir` (relative to the suite file), else `results/` under the working
-        directory, as `trialrun run --out`: outputs never land among the suite's own files."""
+        """`[run] output_dir`, else `results/`; a relative one is under the working
+        directory, as OpenJarvis has it (and as `trialrun run --out`), never beside the
+        suite file."""
         given = self.run.get("output_dir")
-        if not given:
-            return Path(DEFAULT_OUTPUT_DIR)
-        out = Path(str(given)).expanduser()
-        return out if out.is_absolute() else self.base / out
+        return Path(str(given)).expanduser() if given else Path(DEFAULT_OUTPUT_DIR)
 
 
 @dataclass(slots=True)
@@ -144,7 +142,8 @@ class PairRun:
     output_dir: Path
     base: Path
     notes: list[str] = field(default_factory=list)
-    judge_max_tokens: int | None = None  # [judge] max_tokens (judges always run at 0)
+    judge_max_tokens: int | None = None  # [judge] max_tokens
+    judge_temperature: float | None = None  # [judge] temperature (unset: 0)
     trials: int = 1  # trials per record (pass^k, solve^k over them)
     user_model: str | None = None  # an episodic benchmark's simulated user (None: the model)
 
@@ -258,6 +257,10 @@ def load_suite(path: Path | str) -> Suite:
         benchmarks=arrays["benchmarks"],
         warnings=warnings,
     )
+
+
+def _float_or_none(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 def _pick(*values: Any) -> Any:
@@ -451,6 +454,7 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
                     judge_max_tokens=suite.judge.get("max_tokens"),
                     trials=int(_pick(over.trials, bench.get("trials"), 1)),
                     user_model=user,
+                    judge_temperature=_float_or_none(suite.judge.get("temperature")),
                     max_workers=_pick(over.max_workers, suite.run.get("max_workers")),
                     output_dir=out_dir,
                     base=suite.base,

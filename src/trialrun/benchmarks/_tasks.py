@@ -30,9 +30,15 @@ def task_id_for(benchmark: str, record_id: str) -> str:
 
 
 def record_tasks(
-    bench: Benchmark, records: Iterable[Record], pair: PairRun, *, judged: bool
+    bench: Benchmark,
+    records: Iterable[Record],
+    pair: PairRun,
+    *,
+    judged: bool,
+    scorer: str | None = None,
 ) -> list[Task]:
-    """One Task per record, ids unique within the run."""
+    """One Task per record, ids unique within the run. `scorer`: a custom scorer's key
+    (`_scorers`), graded in place of the benchmark's own."""
     tasks: list[Task] = []
     seen: set[str] = set()
     generation = {
@@ -64,6 +70,7 @@ def record_tasks(
                         "type": "benchmarkJudged" if judged else "benchmark",
                         "benchmark": bench.name,
                         "record": record.scoring_data(),
+                        **({"scorer": scorer} if scorer is not None else {}),
                     }
                 ],
                 "tracked_metrics": ["solve_rate"],

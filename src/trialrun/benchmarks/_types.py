@@ -38,6 +38,7 @@ class Record:
     files: list[Path] = field(default_factory=list)
     # the task this record runs as (judges are asked under it; a scripted judge keys on it)
     task_id: str | None = None
+    category: str = ""  # the seed's EvalRecord.category (its benchmark's, when it has one)
 
     def scoring_data(self) -> dict[str, Any]:
         """What the scorer needs, kept in the task (JSON-able)."""
@@ -47,6 +48,7 @@ class Record:
             "reference": self.reference,
             "subject": self.subject,
             "metadata": self.metadata,
+            "category": self.category,
         }
 
     @classmethod
@@ -57,6 +59,7 @@ class Record:
             reference=data.get("reference"),
             subject=data.get("subject"),
             metadata=dict(data.get("metadata") or {}),
+            category=str(data.get("category") or ""),
         )
 
 
@@ -93,6 +96,8 @@ class Benchmark:
     description: ClassVar[str] = ""
     default_source: ClassVar[DatasetSource | None] = None
     default_backend: ClassVar[str] = "direct"
+    # the seed's category (chat, reasoning, rag, agentic): a summary's `category`
+    category: ClassVar[str] = ""
     # the suite this benchmark's tasks belong to (gates and reports use it)
     suite: ClassVar[str] = "golden"
     # episodic: each record is a whole episode (tools, a simulated user, k trials) whose

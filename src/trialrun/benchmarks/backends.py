@@ -55,6 +55,7 @@ class ModelBackend:
     async def generate_full(self, prompt: str, **params: Any) -> dict[str, Any]:
         merged = {**self.defaults, **params}
         system = merged.pop("system", None)
+        merged.pop("model", None)  # the seed's backends name the model per call; this one is bound
         messages = [{"role": "system", "content": system}] if system else []
         messages.append({"role": "user", "content": prompt})
         call = CompletionParams(**{k: v for k, v in merged.items() if v is not None})

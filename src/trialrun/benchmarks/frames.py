@@ -19,6 +19,7 @@ class Frames(LLMJudgeScorer):
     description = "multi-hop factual questions, judged equivalence (google/frames-benchmark)"
     default_source = DatasetSource("google/frames-benchmark", split="test")
     suite = "open_ended"
+    category = "rag"
 
     def to_record(self, row: dict[str, Any], index: int, data_dir: Path | None) -> Record:
         return Record(

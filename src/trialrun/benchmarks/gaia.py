@@ -120,6 +120,7 @@ class Gaia(Benchmark):
     description = "general assistant questions with attached files (gaia-benchmark/GAIA)"
     default_source = DatasetSource("gaia-benchmark/GAIA", config="2023_all", split="validation")
     default_backend = "agent"
+    category = "agentic"
 
     def to_record(self, row: dict[str, Any], index: int, data_dir: Path | None) -> Record:
         record_id = text(first(row, "task_id", "id")) or str(index)

@@ -1,10 +1,12 @@
 """SuperGPQA: graduate-level multiple choice in 285 disciplines (m-a-p/SuperGPQA).
 
 Columns: uuid, question, options (list), answer (the option's text), answer_letter,
-discipline, field, subfield, difficulty. Options are lettered A, B, C, …; the model is
-told "Respond with the correct letter only."; the letter is extracted by rules first,
-then by the judge; metadata: reference_letter, candidate_letter, valid_letters, and
-`reason` (missing_reference_letter, no_choice_letter_extracted) on failure.
+discipline, field, subfield, difficulty; a record's `subject` is its subfield (else its
+field, else its discipline, else "general"), as in the seed. Options are lettered A, B,
+C, …; the model is told "Respond with the correct letter only."; the letter is extracted
+by rules first, then by the judge; metadata: reference_letter, candidate_letter,
+valid_letters, and `reason` (missing_reference_letter, no_choice_letter_extracted) on
+failure.
 """
 
 from __future__ import annotations
@@ -52,10 +54,17 @@ def extract_letter(answer: str, valid: list[str]) -> str | None:
     return alone.pop() if len(alone) == 1 else None
 
 
+def subject_of(row: dict[str, Any]) -> str:
+    """The row's subfield, else its field, else its discipline (the first not blank)."""
+    named = (text(row.get(key)).strip() for key in ("subfield", "field", "discipline"))
+    return next((name for name in named if name), "general")
+
+
 @benchmark("supergpqa")
 class SuperGPQA(Benchmark):
     description = "graduate-level multiple choice, letter answers (m-a-p/SuperGPQA)"
     default_source = DatasetSource("m-a-p/SuperGPQA", split="train")
+    category = "reasoning"
 
     def to_record(self, row: dict[str, Any], index: int, data_dir: Path | None) -> Record:
         options = as_list(row.get("options"))
@@ -70,9 +79,10 @@ class SuperGPQA(Benchmark):
             record_id=text(first(row, "uuid", "id")) or str(index),
             problem=problem,
             reference=reference,
-            subject=text(first(row, "discipline", "field")) or None,
+            subject=subject_of(row),
             metadata={
                 "valid_letters": valid,
+                "discipline": row.get("discipline"),
                 "field": row.get("field"),
                 "subfield": row.get("subfield"),
                 "difficulty": row.get("difficulty"),

@@ -3,7 +3,9 @@
 Columns: conversation_hash, model, conversation ([{role, content, language, …}]), turn,
 language. Rows that are not English or not one user turn plus one assistant reply are
 dropped. The judge compares the model's reply with the original reply in both orders;
-a win or a tie (over the two orders) counts as correct.
+as in the seed, the reply is correct when it wins or ties in either comparison (`score`
+is the mean of the two outcomes' points: win 1, tie 0.5, loss 0). Every record's
+`subject` is "conversation".
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class WildChat(Benchmark):
     description = "real chat requests, pairwise-judged against the original reply"
     default_source = DatasetSource("allenai/WildChat-1M", split="train")
     suite = "open_ended"
+    category = "chat"
 
     def to_record(self, row: dict[str, Any], index: int, data_dir: Path | None) -> Record | None:
         pair = single_turn(row)
@@ -50,7 +53,7 @@ class WildChat(Benchmark):
             record_id=text(first(row, "conversation_hash", "id")) or str(index),
             problem=pair[0],
             reference=pair[1],
-            subject=text(row.get("model")) or None,
+            subject="conversation",
             metadata={"original_model": row.get("model")},
         )
 
@@ -65,4 +68,4 @@ class WildChat(Benchmark):
             reason = "no_judge" if judge is None else "judge_undetermined"
             return ScoreResult(None, None, {**meta, "reason": reason})
         score = sum(POINTS[o] for o in outcomes if o) / len(outcomes)
-        return ScoreResult(score >= 0.5, score, meta)
+        return ScoreResult(any(o in ("win", "tie") for o in outcomes), score, meta)

@@ -95,6 +95,62 @@ def run_suite_command(
     _run(lambda echo: run_suite(suite, overrides, echo, argv=argv), as_json)
 
 
+BENCH_HELP = (
+    "Run one benchmark for the -m model(s), no suite file (a path given: its local dataset)."
+)
+
+
+def run_benchmark_command(
+    bench: str | None,
+    backend: str | None,
+    paths: list[Path] | None,
+    *,
+    models: list[str],
+    out: Path | None,
+    concurrency: int | None,
+    judge: str | None,
+    as_json: bool,
+    trials: int | None = None,
+    **generation: Any,
+) -> NoReturn:
+    """`run --benchmark NAME -m MODEL [--backend B] [--max-samples N] [DATASET]`: one
+    benchmark, as the seed's `run -b NAME -m MODEL`, through the suite path (preflight,
+    per-record files, summaries)."""
+    from trialrun.benchmarks import Overrides, Suite, expand, run_pairs, suite_line
+
+    if bench is None:
+        _fail("--backend: only with --benchmark NAME (a suite names its backends itself)")
+    if not models:
+        _fail(f"--benchmark {bench}: give the model to run with -m SPEC")
+    if paths and len(paths) > 1:
+        _fail(f"--benchmark {bench}: give at most one path (the benchmark's local dataset)")
+    entry: dict[str, Any] = {"name": bench}
+    if backend is not None:
+        entry["backend"] = backend
+    if paths:
+        entry["dataset"] = str(paths[0])
+    suite = Suite(
+        path=Path("--benchmark"),
+        meta={"name": bench},
+        defaults={},
+        judge={"model": judge} if judge else {},
+        run={},
+        models=[{"name": m} for m in models],
+        benchmarks=[entry],
+    )
+    overrides = Overrides(
+        output_dir=out, max_workers=concurrency, trials=trials, **generation
+    )
+    argv = ["trialrun", *sys.argv[1:]]
+
+    def call(echo: Any) -> Any:
+        pairs = expand(suite, overrides)
+        echo(suite_line(suite, pairs))
+        return run_pairs(pairs, echo, argv=argv)
+
+    _run(call, as_json)
+
+
 def summarize_records_command(path: Path, as_json: bool) -> None:
     """`summarize FILE.jsonl` for a per-record file: print its summary and exit; any
     other path: return (the run-folder summarize goes on)."""
@@ -167,6 +223,19 @@ def list_benchmarks(as_json: bool) -> NoReturn:
     raise SystemExit(0)
 
 
+def named_copies(given: list[str]) -> dict[str, str]:
+    """`--dataset NAME=PATH` values as {NAME: PATH}."""
+    from trialrun import UserError
+
+    copies: dict[str, str] = {}
+    for item in given:
+        name, sep, path = item.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise UserError(f"--dataset {item}: expected NAME=PATH, e.g. supergpqa=data/sg.jsonl")
+        copies[name.strip()] = path.strip()
+    return copies
+
+
 def register(app: typer.Typer) -> None:
     """Add `run-all` (the suite forms of run, list and summarize live with those)."""
 
@@ -177,7 +246,18 @@ def register(app: typer.Typer) -> None:
             None, "--max-samples", help="Records per benchmark (default: all)."
         ),
         judge: str = typer.Option(None, "--judge", help="Judge model spec for judged scorers."),
-        out: Path = typer.Option(Path("results"), "--out", help="Where results go."),
+        out: Path = typer.Option(
+            Path("results"), "--output-dir", "--out", help="Where results go (default results/)."
+        ),
+        engine: str = typer.Option(
+            None, "--engine", "-e", help="Every model's engine (ollama, vllm, llamacpp, cloud, …)."
+        ),
+        dataset: list[str] = typer.Option(
+            None, "--dataset", help="A benchmark's local copy: NAME=PATH (repeatable)."
+        ),
+        data_dir: Path = typer.Option(
+            None, "--data-dir", help="A folder of local copies (NAME.jsonl/.csv/.parquet or NAME/)."
+        ),
         concurrency: int = typer.Option(None, "--concurrency", "-j", help="Trials in flight."),
         temperature: float = typer.Option(None, "--temperature", help="Sampling temperature."),
         max_tokens: int = typer.Option(None, "--max-tokens", help="Max tokens a reply."),
@@ -185,8 +265,9 @@ def register(app: typer.Typer) -> None:
         split: str = typer.Option(None, "--split", help="The dataset split."),
         as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
     ) -> None:
-        """Run every built-in benchmark on its default dataset for the given models."""
-        from trialrun.benchmarks import Overrides, run_all
+        """Run every built-in benchmark for the given models, on its default dataset or a
+        local copy (--dataset, --data-dir)."""
+        from trialrun.benchmarks import Overrides, local_copies, run_all
 
         overrides = Overrides(
             temperature=temperature,
@@ -196,8 +277,11 @@ def register(app: typer.Typer) -> None:
             max_workers=concurrency,
         )
         argv = ["trialrun", *sys.argv[1:]]
-        _run(
-            lambda echo: run_all(
+
+        def call(echo: Any) -> Any:
+            datasets = local_copies(data_dir) if data_dir is not None else {}
+            datasets.update(named_copies(dataset or []))
+            return run_all(
                 list(model),
                 max_samples=max_samples,
                 judge=judge,
@@ -205,6 +289,8 @@ def register(app: typer.Typer) -> None:
                 overrides=overrides,
                 echo=echo,
                 argv=argv,
-            ),
-            as_json,
-        )
+                engine=engine,
+                datasets=datasets,
+            )
+
+        _run(call, as_json)

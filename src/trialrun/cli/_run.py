@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from trialrun.cli._benchmarks import BENCH_HELP
 from trialrun.cli._history import STORE_HELP, record_cli_run
 from trialrun.core import redact
 
@@ -290,6 +291,8 @@ def register(app: typer.Typer) -> None:
         env: Path = typer.Option(
             None, "--env", help="Suites: a τ-bench checkout for taubench (its dataset)."
         ),
+        bench: str = typer.Option(None, "--benchmark", "-b", help=BENCH_HELP),
+        backend: str = typer.Option(None, "--backend", help="With --benchmark: direct or agent."),
         trigger: str = typer.Option(
             None, "--trigger", help="Recorded in the history: ci, nightly or local "
             "(default: ci when $CI is set, else local)."
@@ -327,7 +330,7 @@ def register(app: typer.Typer) -> None:
         With a suite config (`--config suite.toml`, or `trialrun run suite.toml`) it runs
         the suite's models × benchmarks instead (see "Benchmark mode" in the README).
         """
-        from trialrun.cli._benchmarks import run_suite_command, suite_of
+        from trialrun.cli._benchmarks import run_benchmark_command, run_suite_command, suite_of
 
         generation = {
             "temperature": temperature,
@@ -344,6 +347,10 @@ def register(app: typer.Typer) -> None:
                 suite_file, models=list(model or []), out=out, concurrency=concurrency,
                 as_json=as_json, trials=k, **generation,
             )
+        if bench is not None or backend is not None:  # one benchmark, no suite file
+            run_benchmark_command(bench, backend, paths, models=list(model or []), out=out,
+                                  concurrency=concurrency, judge=judge, as_json=as_json,
+                                  trials=k, **generation)  # fmt: skip
         given = [f"--{k.replace('_', '-')}" for k, v in generation.items() if v is not None]
         if given:
             _fail(f"{', '.join(given)}: only for a suite config; run `trialrun run suite.toml`")

@@ -25,6 +25,7 @@ from trialrun.judge._settings import (
     create_judge,
     current_settings,
     resolve_judge_spec,
+    self_judge_warning,
     split_judge_variant,
 )
 
@@ -49,6 +50,7 @@ __all__ = [
     "parse_yes_no",
     "resolve_judge_spec",
     "rubric_prompt",
+    "self_judge_warning",
     "split_judge_variant",
     "yes_no_prompt",
 ]

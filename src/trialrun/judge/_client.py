@@ -1,4 +1,5 @@
-"""One judge question: call the model at temperature 0, retry once on a reply outside the
+"""One judge question: call the model at temperature 0 (unless the settings name another:
+a suite's `[judge] temperature`), retry once on a reply outside the
 contract, cache determined answers.
 
 With `[judge] constrained = true` (the default) the prompt's reply constraint is sent
@@ -104,7 +105,7 @@ async def _complete(
     reply: ReplyConstraint | None,
 ) -> str:
     params = CompletionParams(
-        temperature=0,
+        temperature=settings.temperature,
         timeout_s=settings.timeout_s,
         max_tokens=settings.max_tokens,
         seed=0,
@@ -132,6 +133,8 @@ async def ask(
     settings = settings if settings is not None else current_settings()
     constrained = settings.constrained and prompt.reply is not None
     identity = cache_identity(model, constrained)
+    if settings.temperature:  # verdicts sampled warm are cached apart from those at 0
+        identity = f"{identity}@t={settings.temperature:g}"
     outcome = JudgeOutcome(
         judge=judge_spec(model), prompt_sha256=prompt.sha256, constrained=constrained
     )

@@ -53,6 +53,7 @@ class JudgeSettings:
     timeout_s: float = 120.0
     max_tokens: int | None = None
     constrained: bool = True  # send each prompt's reply constraint to the provider
+    temperature: float = 0.0  # a suite's [judge] temperature; 0 unless one is written
 
     @classmethod
     def from_config(cls, config: ProjectConfig | None = None) -> JudgeSettings:
@@ -152,6 +153,16 @@ def resolve_judge_spec(cli_spec: str | None, settings: JudgeSettings | None = No
     settings = settings if settings is not None else current_settings()
     spec = cli_spec or settings.model
     return check_judge_spec(spec) if spec else None
+
+
+def self_judge_warning(spec: str) -> str:
+    """The line a run shows when its judge is also a model under test (allowed where the
+    seed allows it: benchmark suites)."""
+    return (
+        f"judge {redact(spec)} is also a model under test: a model tends to prefer its own "
+        "answers (self-preference), so its scores on its own runs may be inflated; a "
+        "different judge model avoids this"
+    )
 
 
 def create_judge(spec: str) -> Model:

@@ -66,6 +66,9 @@ class RunConfig:
     # the local executor on N worker processes ("auto": one per core; default: [run]
     # processes in trialrun.toml, else 1): for many trials in flight against fast servers
     processes: int | str | None = None
+    # a judge that is also a model under test: refused (False), or run with a warning about
+    # self-preference (True; benchmark suites, as the seed allows it)
+    self_judge: bool = False
 
     def __post_init__(self) -> None:
         check_k_option(self.k)  # a huge k would validate, then exhaust memory

@@ -24,7 +24,7 @@ from trialrun.config import load_config
 from trialrun.core import is_unpinned, model_label, parse_model_spec, slugify
 from trialrun.errors import UserError
 from trialrun.graders import GRADERS
-from trialrun.judge import check_judge_spec
+from trialrun.judge import check_judge_spec, self_judge_warning
 from trialrun.metrics import summarizer_for
 from trialrun.models import create_model
 from trialrun.rundir import Manifest, ResultLine, RunDir, new_run_id
@@ -278,7 +278,9 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
     judge_spec: str | None = None
     if _needs_judge(tasks):
         judge_spec, judge_flag = _judge_spec(config.judge)
-        if judge_spec and model_label(judge_spec) in models:
+        if judge_spec and model_label(judge_spec) in models and config.self_judge:
+            warnings.append(self_judge_warning(judge_spec))
+        elif judge_spec and model_label(judge_spec) in models:
             raise UserError(
                 f"{judge_flag} {judge_spec}: is also a model under test, and a model never "
                 "grades its own answers; pick another judge model"
