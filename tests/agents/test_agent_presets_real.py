@@ -210,3 +210,33 @@ def test_a_jailed_agent_has_no_network_but_its_loopback(tmp_path):
     assert line["solve"] is True, (line["verdicts"], done.stderr)
     (listed,) = run_dir.glob("workspaces/**/ifaces.txt")
     assert listed.read_text().split() == ["lo"]
+
+
+def test_tasks_naming_different_presets_run_each_with_its_own(tmp_path):
+    """A task file's `agent:` picks the preset per task (no --agent): one run, Claude
+    Code on one task and Codex on the other, each calling its own tools."""
+    _installed("claude-code")
+    _installed("codex")
+    for name, task_id in (("claude-code", "by-claude"), ("codex", "by-codex")):
+        data = json.loads(_task_file(tmp_path, name).read_text())
+        data.update(task_id=task_id, agent=name)
+        data["graders"] = data["graders"][:2]
+        (tmp_path / f"{task_id}.json").write_text(json.dumps(data))
+    (tmp_path / "task.json").unlink()
+    script = tmp_path / "model.json"
+    script.write_text(json.dumps({"tasks": {
+        "by-claude": [{"tool_calls": [{"name": "Write", "arguments": {
+            "file_path": "note.md", "content": "buy milk\n"}}]}, {"content": "Done."}],
+        "by-codex": [{"tool_calls": [{"name": "exec_command", "arguments": {
+            "cmd": "printf 'buy milk\\n' > note.md"}}]}, {"content": "Done."}],
+    }}))  # fmt: skip
+    done = _trialrun(
+        "run", str(tmp_path / "by-claude.json"), str(tmp_path / "by-codex.json"),
+        "-m", f"scripted:{script}", "--out", str(tmp_path / "r"), cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    run_dir = next((tmp_path / "r").iterdir())
+    lines = [json.loads(x) for x in (run_dir / "results.jsonl").read_text().splitlines()]
+    calls = {line["task_id"]: [c["name"] for c in line["tool_calls"]] for line in lines}
+    assert calls == {"by-claude": ["Write"], "by-codex": ["exec_command"]}
+    assert all(line["solve"] is True for line in lines), [line["verdicts"] for line in lines]

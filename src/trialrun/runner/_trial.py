@@ -64,6 +64,8 @@ class RunContext:
     rundir: RunDir
     agent: Agent
     models: dict[str, Model | None]
+    # task id → its own agent (its file's `agent:`), for tasks not run by `agent`
+    task_agents: dict[str, Agent] = field(default_factory=dict)
     judge: Model | None = None
     keep_artifacts: bool = False
     workspace_parent: Path | None = None
@@ -211,7 +213,8 @@ async def _attempt(spec: TrialSpec, ctx: RunContext) -> _Attempt:
         started = time.perf_counter()
         run = out.run
         try:
-            run = out.run = await ctx.agent.run(task, ws.path, clock, agent_model, limits)
+            agent = ctx.task_agents.get(task.task_id, ctx.agent)
+            run = out.run = await agent.run(task, ws.path, clock, agent_model, limits)
         except InfraError as exc:
             run.infra_error = str(exc) or "infrastructure error"
         except Exception as exc:  # the agent's own crash: not passed
