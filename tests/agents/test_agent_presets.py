@@ -179,9 +179,10 @@ def test_api_env_points_exactly_the_chosen_apis_clients_at_the_proxy(api, port):
 
 
 GEMINI_AGENT = r'''
-import json, os, sys, urllib.request
+import json, os, sys, urllib.parse, urllib.request
 assert "OPENAI_BASE_URL" not in os.environ, "only the Gemini variables are exported"
-url = os.environ["GOOGLE_GEMINI_BASE_URL"] + "/v1beta/models/gemini-2.5-pro:generateContent"
+model = urllib.parse.quote(os.environ["TRIALRUN_MODEL"], safe="")  # the run's model, by name
+url = os.environ["GOOGLE_GEMINI_BASE_URL"] + f"/v1beta/models/{model}:generateContent"
 tools = [{"functionDeclarations": [{"name": "write_file", "parameters": {"type": "object"}}]}]
 contents = [{"role": "user", "parts": [{"text": sys.argv[1]}]}]
 while True:

@@ -240,3 +240,27 @@ def test_tasks_naming_different_presets_run_each_with_its_own(tmp_path):
     calls = {line["task_id"]: [c["name"] for c in line["tool_calls"]] for line in lines}
     assert calls == {"by-claude": ["Write"], "by-codex": ["exec_command"]}
     assert all(line["solve"] is True for line in lines), [line["verdicts"] for line in lines]
+
+
+@pytest.mark.local_model
+def test_a_preset_on_the_local_model_says_its_prompt_is_over_the_context(tmp_path):
+    """`-m local` with a preset: the CLI's own prompt (system prompt and tool schemas) is
+    over the embedded model's 4096 tokens; the trial fails saying so, not silently."""
+    import importlib.util
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python is not importable (pip install -e '.[local]')")
+    _installed("codex")
+    task = _task_file(tmp_path, "codex")
+    done = _trialrun(
+        "run", str(task), "--agent", "codex", "-m", "local", "--out", str(tmp_path / "r"),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    run_dir = next((tmp_path / "r").iterdir())
+    line = json.loads((run_dir / "results.jsonl").read_text().splitlines()[0])
+    assert line["error"]["kind"] == "context_overflow", line["error"]
+    message = line["error"]["message"]
+    assert message.startswith("the prompt (")
+    assert "exceeds the local model's context (4096 tokens)" in message
+    assert f"trialrun: agent-create-note#0: {message}" in done.stderr

@@ -1,6 +1,7 @@
 """Agents under test: the built-in tool loop, Python callables, command-line agents and
 the agent CLIs people ship (presets: gemini-cli, claude-code, codex)."""
 
+from trialrun.agents._served import NOT_SERVED_PREFIX
 from trialrun.agents._simulated_user import conversation_text
 from trialrun.agents._types import Agent, AgentLimits, AgentRun
 from trialrun.agents.factory import make_agent
@@ -15,6 +16,7 @@ from trialrun.agents.presets import (
 )
 
 __all__ = [
+    "NOT_SERVED_PREFIX",
     "Agent",
     "AgentLimits",
     "AgentPreset",
