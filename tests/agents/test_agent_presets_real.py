@@ -7,6 +7,7 @@ npm, or no registry).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -246,8 +247,6 @@ def test_tasks_naming_different_presets_run_each_with_its_own(tmp_path):
 def test_a_preset_on_the_local_model_says_its_prompt_is_over_the_context(tmp_path):
     """`-m local` with a preset: the CLI's own prompt (system prompt and tool schemas) is
     over the embedded model's 4096 tokens; the trial fails saying so, not silently."""
-    import importlib.util
-
     if importlib.util.find_spec("llama_cpp") is None:
         pytest.skip("llama-cpp-python is not importable (pip install -e '.[local]')")
     _installed("codex")

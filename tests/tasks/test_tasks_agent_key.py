@@ -5,6 +5,9 @@ one problem naming the file, the key and the names that exist."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from hypothesis import given
@@ -108,3 +111,15 @@ def test_any_other_bare_name_is_refused_naming_the_presets(tmp_path_factory, nam
     assert "use a preset (claude-code, codex, gemini-cli) or package.module:function" in (
         problem.message
     )
+
+
+def test_cli_validate_names_an_unknown_agent(tmp_path: Path) -> None:
+    f = write(tmp_path / "t.yaml", TASK.format(agent="codx"))
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-m", "trialrun", "validate", str(f)],
+        capture_output=True, text=True, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(root / "src")},
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert f"{f}:4: agent: 'codx' is not an agent: did you mean 'codex'?" in done.stderr
