@@ -164,6 +164,8 @@ def test_cli_an_agent_cmd_asking_for_another_model_is_infra_with_one_line(tmp_pa
     done, lines = _run(tmp_path, "--agent-cmd", ask, "--agent-api", "chat")
     assert done.returncode == 0, done.stderr
     assert [line["error"]["kind"] for line in lines] == ["infra", "infra"]
+    # the same on every attempt: not run again as [retries] infra_trials would
+    assert [line.get("attempts", 1) for line in lines] == [1, 1]
     said = [x for x in done.stderr.splitlines() if NOT_SERVED_PREFIX in x]
     said = [x.replace("ask#1", "ask#0") for x in said]  # whichever trial came first
     assert said == [
