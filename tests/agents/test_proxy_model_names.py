@@ -108,6 +108,24 @@ def test_a_proxy_without_a_served_list_answers_any_name(tmp_path):
     assert asyncio.run(main()) == 200
 
 
+def test_an_openai_compat_model_is_served_by_its_name_without_the_base_url():
+    async def main() -> tuple[int, int]:
+        model = create_model("openai-compat:qwen3@http://127.0.0.1:9/v1")
+        async with (
+            RecordingProxy(model, task_id="t", aliases=()) as proxy,
+            httpx.AsyncClient(base_url=proxy.root_url) as http,
+        ):
+            counted = await http.post(
+                "/v1/messages/count_tokens", json={"model": "qwen3", "messages": HI}
+            )
+            other = await http.post(
+                "/v1/messages/count_tokens", json={"model": "qwen2", "messages": HI}
+            )
+        return counted.status_code, other.status_code
+
+    assert asyncio.run(main()) == (200, 404)
+
+
 def test_served_names_ignore_geminis_models_prefix():
     served = ServedModels.of("scripted:/a/b.yaml", "/a/b.yaml", ("gemini-2.5-pro",), "fix it")
     assert served.refusal("models/gemini-2.5-pro") is None

@@ -37,7 +37,7 @@ from trialrun.agents.wire import (
     resolve,
     sse_body,
 )
-from trialrun.core import Message, model_label
+from trialrun.core import Message, model_label, model_name
 from trialrun.errors import InfraError, ModelTimeout
 from trialrun.models import (
     Completion,
@@ -129,7 +129,7 @@ class RecordingProxy:
         )
         # the model names answered besides the run's own; None: any name (no check)
         self.served = (
-            ServedModels.of(self._model_name, model.model_id, aliases, fix)
+            ServedModels.of(self._model_name, model_name(model.model_id), aliases, fix)
             if model is not None and aliases is not None
             else None
         )
