@@ -179,9 +179,10 @@ def test_api_env_points_exactly_the_chosen_apis_clients_at_the_proxy(api, port):
 
 
 GEMINI_AGENT = r'''
-import json, os, sys, urllib.request
+import json, os, sys, urllib.parse, urllib.request
 assert "OPENAI_BASE_URL" not in os.environ, "only the Gemini variables are exported"
-url = os.environ["GOOGLE_GEMINI_BASE_URL"] + "/v1beta/models/gemini-2.5-pro:generateContent"
+model = urllib.parse.quote(os.environ["TRIALRUN_MODEL"], safe="")  # the run's model, by name
+url = os.environ["GOOGLE_GEMINI_BASE_URL"] + f"/v1beta/models/{model}:generateContent"
 tools = [{"functionDeclarations": [{"name": "write_file", "parameters": {"type": "object"}}]}]
 contents = [{"role": "user", "parts": [{"text": sys.argv[1]}]}]
 while True:
@@ -327,3 +328,20 @@ def test_agent_api_is_kept_in_run_json_and_a_resume_uses_it(tmp_path):
     manifest = RunDir.open(outcome.path).manifest()
     resumed = resumed_config(manifest, RunConfig(resume=outcome.path), [])
     assert resumed.agent_api == "anthropic" and resumed.agent_cmd == "true"
+
+
+@pytest.mark.parametrize("name", ["gemini-cli", "claude-code", "codex"])
+def test_a_preset_serves_the_model_names_its_cli_asks_for(tmp_path, name):
+    """The model a preset's launch names is the first of its served names; Claude Code's
+    side-request models are all pinned to it."""
+    preset = get_preset(name)
+    assert preset is not None and preset.models
+    launch = preset.launch(LaunchContext("hi", tmp_path, tmp_path, "http://127.0.0.1:9"))
+    configured = (tmp_path / ".codex" / "config.toml").read_text() if name == "codex" else ""
+    assert preset.models[0] in [*launch.args, *launch.env.values()] or (
+        f'model = "{preset.models[0]}"' in configured
+    )
+    if name == "claude-code":
+        pinned = {k: v for k, v in launch.env.items() if k.endswith("_MODEL")}
+        assert "ANTHROPIC_SMALL_FAST_MODEL" in pinned
+        assert set(pinned.values()) == {preset.models[0]}

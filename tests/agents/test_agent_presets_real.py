@@ -7,6 +7,7 @@ npm, or no registry).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -210,3 +211,55 @@ def test_a_jailed_agent_has_no_network_but_its_loopback(tmp_path):
     assert line["solve"] is True, (line["verdicts"], done.stderr)
     (listed,) = run_dir.glob("workspaces/**/ifaces.txt")
     assert listed.read_text().split() == ["lo"]
+
+
+def test_tasks_naming_different_presets_run_each_with_its_own(tmp_path):
+    """A task file's `agent:` picks the preset per task (no --agent): one run, Claude
+    Code on one task and Codex on the other, each calling its own tools."""
+    _installed("claude-code")
+    _installed("codex")
+    for name, task_id in (("claude-code", "by-claude"), ("codex", "by-codex")):
+        data = json.loads(_task_file(tmp_path, name).read_text())
+        data.update(task_id=task_id, agent=name)
+        data["graders"] = data["graders"][:2]
+        (tmp_path / f"{task_id}.json").write_text(json.dumps(data))
+    (tmp_path / "task.json").unlink()
+    script = tmp_path / "model.json"
+    script.write_text(json.dumps({"tasks": {
+        "by-claude": [{"tool_calls": [{"name": "Write", "arguments": {
+            "file_path": "note.md", "content": "buy milk\n"}}]}, {"content": "Done."}],
+        "by-codex": [{"tool_calls": [{"name": "exec_command", "arguments": {
+            "cmd": "printf 'buy milk\\n' > note.md"}}]}, {"content": "Done."}],
+    }}))  # fmt: skip
+    done = _trialrun(
+        "run", str(tmp_path / "by-claude.json"), str(tmp_path / "by-codex.json"),
+        "-m", f"scripted:{script}", "--out", str(tmp_path / "r"), cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    run_dir = next((tmp_path / "r").iterdir())
+    lines = [json.loads(x) for x in (run_dir / "results.jsonl").read_text().splitlines()]
+    calls = {line["task_id"]: [c["name"] for c in line["tool_calls"]] for line in lines}
+    assert calls == {"by-claude": ["Write"], "by-codex": ["exec_command"]}
+    assert all(line["solve"] is True for line in lines), [line["verdicts"] for line in lines]
+
+
+@pytest.mark.local_model
+def test_a_preset_on_the_local_model_says_its_prompt_is_over_the_context(tmp_path):
+    """`-m local` with a preset: the CLI's own prompt (system prompt and tool schemas) is
+    over the embedded model's 4096 tokens; the trial fails saying so, not silently."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python is not importable (pip install -e '.[local]')")
+    _installed("codex")
+    task = _task_file(tmp_path, "codex")
+    done = _trialrun(
+        "run", str(task), "--agent", "codex", "-m", "local", "--out", str(tmp_path / "r"),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    run_dir = next((tmp_path / "r").iterdir())
+    line = json.loads((run_dir / "results.jsonl").read_text().splitlines()[0])
+    assert line["error"]["kind"] == "context_overflow", line["error"]
+    message = line["error"]["message"]
+    assert message.startswith("the prompt (")
+    assert "exceeds the local model's context (4096 tokens)" in message
+    assert f"trialrun: agent-create-note#0: {message}" in done.stderr

@@ -6,11 +6,13 @@ model's final answer. Usage: python proxy_agent.py PROMPT
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
 from openai import OpenAI
 
+MODEL = os.environ.get("TRIALRUN_MODEL", "any")  # the run's model: the name the proxy serves
 TOOLS = [
     {
         "type": "function",
@@ -38,7 +40,7 @@ def main() -> int:
     client = OpenAI()  # OPENAI_BASE_URL and OPENAI_API_KEY come from trialrun
     messages = [{"role": "user", "content": sys.argv[1]}]
     for _ in range(5):
-        reply = client.chat.completions.create(model="any", messages=messages, tools=TOOLS)
+        reply = client.chat.completions.create(model=MODEL, messages=messages, tools=TOOLS)
         message = reply.choices[0].message
         if not message.tool_calls:
             print(message.content or "")

@@ -2,6 +2,7 @@
 the agent CLIs people ship (presets: gemini-cli, claude-code, codex)."""
 
 from trialrun.agents._conversing import ConversingAgent
+from trialrun.agents._served import NOT_SERVED_PREFIX
 from trialrun.agents._simulated_user import conversation_text
 from trialrun.agents._types import Agent, AgentLimits, AgentRun
 from trialrun.agents.factory import make_agent
@@ -16,6 +17,7 @@ from trialrun.agents.presets import (
 )
 
 __all__ = [
+    "NOT_SERVED_PREFIX",
     "Agent",
     "AgentLimits",
     "AgentPreset",

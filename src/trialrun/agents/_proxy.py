@@ -22,10 +22,12 @@ import contextlib
 import json
 import time
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
+from trialrun.agents._served import COMMAND_FIX, ServedModels
 from trialrun.agents.wire import (
     SERVED,
     Target,
@@ -35,7 +37,7 @@ from trialrun.agents.wire import (
     resolve,
     sse_body,
 )
-from trialrun.core import Message, model_label
+from trialrun.core import Message, model_label, model_name
 from trialrun.errors import InfraError, ModelTimeout
 from trialrun.models import (
     Completion,
@@ -89,6 +91,11 @@ class ProxyLog:
     exchanges: list[Exchange] = field(default_factory=list)
     infra_error: str | None = None
     model_timeout: str | None = None
+    # a request for a model the run does not serve (`_served`): the trial is infra
+    model_refused: str | None = None
+    # the first answer the model could not give (a local model's prompt over its context),
+    # in words: the trial fails saying so, not with a silent empty answer
+    context_overflow: str | None = None
 
 
 class RecordingProxy:
@@ -103,6 +110,8 @@ class RecordingProxy:
         timeout_s: float | None = None,
         host: str = "127.0.0.1",
         max_body: int | None = None,
+        aliases: Collection[str] | None = None,
+        fix: str = COMMAND_FIX,
     ) -> None:
         self.model = model
         self.task_id = task_id
@@ -117,6 +126,12 @@ class RecordingProxy:
         # its name as the agent sees it: the label, never the base URL or its credentials
         self._model_name = (
             model_label(f"{model.provider}:{model.model_id}") if model is not None else "none"
+        )
+        # the model names answered besides the run's own; None: any name (no check)
+        self.served = (
+            ServedModels.of(self._model_name, model_name(model.model_id), aliases, fix)
+            if model is not None and aliases is not None
+            else None
         )
         self._call_ids: set[str] = set()  # every tool call id given to the agent
         self._issued: dict[str, list[str]] = {}  # (name, arguments) → ids given, in order
@@ -249,9 +264,21 @@ class RecordingProxy:
             await _send(writer, 200, api.models(self._model_name))
             return
         try:
-            request = api.parse(parse_json(body or b"{}"))
+            data = parse_json(body or b"{}")
+            # the model asked for, checked before the rest: a request for a model the run
+            # does not serve is refused whatever else it holds
+            named = data.get("model") if isinstance(data, dict) else None
+            asked = endpoint.model or (named if isinstance(named, str) else None)
+            refused = self.served.refusal(asked) if self.served is not None else None
+            if refused is None:
+                request = api.parse(data)
         except (ValueError, RecursionError) as exc:  # WireError and bad JSON
             await _send(writer, 400, api.error(400, f"bad {api.name} request: {exc}"))
+            return
+        if refused is not None:
+            self.log.model_refused = self.log.model_refused or refused
+            self.log.exchanges.append(Exchange([], [], None, None, 0.0, refused, api.name))
+            await _send(writer, 404, api.error(404, refused))
             return
         request.model = endpoint.model or request.model or self._model_name
         if endpoint.stream is not None:
@@ -303,6 +330,8 @@ class RecordingProxy:
             self.log.exchanges.append(Exchange(messages, tools, None, None, elapsed, text, api))
             return 502, None, text
         latency = time.perf_counter() - started
+        if completion.finish_reason == "context_overflow" and self.log.context_overflow is None:
+            self.log.context_overflow = completion.note or "the prompt exceeds the model's context"
         self._name_calls(completion)
         reply = assistant_message(completion)
         self.log.exchanges.append(Exchange(messages, tools, reply, completion, latency, None, api))

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from trialrun.agents._env import JAILED_HOME, agent_environment, configured_names
 from trialrun.agents._proxy import ProxyLog, RecordingProxy
+from trialrun.agents._served import configured_models
 from trialrun.agents._types import AgentLimits, AgentRun
 from trialrun.agents.loop import user_message
 from trialrun.core import ToolCallRecord
@@ -199,6 +200,7 @@ class CommandAgent:
         self.name = f"command:{template}"
         self.read_limits = ReadLimits.load()  # a bad [limits] is refused before any trial
         self.passed_env = configured_names()  # trialrun.toml [agent] env
+        self.model_aliases = configured_models()  # trialrun.toml [agent] models
 
     async def run(
         self,
@@ -225,6 +227,7 @@ class CommandAgent:
                 task_id=task.task_id,
                 trial=extra.get("trial"),
                 max_body=self.read_limits.max_body_bytes,
+                aliases=self.model_aliases,
             ) as proxy:
                 env = agent_environment(
                     proxy_url=proxy.url,
@@ -263,6 +266,8 @@ def finish_run(
     run.notes.extend(output_notes(outcome, keep))
     if proxy.log.infra_error:
         run.infra_error = f"model behind the proxy failed: {proxy.log.infra_error}"
+    if proxy.log.model_refused:  # the run's set-up is wrong, whatever the agent did next
+        run.infra_error = proxy.log.model_refused
     if outcome.timed_out:
         run.failure = "timeout"
         run.failure_message = f"agent command timed out after {timeout:g}s"
@@ -272,4 +277,7 @@ def finish_run(
         run.failure_message = (
             f"agent command exited with {outcome.exit_code}: {tail or 'no stderr'}"
         )
+    if proxy.log.context_overflow and not outcome.timed_out:  # why it answered nothing
+        run.failure = "context_overflow"
+        run.failure_message = proxy.log.context_overflow
     return run

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trialrun.agents._proxy import RecordingProxy
+from trialrun.agents._served import configured_models, preset_fix
 from trialrun.agents._types import AgentLimits, AgentRun
 from trialrun.agents.command import DEFAULT_TIMEOUT_S, finish_run
 from trialrun.agents.loop import user_message
@@ -69,6 +70,8 @@ class PresetAgent:
         self.jail = jail  # None: bwrap whenever it works; a trial's extra["jail"] overrides
         self.name = preset.name
         self.read_limits = ReadLimits.load()  # a bad [limits] is refused before any trial
+        # the names its CLI asks for, and [agent] models: all answered by the run's model
+        self.model_aliases = (*preset.models, *configured_models())
 
     async def run(
         self,
@@ -92,6 +95,8 @@ class PresetAgent:
                 task_id=task.task_id,
                 trial=extra.get("trial"),
                 max_body=self.read_limits.max_body_bytes,
+                aliases=self.model_aliases,
+                fix=preset_fix(self.preset.name, self.preset.models),
             ) as proxy:
                 ctx = LaunchContext(prompt, home, cwd, proxy.root_url)
                 launch = self.preset.launch(ctx)

@@ -175,6 +175,7 @@ class _Progress:
         self.started = False
         self.resumed = resumed
         self.estimate: PowerEstimate | None = None
+        self.said: set[str] = set()  # errors the table cannot explain, printed once each
 
     def loaded(self, tasks: Sequence[Any], k: int | None) -> None:
         """The suite's power line (`trialrun plan` has the rest), computed beside the run
@@ -206,8 +207,23 @@ class _Progress:
         self.task_id = self.progress.add_task("trials", total=total, completed=done, last="")
 
     def trial(self, line: ResultLine) -> None:
+        from trialrun.agents import NOT_SERVED_PREFIX
+
         mark = "!" if line.is_infra else {True: "✓", False: "✗", None: "?"}[line.solve]
         self.progress.update(self.task_id, advance=1, last=f"{mark} {line.task_id}#{line.trial}")
+        message = str((line.error or {}).get("message", ""))
+        if line.is_infra and message.startswith(NOT_SERVED_PREFIX):
+            key = message  # the run's set-up: one line, not one per trial
+        elif line.error_kind == "context_overflow":
+            key = f"context_overflow {line.task_id}"  # the model cannot take the prompt
+        else:
+            return
+        if key not in self.said:
+            self.said.add(key)
+            self.console.print(
+                f"trialrun: {line.task_id}#{line.trial}: {redact(message)}",
+                highlight=False, markup=False, soft_wrap=True,
+            )  # fmt: skip
 
     def stop(self) -> None:
         """Idempotent; never started (an error before the first trial): prints nothing."""

@@ -61,9 +61,12 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Check task files: every problem in every file, one line each (exit 2 on any)."""
+        from trialrun.agents import preset_names
         from trialrun.tasks import load_tasks
 
-        report = load_tasks(paths, allow_external_links=allow_external_links)
+        report = load_tasks(
+            paths, allow_external_links=allow_external_links, agents=preset_names()
+        )
         if as_json:
             print(json.dumps(_report_json(report), indent=2, default=str))
             _exit(0 if report.ok else 2)

@@ -63,6 +63,9 @@ class Completion:
     cost_usd: float | None = None
     finish_reason: str | None = None
     extra_content: dict[str, Any] | None = None
+    # why the answer is what it is, in words, when that is not the model's choice (a local
+    # model's prompt over its context): the trial's notes and failure say it
+    note: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

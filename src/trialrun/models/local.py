@@ -46,6 +46,7 @@ from trialrun.models._types import Completion, CompletionParams, Message, ToolSp
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MAX_TOKENS = 512
 DEFAULT_N_CTX = 4096
+CONTEXT_OVERFLOW = "context_overflow"  # the finish reason of a prompt over n_ctx
 DEFAULT_THREADS = 2
 REINSTALL_HINT = (
     'reinstall with CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --force-reinstall '
@@ -317,7 +318,13 @@ class LocalModel:
             tokens, grammar, max_tokens = self.prepare(messages, tools, params)
             llama = self._llama
             if len(tokens) >= self.n_ctx:
-                return Completion(text="", finish_reason="context_overflow")
+                return Completion(
+                    text="",
+                    finish_reason=CONTEXT_OVERFLOW,
+                    usage=Usage(prompt=len(tokens)),
+                    note=f"the prompt ({len(tokens)} tokens) exceeds the local model's "
+                    f"context ({self.n_ctx} tokens): it answered nothing",
+                )
             timeout = params.timeout_s or self.default_timeout_s
             started = time.perf_counter()
             deadline = started + timeout

@@ -44,6 +44,7 @@ def _context(setup: WorkerSetup, kit: WorkerKit) -> tuple[RunContext, CapturedTr
     ctx = RunContext(
         rundir=captured,  # type: ignore[arg-type]
         agent=kit.agent(),
+        task_agents=kit.task_agents(),
         models={label: kit.model(label) for label in labels},
         judge=kit.judge(),
         keep_artifacts=setup.keep_artifacts,

@@ -260,7 +260,7 @@ def _fixture_dir(task_id: str, digest: str, packed: tuple[bytes, str | None, str
 def _kit(job: WorkerJob) -> WorkerKit:
     """This worker process's models, judge and agent (one kit per job's specs)."""
     key = f"kit:{job.model_specs}:{job.judge_spec}:{job.agent}:{job.agent_cmd}"
-    key += f":{job.agent_timeout_s}"
+    key += f":{job.agent_timeout_s}:{sorted(job.task_agents.items())}"
     return _cached(key, lambda: WorkerKit(job))
 
 
@@ -287,6 +287,7 @@ def worker_trial(
     ctx = RunContext(
         rundir=captured,  # type: ignore[arg-type]
         agent=kit.agent(),
+        task_agents=kit.task_agents(),
         models={spec.model: kit.model(spec.model)},
         judge=kit.judge(),
         infra_trials=job.infra_trials,

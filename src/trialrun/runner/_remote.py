@@ -49,6 +49,7 @@ class WorkerJob:
     address: str | None = None  # Ray: the cluster's address (None: a local one)
     k_of: dict[str, int] = field(default_factory=dict)  # task id -> its k in this run
     infra_trials: int = 0  # re-runs of a trial ending in an infra error ([retries])
+    task_agents: dict[str, str] = field(default_factory=dict)  # task id → its own agent
     protocol: int = PROTOCOL  # the driver's
 
     def check_protocol(self) -> None:
@@ -115,6 +116,20 @@ class WorkerKit:
                 else ToolLoopAgent()
             ),
         )
+
+    def task_agents(self) -> dict[str, Agent]:
+        """task id → its own agent (a task file's `agent:`), each spec built once."""
+        from trialrun.agents import ConversingAgent, make_agent
+
+        timeout_s = self.job.agent_timeout_s
+        own: dict[str, str] = getattr(self.job, "task_agents", {})
+        return {
+            task_id: self._once(
+                f"agent:{spec}",
+                lambda spec=spec: ConversingAgent(make_agent(spec, None, timeout_s=timeout_s)),
+            )
+            for task_id, spec in own.items()
+        }
 
     @property
     def byo(self) -> bool:

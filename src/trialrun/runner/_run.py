@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trialrun.agents import Agent, ConversingAgent, ToolLoopAgent, make_agent
+from trialrun.agents import Agent, ConversingAgent, ToolLoopAgent, make_agent, preset_names
 from trialrun.config import load_config
 from trialrun.core import is_unpinned, model_label, parse_model_spec, slugify
 from trialrun.errors import UserError
@@ -52,6 +52,7 @@ from trialrun.runner._ray import (
 )
 from trialrun.runner._remote import WorkerJob, write_finished
 from trialrun.runner._settle import Settlement
+from trialrun.runner._task_agents import configured_agent, own_agents, task_agents
 from trialrun.runner._trial import RunContext, prepare_task, run_trial
 from trialrun.sandbox import WorkspaceImages, jail_available, remove_tree
 from trialrun.tasks import Task, load_tasks, report_problems_and_exit
@@ -81,7 +82,7 @@ def _load(
     if any(isinstance(s, Task) for s in source):
         raise UserError("tasks: pass task paths or Task objects, not a mix of both")
     paths = [Path(p) for p in source]  # type: ignore[arg-type]
-    report = load_tasks(paths, allow_external_links=allow_external_links)
+    report = load_tasks(paths, allow_external_links=allow_external_links, agents=preset_names())
     warnings = [str(w) for w in report.warnings]
     try:
         tasks = report_problems_and_exit(report, skip_invalid, echo=lambda _line: None)
@@ -205,20 +206,13 @@ def _models_of(config: RunConfig) -> dict[str, str]:
     return by_label
 
 
-def _configured_agent(config: RunConfig) -> RunConfig:
-    """`[run] agent` in trialrun.toml (a preset or package.module:function) when neither
-    --agent nor --agent-cmd is given."""
+def _default_agent(config: RunConfig) -> RunConfig:
+    """The config with the run's default agent: --agent/--agent-cmd, else `[run] agent`
+    in trialrun.toml (a task file's `agent:` sits between the two, per task)."""
     if config.agent or config.agent_cmd:
         return config
-    value = load_config().section("run").get("agent")
-    if value is None:
-        return config
-    if not isinstance(value, str) or not value.strip():
-        raise UserError(
-            '[run] agent (trialrun.toml): must be a preset name or package.module:function, '
-            'e.g. "gemini-cli"'
-        )
-    return replace(config, agent=value.strip())
+    configured = configured_agent()
+    return config if configured is None else replace(config, agent=configured)
 
 
 async def run_async(config: RunConfig, hooks: RunHooks | None = None) -> Run:
@@ -237,7 +231,8 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
         held.enter_context(run_lock(rundir.path))  # before anything in it changes
         manifest = rundir.manifest()
         config = resumed_config(manifest, config, given_paths)
-    config = _configured_agent(config)
+    given_config = config  # what run.json records: a resume asks trialrun.toml again
+    config = _default_agent(config)
     if not config.tasks:
         raise UserError("no task paths given; pass task files or folders")
 
@@ -249,6 +244,7 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
             "drop one of the two"
         )
     tasks, warnings, paths = _load(config.tasks, config.skip_invalid, config.allow_external_links)
+    given = bool(given_config.agent or given_config.agent_cmd)
     tasks = [t for t in tasks if config.filters.matches(t)]
     if not tasks:
         raise UserError("no tasks match the filters (--task/--suite/--tier/--tag)")
@@ -294,8 +290,18 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
             )
     timeouts = [t.environment.budgets.timeout_s for t in tasks if t.environment.budgets.timeout_s]
     agent_timeout = max(timeouts) if timeouts else None
-    agent_obj = _make_agent(config, agent_timeout)
-    warnings.extend(preset_tool_warnings(agent_obj, tasks))
+    by_task = own_agents(given, config.agent, tasks)
+    uses_default = any(t.task_id not in by_task for t in tasks)
+    agent_obj = _make_agent(config, agent_timeout) if uses_default else ToolLoopAgent()
+    own = task_agents(
+        by_task,
+        lambda spec: ConversingAgent(make_agent(spec, None, timeout_s=agent_timeout)),
+        {t.task_id: str(t.source or f"task {t.task_id}") for t in tasks},
+    )
+    warnings.extend(preset_tool_warnings(agent_obj, [t for t in tasks if t.task_id not in own]))
+    for task in tasks:
+        if task.task_id in own:
+            warnings.extend(preset_tool_warnings(own[task.task_id], [task]))
     for spec in models:
         if is_unpinned(parse_model_spec(spec).model_id):
             warnings.append(f"model '{spec}' is unpinned (-latest/-preview): results may drift")
@@ -312,7 +318,7 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
 
     # the run folder
     if rundir is None or manifest is None:
-        manifest = new_manifest(new_run_id(), config, spec_of, tasks, paths)
+        manifest = new_manifest(new_run_id(), given_config, spec_of, tasks, paths)
         if scope is not False:  # a resume keeps stopping early, against the same baselines
             manifest.extra[EARLY_STOP_KEY] = recorded(scope)
             manifest.extra[BASELINES_KEY] = str(baselines)
@@ -347,6 +353,7 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
     ctx = RunContext(
         rundir=rundir,
         agent=agent_obj,
+        task_agents=own,
         models=model_objs,
         judge=judge_obj,
         keep_artifacts=config.keep_artifacts,
@@ -380,6 +387,7 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
             agent_cmd=config.agent_cmd,
             agent_api=config.agent_api,
             agent_timeout_s=agent_timeout,
+            task_agents=by_task,
             address=_ray_address(config) if executor == "ray" else None,
             k_of={t.task_id: effective_k(t, config.k) for t in tasks},
             infra_trials=infra_trials,

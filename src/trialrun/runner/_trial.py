@@ -6,7 +6,8 @@ retries) is pass = solve = None with error.kind "infra"; everything else is grad
 budget of answers, tool calls and agent work (`BudgetClock`), not of waiting on providers.
 
 A trial that ends in an infra error is run again, in a fresh workspace, up to
-`RunContext.infra_trials` times (`[retries] infra_trials`); only its last attempt is
+`RunContext.infra_trials` times (`[retries] infra_trials`; not one whose agent asked for a
+model the run does not serve, which would ask again); only its last attempt is
 written. A line whose trial was run again says so: `attempts` (how many ran) and
 `retried_errors` (the earlier attempts' infra errors, one short message each, also in the
 transcript). Every executor (this process, worker processes, Ray) runs trials through
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from trialrun.agents import AgentLimits, AgentRun, conversation_text
+from trialrun.agents import NOT_SERVED_PREFIX, AgentLimits, AgentRun, conversation_text
 from trialrun.core import Verdict, slugify
 from trialrun.errors import InfraError
 from trialrun.graders import TrialView, grade_trial, trajectory_figures
@@ -64,6 +65,8 @@ class RunContext:
     rundir: RunDir
     agent: Agent
     models: dict[str, Model | None]
+    # task id → its own agent (its file's `agent:`), for tasks not run by `agent`
+    task_agents: dict[str, Agent] = field(default_factory=dict)
     judge: Model | None = None
     keep_artifacts: bool = False
     workspace_parent: Path | None = None
@@ -173,12 +176,18 @@ def _short(message: str) -> str:
     return text
 
 
+def _may_change(attempt: _Attempt) -> bool:
+    """Whether running again may end otherwise: an agent asking for a model the run does
+    not serve asks again, the same."""
+    return not str((attempt.error or {}).get("message", "")).startswith(NOT_SERVED_PREFIX)
+
+
 async def run_trial(spec: TrialSpec, ctx: RunContext) -> ResultLine:
     """Run one trial to the end and return its results line (not yet written); an
     attempt ending in an infra error is run again, up to `ctx.infra_trials` times."""
     retried: list[str] = []
     attempt = await _attempt(spec, ctx)
-    while attempt.is_infra and len(retried) < ctx.infra_trials:
+    while attempt.is_infra and len(retried) < ctx.infra_trials and _may_change(attempt):
         retried.append(_short(str((attempt.error or {}).get("message", ""))))
         attempt = await _attempt(spec, ctx)
     return _result_line(spec, ctx, attempt, retried)
@@ -211,7 +220,8 @@ async def _attempt(spec: TrialSpec, ctx: RunContext) -> _Attempt:
         started = time.perf_counter()
         run = out.run
         try:
-            run = out.run = await ctx.agent.run(task, ws.path, clock, agent_model, limits)
+            agent = ctx.task_agents.get(task.task_id, ctx.agent)
+            run = out.run = await agent.run(task, ws.path, clock, agent_model, limits)
         except InfraError as exc:
             run.infra_error = str(exc) or "infrastructure error"
         except Exception as exc:  # the agent's own crash: not passed

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -146,10 +146,24 @@ def _input_warnings(task: Task, prefix: FieldPath) -> list[tuple[FieldPath, str]
     return out
 
 
+def agent_issue(name: str, agents: Collection[str]) -> str | None:
+    """Why a task's `agent:` names no agent the run knows (None: it does). `agents` are
+    the preset names; `package.module:function` (or `file.py:function`) is loaded later."""
+    if name in agents or ":" in name:
+        return None
+    hint = suggest(name, agents)
+    did = f"did you mean '{hint}'? " if hint else ""
+    return (
+        f"'{name}' is not an agent: {did}use a preset ({', '.join(sorted(agents))}) "
+        "or package.module:function"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class _Options:
     max_file_bytes: int
     allow_external_links: bool
+    agents: Collection[str] | None = None  # the names `agent:` may give; None: unchecked
 
 
 def _load_file(file: Path, report: LoadReport, options: _Options) -> list[tuple[Task, LineOf]]:
@@ -199,6 +213,9 @@ def _load_file(file: Path, report: LoadReport, options: _Options) -> list[tuple[
         task = checked.task
         if task is not None:
             issues += grader_timeout_issues(task, checked.graders)
+            named = task.agent
+            if named and options.agents is not None and (bad := agent_issue(named, options.agents)):
+                issues.append(((*checked.places["task_id"][:-1], "agent"), bad))
         if task is not None:
             task.set_provenance(file, fmt, fixture_path, fixtures_root)
             found_warnings = _tool_warnings(task, checked, data)
@@ -225,16 +242,19 @@ def load_tasks(
     *,
     allow_external_links: bool = False,
     max_file_bytes: int | None = None,
+    agents: Collection[str] | None = None,
 ) -> LoadReport:
     """Load and validate every task file under `paths` (files and folders, recursive).
 
     `allow_external_links`: accept fixture and setup symlinks that resolve outside the
     suite folder (their targets are copied into workspaces). `max_file_bytes`: the size
     limit for one task file (default: `[tasks] max_file_bytes` in trialrun.toml, else
-    10 MB); a bigger file is refused unread.
+    10 MB); a bigger file is refused unread. `agents`: the preset names a task's `agent:`
+    may give (besides package.module:function); another name is a problem. None: not
+    checked here.
     """
     report = LoadReport()
-    options = _Options(file_size_limit(max_file_bytes), allow_external_links)
+    options = _Options(file_size_limit(max_file_bytes), allow_external_links, agents)
     per_file: list[tuple[Path, list[tuple[Task, LineOf]]]] = []
     with remembered():
         for file in _expand(paths, report):

@@ -40,6 +40,7 @@ from trialrun.tasks._limits import MAX_K, TASK_ID_PATTERN, task_id_problem
 from trialrun.tasks._suites import SUITE_DEFAULTS, Metric, Policy, Suite
 
 __all__ = [
+    "AgentName",
     "BUDGET_ALIASES",
     "SANDBOXES",
     "Budgets",
@@ -146,6 +147,31 @@ def _task_id(value: str) -> str:
     return value
 
 
+def _agent_name(value: str) -> str:
+    """The shape of an `agent:` value; the names the run knows are checked by the loader
+    (`load_tasks(..., agents=...)`), since the presets live above this package."""
+    if value != value.strip() or not value or any(ch.isspace() for ch in value):
+        raise ValueError(
+            f"{value!r} is not an agent name: give a preset (e.g. gemini-cli) or "
+            "package.module:function, without spaces"
+        )
+    return value
+
+
+AgentName = Annotated[
+    str,
+    AfterValidator(_agent_name),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "description": "the agent under test for this task: a preset (gemini-cli, "
+            "claude-code, codex) or package.module:function; --agent/--agent-cmd override "
+            "it, it overrides [run] agent in trialrun.toml",
+        }
+    ),
+]
+
+
 class Task(Strict):
     task_id: Annotated[
         str,
@@ -163,6 +189,7 @@ class Task(Strict):
     environment: Environment = Field(default_factory=Environment)
     trials: Trials = Field(default_factory=Trials)
     gates: Gates = Field(default_factory=Gates)
+    agent: AgentName | None = None
 
     # Where the task came from (set by the loaders; not part of the file format).
     _source: Path | None = PrivateAttr(default=None)

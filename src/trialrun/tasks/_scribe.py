@@ -18,7 +18,7 @@ from trialrun.tasks._grader_items import REGEX_VALUE_KINDS, validate_grader
 from trialrun.tasks._issues import Issue, issues_from_validation
 from trialrun.tasks._js_regex import JSRegexError, js_flags, js_to_python
 from trialrun.tasks._limits import MAX_SECONDS
-from trialrun.tasks._model import Task, Tier
+from trialrun.tasks._model import AgentName, Task, Tier
 from trialrun.tasks._native import SCHEMA_KEY, Checked
 from trialrun.tasks._problems import FieldPath
 
@@ -63,6 +63,7 @@ class ScribeTask(BaseModel):
     maxTurns: int = Field(15, ge=1)
     timeoutMs: float = Field(300_000, gt=0, le=MAX_SECONDS * 1000, allow_inf_nan=False)
     rubric: Any = None  # free text for the judge; checked in check_scribe
+    agent: AgentName | None = None  # trialrun's own key: the agent under test (a preset)
 
 
 def is_scribe_shape(data: Any) -> bool:
@@ -265,4 +266,5 @@ def to_native(shape: ScribeTask, graders: list[GraderConfig]) -> dict[str, Any]:
         "environment": environment,
         "graders": graders,
         "tracked_metrics": ["pass^k", "solve^k"],
+        "agent": shape.agent,
     }

@@ -7,6 +7,14 @@ from trialrun.agents.presets._registry import AGENT_PRESETS
 from trialrun.agents.presets._types import AgentPreset, Launch, LaunchContext
 
 MODEL = "claude-sonnet-4-5"
+# the variables naming the models of its side requests (the small/fast model, subagents,
+# each family's default): all pinned to MODEL, so every request names the one model
+SIDE_MODEL_ENV = (
+    "ANTHROPIC_MODEL", "ANTHROPIC_SMALL_FAST_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL",
+    "ANTHROPIC_DEFAULT_SONNET_MODEL", "ANTHROPIC_DEFAULT_OPUS_MODEL", "CLAUDE_CODE_SUBAGENT_MODEL",
+)  # fmt: skip
+# what 2.1.328 names when those are not honoured: its small/fast (Haiku) defaults
+SIDE_MODELS = ("claude-haiku-4-5", "claude-haiku-4-5-20251001")
 
 
 def launch(ctx: LaunchContext) -> Launch:
@@ -21,6 +29,7 @@ def launch(ctx: LaunchContext) -> Launch:
             "DISABLE_AUTOUPDATER": "1",
             "DISABLE_TELEMETRY": "1",
             "DISABLE_ERROR_REPORTING": "1",
+            **dict.fromkeys(SIDE_MODEL_ENV, MODEL),
         },
     )
 
@@ -38,5 +47,6 @@ AGENT_PRESETS.add(
             "ListAgents", "ReportFindings", "ScheduleWakeup",
         ),  # fmt: skip
         launch=launch,
+        models=(MODEL, *SIDE_MODELS),
     ),
 )

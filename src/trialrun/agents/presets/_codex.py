@@ -54,5 +54,6 @@ AGENT_PRESETS.add(
             "create_goal", "get_goal", "update_goal", "multi_agent_v1",
         ),  # fmt: skip
         launch=launch,
+        models=(MODEL,),  # 0.169.0 names no other model with approvals off
     ),
 )

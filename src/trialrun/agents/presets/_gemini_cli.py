@@ -8,6 +8,10 @@ from trialrun.agents.presets._registry import AGENT_PRESETS
 from trialrun.agents.presets._types import AgentPreset, Launch, LaunchContext
 
 MODEL = "gemini-2.5-pro"
+# its side requests' models with a 2.5 main model (0.61.0's model configs): web search,
+# loop detection and the next-speaker check on flash, summaries, edit correction,
+# compression and prompt completion on flash-lite
+SIDE_MODELS = ("gemini-2.5-flash", "gemini-2.5-flash-lite")
 # an API key, not a Google login; no folder-trust prompt; nothing phoned home
 SETTINGS = {
     "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
@@ -46,5 +50,6 @@ AGENT_PRESETS.add(
             "read_background_output", "update_topic",
         ),  # fmt: skip
         launch=launch,
+        models=(MODEL, *SIDE_MODELS),
     ),
 )

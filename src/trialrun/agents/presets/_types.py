@@ -38,3 +38,6 @@ class AgentPreset:
     tools: tuple[str, ...]  # the tool names it sends the model (README, grader warnings)
     # writes the config files into ctx.home; returns the arguments after the binary and env
     launch: Callable[[LaunchContext], Launch]
+    # the model names its CLI asks the proxy for: its configured model and the side
+    # requests it makes (each answered by the run's model); any other name is refused
+    models: tuple[str, ...] = ()
