@@ -9,7 +9,6 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from tools_support import call
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import psutil
 import pytest
-
 from tools_support import call
+
 from trialrun.errors import UserError
 from trialrun.sandbox import jail_available
 from trialrun.tools import load_pack
@@ -65,7 +65,8 @@ def test_the_host_home_and_environment_are_not_visible(tmp_path: Path, monkeypat
 
 @jailed
 def test_an_infinite_loop_stops_at_the_time_limit(tmp_path: Path) -> None:
-    result = call("code_interpreter", tmp_path, {"timeout_s": 2}, code="print('go', flush=True)\nwhile True: pass")
+    code = "print('go', flush=True)\nwhile True: pass"
+    result = call("code_interpreter", tmp_path, {"timeout_s": 2}, code=code)
     assert not result.ok
     assert result.content == (
         "code_interpreter: stopped after 2s (the time limit); output so far:\n=== STDOUT ===\ngo"

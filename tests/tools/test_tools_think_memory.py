@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from tools_support import call
+
 from trialrun.errors import UserError
 from trialrun.tools import ToolContext, load_pack
 from trialrun.tools.memory import MemoryEntry, search, words_of
@@ -48,7 +48,8 @@ def test_memory_search_ranks_by_keyword_overlap(tmp_path: Path) -> None:
 
 
 def test_memory_does_not_leak_between_trials(tmp_path: Path) -> None:
-    first, second = ToolContext(tmp_path, "t", {"trial": 0}), ToolContext(tmp_path, "t", {"trial": 1})
+    first = ToolContext(tmp_path, "t", {"trial": 0})
+    second = ToolContext(tmp_path, "t", {"trial": 1})
     call("memory_store", first, content="the secret word is swordfish")
     assert "swordfish" in call("memory_search", first, query="secret word").content
     assert call("memory_search", second, query="secret word").content == "No results found."

@@ -12,8 +12,8 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-
 from tools_support import call
+
 from trialrun.errors import UserError
 from trialrun.tools import load_pack, tool_pack_problem
 from trialrun.tools._search_providers import SEARCH_PROVIDERS
