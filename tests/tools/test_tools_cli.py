@@ -34,7 +34,7 @@ def test_the_task_validates() -> None:
 
 
 @pytest.mark.skipif(not jail_available(), reason="bwrap does not work here")
-def test_a_scripted_model_uses_every_tool(tmp_path: Path, monkeypatch) -> None:
+def test_a_scripted_model_uses_every_tool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     suite = shutil.copytree(DATA, tmp_path / "suite")
     monkeypatch.chdir(tmp_path)  # no trialrun.toml: web_search has no provider
     out = tmp_path / "out"

@@ -55,7 +55,9 @@ def test_no_network_and_nothing_writable_outside(tmp_path: Path) -> None:
 
 
 @jailed
-def test_the_host_home_and_environment_are_not_visible(tmp_path: Path, monkeypatch) -> None:
+def test_the_host_home_and_environment_are_not_visible(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-visible-only-outside")
     code = "import os; print(os.path.exists(os.path.expanduser('/root/.bashrc'))); " \
            "print(os.environ.get('OPENAI_API_KEY'))"
@@ -126,7 +128,9 @@ def test_a_call_may_ask_less_time_never_more(tmp_path: Path) -> None:
     assert "stopped after 1s" in shorter.content
 
 
-def test_without_the_jail_code_is_refused_not_run(tmp_path: Path, monkeypatch) -> None:
+def test_without_the_jail_code_is_refused_not_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("TRIALRUN_JAIL", "off")
     monkeypatch.chdir(tmp_path)  # no trialrun.toml opting in
     for pack, args in (("code_interpreter", {"code": "open('ran', 'w')"}),
@@ -138,7 +142,9 @@ def test_without_the_jail_code_is_refused_not_run(tmp_path: Path, monkeypatch) -
     assert not (tmp_path / "ran").exists()
 
 
-def test_the_project_may_opt_in_to_unjailed_runs(tmp_path: Path, monkeypatch) -> None:
+def test_the_project_may_opt_in_to_unjailed_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("TRIALRUN_JAIL", "off")
     (tmp_path / "trialrun.toml").write_text("[tools]\nunjailed = true\n")
     monkeypatch.chdir(tmp_path)

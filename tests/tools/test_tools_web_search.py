@@ -79,7 +79,9 @@ def test_searxng_provider_over_http(tmp_path: Path, endpoint: str) -> None:
     assert len(lines) == 9
 
 
-def test_the_provider_comes_from_trialrun_toml(tmp_path: Path, endpoint: str, monkeypatch) -> None:
+def test_the_provider_comes_from_trialrun_toml(
+    tmp_path: Path, endpoint: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "trialrun.toml").write_text(
         f'[tools.web_search]\nprovider = "searxng"\nurl = "{endpoint}/search"\n'
     )
@@ -88,7 +90,9 @@ def test_the_provider_comes_from_trialrun_toml(tmp_path: Path, endpoint: str, mo
     assert result.ok and result.content.startswith("1. Paris - Wikipedia")
 
 
-def test_no_provider_is_a_tool_error_not_a_refusal(tmp_path: Path, monkeypatch) -> None:
+def test_no_provider_is_a_tool_error_not_a_refusal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert tool_pack_problem("web_search") is None  # the task loads
     result = call("web_search", tmp_path, query="anything")
@@ -108,7 +112,7 @@ def test_an_endpoint_down_or_broken_is_a_tool_error(tmp_path: Path, endpoint: st
     assert "did not answer" in closed and "no network" in closed
 
 
-def test_misconfiguration(tmp_path: Path, monkeypatch) -> None:
+def test_misconfiguration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(UserError, match="unknown provider 'bing'; known: searxng"):
         load_pack("web_search", {"provider": "bing"})
     with pytest.raises(UserError, match="unknown option"):
