@@ -45,6 +45,10 @@ def test_memory_search_ranks_by_keyword_overlap(tmp_path: Path) -> None:
     top = call("memory_search", ctx, query="capital", top_k=1)
     assert top.content == "1. [1.00] (source: atlas) Paris is the capital of France"
     assert call("memory_search", ctx, query="bananas").content == "No results found."
+    retrieved = call("memory_retrieve", ctx, query="capital of France")
+    assert retrieved.content == (
+        "[1.00] Paris is the capital of France\n---\n[0.67] The capital of Italy is Rome"
+    )
 
 
 def test_memory_does_not_leak_between_trials(tmp_path: Path) -> None:

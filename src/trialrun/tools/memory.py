@@ -1,10 +1,13 @@
-"""The `memory_store` and `memory_search` tool packs: a memory that lives for one trial.
+"""The `memory_store`, `memory_search` and `memory_retrieve` tool packs: a memory that
+lives for one trial.
 
 Entries are kept in the trial's `ToolContext` (never on disk, never in the workspace), so
 nothing leaks between trials and graders of the workspace see no trace of it. Search is
 keyword overlap, deterministic: an entry's score is the share of the query's distinct
 words (lower-cased `\\w+`) it holds; ties keep the order entries were stored in. The
-parameters are OpenJarvis's (`content`, `source`; `query`, `top_k`).
+parameters and result shapes are OpenJarvis's (`content`, `source`; `query`, `top_k`):
+`memory_search` numbers its hits with their sources, `memory_retrieve` separates them
+with `---`.
 """
 
 from __future__ import annotations
@@ -82,6 +85,14 @@ def memory_store(ctx: ToolContext, content: str, source: str | None = None) -> s
     return f"Stored memory entry {len(entries)} ({len(content)} characters)."
 
 
+def _hits(tool_name: str, ctx: ToolContext, query: str, top_k: int) -> list[MemoryHit]:
+    if not isinstance(query, str) or not query.strip():
+        raise ToolError(f"{tool_name}: the query is empty; give words to look for")
+    if not 1 <= top_k <= MAX_TOP_K:
+        raise ToolError(f"{tool_name}: top_k must be between 1 and {MAX_TOP_K}")
+    return search(trial_memory(ctx), query, top_k)
+
+
 @tool
 def memory_search(ctx: ToolContext, query: str, top_k: int = 5) -> str:
     """Search memory for content relevant to a query; results with scores and sources.
@@ -90,11 +101,7 @@ def memory_search(ctx: ToolContext, query: str, top_k: int = 5) -> str:
         query: The search query.
         top_k: Number of results (default 5).
     """
-    if not isinstance(query, str) or not query.strip():
-        raise ToolError("memory_search: the query is empty; give words to look for")
-    if not 1 <= top_k <= MAX_TOP_K:
-        raise ToolError(f"memory_search: top_k must be between 1 and {MAX_TOP_K}")
-    hits = search(trial_memory(ctx), query, top_k)
+    hits = _hits("memory_search", ctx, query, top_k)
     if not hits:
         return "No results found."
     lines = []
@@ -102,6 +109,20 @@ def memory_search(ctx: ToolContext, query: str, top_k: int = 5) -> str:
         source = f" (source: {hit.entry.source})" if hit.entry.source else ""
         lines.append(f"{rank}. [{hit.score:.2f}]{source} {hit.entry.content}")
     return "\n".join(lines)
+
+
+@tool
+def memory_retrieve(ctx: ToolContext, query: str, top_k: int = 5) -> str:
+    """Retrieve relevant content from memory.
+
+    Args:
+        query: The search query.
+        top_k: Number of results to return (default 5).
+    """
+    hits = _hits("memory_retrieve", ctx, query, top_k)
+    if not hits:
+        return "No results found."
+    return "\n---\n".join(f"[{hit.score:.2f}] {hit.entry.content}" for hit in hits)
 
 
 @tool_pack("memory_store", no_options("memory_store"))
@@ -112,3 +133,8 @@ def memory_store_pack(options: dict[str, Any]) -> list[Tool]:
 @tool_pack("memory_search", no_options("memory_search"))
 def memory_search_pack(options: dict[str, Any]) -> list[Tool]:
     return [memory_search]  # type: ignore[list-item]
+
+
+@tool_pack("memory_retrieve", no_options("memory_retrieve"))
+def memory_retrieve_pack(options: dict[str, Any]) -> list[Tool]:
+    return [memory_retrieve]  # type: ignore[list-item]
