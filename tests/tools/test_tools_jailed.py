@@ -110,10 +110,12 @@ def test_shell_exec_takes_openjarvis_arguments(tmp_path: Path) -> None:
     (tmp_path / "sub" / "f.txt").write_text("x")
     result = call(
         "shell_exec", tmp_path, QUICK,
-        command="pwd; ls; echo err >&2", timeout=3, working_dir="sub", env_passthrough=["HOME"],
+        command="pwd; ls; echo up > ../top.txt; echo err >&2", timeout=3, working_dir="sub",
+        env_passthrough=["HOME"],
     )
     assert result.ok, result.content
     assert result.content == f"=== STDOUT ===\n{tmp_path / 'sub'}\nf.txt\n=== STDERR ===\nerr"
+    assert (tmp_path / "top.txt").read_text() == "up\n"  # the whole workspace is there
     escape = call("shell_exec", tmp_path, QUICK, command="ls", working_dir="..")
     assert not escape.ok and "outside the workspace" in escape.content
     status = call("shell_exec", tmp_path, QUICK, command="exit 3")

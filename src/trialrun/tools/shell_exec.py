@@ -11,6 +11,7 @@ enters the jail). Options: `timeout_s` (the default and the most a call may ask,
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from typing import Any
 
 from trialrun.errors import ToolError
@@ -51,9 +52,12 @@ async def run_command(
         if timeout < 1:
             raise ToolError("shell_exec: timeout must be at least 1 second")
         limits = dataclasses.replace(limits, timeout_s=min(float(timeout), limits.timeout_s))
-    cwd = _folder(ctx, working_dir)
+    workspace = str(ctx.workspace)
+    folder = _folder(ctx, working_dir)
+    if folder != workspace:  # the jail shows the whole workspace; the shell moves into it
+        command = f"cd -- {shlex.quote(folder)} || exit 1\n{command}"
     outcome = await run_limited(
-        "shell_exec", ["/bin/sh", "-c", command], str(ctx.workspace), cwd, limits
+        "shell_exec", ["/bin/sh", "-c", command], workspace, workspace, limits
     )
     return report("shell_exec", outcome, limits)
 
