@@ -79,10 +79,10 @@ def _environment(workspace: str) -> dict[str, str]:
 
 
 async def run_limited(
-    tool_name: str, argv: Sequence[str], workspace: str, cwd: str, limits: Limits
+    tool_name: str, argv: Sequence[str], workspace: str, limits: Limits
 ) -> CommandOutcome:
-    """`argv` run jailed in `cwd` (inside `workspace`) within `limits`; a ToolError when it
-    cannot run jailed (and the project did not opt in to unjailed runs)."""
+    """`argv` run jailed in `workspace` within `limits`; a ToolError when it cannot run
+    jailed (and the project did not opt in to unjailed runs)."""
     jailed = jail_available()
     if not jailed and not unjailed_allowed():
         raise ToolError(
@@ -96,7 +96,7 @@ async def run_limited(
     bounds = [str(memory), str(files), str(_process_limit()), "--"]
     return await run_contained(
         [*prelude, *bounds, *argv],
-        cwd,
+        workspace,
         limits.timeout_s,
         env=_environment(workspace),
         jail=jailed,

@@ -42,9 +42,7 @@ async def run_code(ctx: ToolContext, code: str, limits: Limits) -> str:
             f"code_interpreter: the code is {size} bytes; send at most {MAX_CODE_BYTES}"
         )
     workspace = str(ctx.workspace)
-    outcome = await run_limited(
-        "code_interpreter", [sys.executable, "-c", code], workspace, workspace, limits
-    )
+    outcome = await run_limited("code_interpreter", [sys.executable, "-c", code], workspace, limits)
     return report("code_interpreter", outcome, limits)
 
 

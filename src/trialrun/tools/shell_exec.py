@@ -56,9 +56,7 @@ async def run_command(
     folder = _folder(ctx, working_dir)
     if folder != workspace:  # the jail shows the whole workspace; the shell moves into it
         command = f"cd -- {shlex.quote(folder)} || exit 1\n{command}"
-    outcome = await run_limited(
-        "shell_exec", ["/bin/sh", "-c", command], workspace, workspace, limits
-    )
+    outcome = await run_limited("shell_exec", ["/bin/sh", "-c", command], workspace, limits)
     return report("shell_exec", outcome, limits)
 
 
