@@ -5,7 +5,9 @@ Sections (each optional; each feature reads its own): `[judge]`, `[gates.*]`, `[
 (`max_record_bytes`, `max_file_bytes`),
 `[run]` (`executor`, `ray_address`, `early_stop`: true, false or a list of suite names whose
 tasks stop early; `agent`: the agent when no --agent/--agent-cmd is given, e.g. "codex"),
-`[limits]` (`max_body_mb`, `max_agent_output_mb`: `models._limits`).
+`[limits]` (`max_body_mb`, `max_agent_output_mb`: `models._limits`),
+`[tools]` (`unjailed`: let code tools run where bwrap does not work; `[tools.web_search]`
+`provider`, `url`: `tools.web_search`).
 Unknown sections are kept for plugins.
 """
 

@@ -6,4 +6,16 @@ cheap; one that fails is a bug and surfaces here instead of the pack going missi
 
 from __future__ import annotations
 
-from trialrun.tools import mcp, python_functions, replay, research, vault  # noqa: F401
+from trialrun.tools import (  # noqa: F401
+    code_interpreter,
+    file_write,
+    mcp,
+    memory,
+    python_functions,
+    replay,
+    research,
+    shell_exec,
+    think,
+    vault,
+    web_search,
+)

@@ -1,0 +1,28 @@
+"""Each tool takes OpenJarvis's argument names (openjarvis 1.0.4, `openjarvis/tools/`), so
+a model prompted as there calls it unchanged."""
+
+from __future__ import annotations
+
+import pytest
+
+from trialrun.tools import load_pack
+
+OPENJARVIS_SHAPES = {
+    "think": ({"thought"}, ["thought"]),
+    "code_interpreter": ({"code"}, ["code"]),
+    "file_write": ({"path", "content", "mode", "create_dirs"}, ["path", "content"]),
+    "shell_exec": ({"command", "timeout", "working_dir", "env_passthrough"}, ["command"]),
+    "web_search": ({"query", "max_results"}, ["query"]),
+    "memory_store": ({"content", "source"}, ["content"]),
+    "memory_search": ({"query", "top_k"}, ["query"]),
+    "memory_retrieve": ({"query", "top_k"}, ["query"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPENJARVIS_SHAPES))
+def test_argument_names_are_openjarvis(name: str) -> None:
+    (tool,) = load_pack(name)
+    properties, required = OPENJARVIS_SHAPES[name]
+    assert tool.name == name
+    assert set(tool.parameters["properties"]) == properties
+    assert tool.parameters["required"] == required
