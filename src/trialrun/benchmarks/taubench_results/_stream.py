@@ -1,0 +1,134 @@
+"""The entries of a JSON list, one at a time, from a file of any size.
+
+A τ-bench results file is one JSON list (4 MB for 200 trials, 100+ MB for others); it is
+read in chunks and each entry decoded on its own, so memory holds one entry and one
+chunk, never the file. A problem is one `UserError` naming the file, the entry index and
+the fix.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from trialrun.errors import UserError
+
+CHUNK_CHARS = 1 << 20
+MAX_ENTRY_CHARS = 64 * 1024 * 1024
+# a decode error this far before the end of what was read is real, not a cut-off entry
+_TOKEN_MARGIN = 64
+_DECODER = json.JSONDecoder()
+_SPACE = " \t\r\n"
+
+
+class _Chars:
+    """UTF-8 text of a binary file, read on demand into one growing/shrinking buffer."""
+
+    def __init__(self, handle: BinaryIO, path: Path) -> None:
+        self._handle = handle
+        self._path = path
+        self._utf8 = codecs.getincrementaldecoder("utf-8")()
+        self.text = ""
+        self.pos = 0
+        self.eof = False
+
+    def more(self) -> bool:
+        """Read one more chunk; False at the end of the file."""
+        if self.eof:
+            return False
+        raw = self._handle.read(CHUNK_CHARS)
+        try:
+            chars = self._utf8.decode(raw, final=not raw)
+        except UnicodeDecodeError as exc:
+            raise UserError(
+                f"{self._path}: not UTF-8 text ({exc.reason}); pass τ-bench's results file "
+                "as it was written (a JSON list)"
+            ) from None
+        if not raw:
+            self.eof = True
+        self.text = self.text[self.pos:] + chars
+        self.pos = 0
+        return bool(raw)
+
+    def skip_space(self) -> str:
+        """The next non-space character ('' at the end of the file), not consumed."""
+        while True:
+            while self.pos < len(self.text) and self.text[self.pos] in _SPACE:
+                self.pos += 1
+            if self.pos < len(self.text):
+                return self.text[self.pos]
+            if not self.more():
+                return ""
+
+
+def _decode(chars: _Chars, path: Path, index: int) -> Any:
+    """One JSON value at the reader's position, reading more until it is whole."""
+    while True:
+        try:
+            value, end = _DECODER.raw_decode(chars.text, chars.pos)
+        except json.JSONDecodeError as exc:
+            cut_off = (exc.msg.startswith("Unterminated string")
+                       or exc.pos + _TOKEN_MARGIN >= len(chars.text))
+            if cut_off and len(chars.text) - chars.pos > MAX_ENTRY_CHARS:
+                raise UserError(
+                    f"{path}: entry {index} is larger than {MAX_ENTRY_CHARS // (1 << 20)} MiB; "
+                    "a τ-bench trial is far smaller: check the file is a results list"
+                ) from None
+            if cut_off and chars.more():
+                continue
+            raise UserError(
+                f"{path}: entry {index} is not valid JSON ({exc.msg}, line {exc.lineno} "
+                f"column {exc.colno}); restore the file τ-bench wrote"
+            ) from None
+        # a number at the very end of the buffer may go on in the next chunk
+        if end == len(chars.text) and not chars.eof and chars.more():
+            continue
+        chars.pos = end
+        return value
+
+
+def iter_entries(path: Path, handle: BinaryIO) -> Iterator[tuple[int, Any]]:
+    """(index, value) for each entry of the JSON list in `handle`."""
+    chars = _Chars(handle, path)
+    first = chars.skip_space()
+    if first != "[":
+        found = "an empty file" if not first else f"{first!r}"
+        hint = (" (a τ²-bench simulations file is not this format)" if first == "{" else "")
+        raise UserError(
+            f"{path}: expected a JSON list of trials [{{task_id, trial, reward, info, traj}}, "
+            f"…] (τ-bench's results file), found {found} at its start{hint}"
+        )
+    chars.pos += 1
+    index = 0
+    if chars.skip_space() == "]":
+        return
+    while True:
+        if not chars.skip_space():
+            break
+        yield index, _decode(chars, path, index)
+        index += 1
+        after = chars.skip_space()
+        if after == ",":
+            chars.pos += 1
+            continue
+        if after == "]":
+            chars.pos += 1
+            if chars.skip_space():
+                raise UserError(
+                    f"{path}: text after the list's closing ']' (after entry {index - 1}); "
+                    "restore the file τ-bench wrote"
+                )
+            return
+        if after:
+            raise UserError(
+                f"{path}: expected ',' or ']' after entry {index - 1}, found {after!r}; "
+                "restore the file τ-bench wrote"
+            )
+        break
+    raise UserError(
+        f"{path}: the list ends after entry {index - 1} without its closing ']' "
+        "(a cut-off file?); restore the whole file τ-bench wrote"
+    )
