@@ -13,6 +13,7 @@ from trialrun.benchmarks.taubench_results._import import (
     RescoreSource,
     import_results,
 )
+from trialrun.benchmarks.taubench_results._leaderboard import solve_curve
 from trialrun.benchmarks.taubench_results._naming import ImportNaming, name_import
 from trialrun.benchmarks.taubench_results._rescore import Rescored
 from trialrun.benchmarks.taubench_results._stream import iter_entries
@@ -30,4 +31,5 @@ __all__ = [
     "iter_entries",
     "name_import",
     "read_trial",
+    "solve_curve",
 ]

@@ -28,7 +28,7 @@ from trialrun.benchmarks.taubench_results._rescore import (
     rescore,
 )
 from trialrun.benchmarks.taubench_results._stream import iter_entries
-from trialrun.benchmarks.taubench_results._trial import read_trial
+from trialrun.benchmarks.taubench_results._trial import RecordedTask, read_trial
 from trialrun.core import slugify
 from trialrun.errors import UserError
 from trialrun.metrics import summarize_rundir
@@ -184,7 +184,7 @@ def _write_trials(path: Path, run: RunDir, naming: Naming, env: TauDomain | None
     slug = slugify(naming.model)
     seen: dict[tuple[int, int], int] = {}
     k: Counter[int] = Counter()
-    checks: dict[int, TaskCheck] = {}
+    checks: dict[tuple[int, RecordedTask | None], TaskCheck] = {}
     with _open(path) as handle:
         for index, item in iter_entries(path, handle):
             trial = read_trial(path, index, item)
@@ -198,9 +198,10 @@ def _write_trials(path: Path, run: RunDir, naming: Naming, env: TauDomain | None
             k[trial.task_id] = max(k[trial.task_id], trial.trial + 1)
             line, transcript = convert(trial, naming)
             if env is not None:
-                if trial.task_id not in checks:
-                    checks[trial.task_id] = check_task(env, trial.task_id, trial.task)
-                rescored = rescore(env, trial, checks[trial.task_id])
+                recorded = (trial.task_id, trial.task)
+                if recorded not in checks:
+                    checks[recorded] = check_task(env, trial.task_id, trial.task)
+                rescored = rescore(env, trial, checks[recorded])
                 result.rescored.append(rescored)
                 _record_rescore(line, transcript.verdicts, rescored)
             rel, offset = run.append_transcript(slug, transcript)

@@ -70,21 +70,30 @@ def _decode(chars: _Chars, path: Path, index: int) -> Any:
         try:
             value, end = _DECODER.raw_decode(chars.text, chars.pos)
         except json.JSONDecodeError as exc:
-            cut_off = (exc.msg.startswith("Unterminated string")
-                       or exc.pos + _TOKEN_MARGIN >= len(chars.text))
-            if cut_off and len(chars.text) - chars.pos > MAX_ENTRY_CHARS:
+            unterminated = exc.msg.startswith("Unterminated string")
+            at_end = unterminated or exc.pos >= len(chars.text.rstrip())
+            where = exc.pos - chars.pos  # within the entry
+            if unterminated or exc.pos + _TOKEN_MARGIN >= len(chars.text):
+                if len(chars.text) - chars.pos > MAX_ENTRY_CHARS:
+                    raise UserError(
+                        f"{path}: entry {index} is larger than "
+                        f"{MAX_ENTRY_CHARS // (1 << 20)} MiB; a τ-bench trial is far "
+                        "smaller: check the file is a results list"
+                    ) from None
+                if chars.more():
+                    continue
+            if at_end:
                 raise UserError(
-                    f"{path}: entry {index} is larger than {MAX_ENTRY_CHARS // (1 << 20)} MiB; "
-                    "a τ-bench trial is far smaller: check the file is a results list"
+                    f"{path}: entry {index} is cut off by the end of the file ({exc.msg}); "
+                    "restore the whole file τ-bench wrote"
                 ) from None
-            if cut_off and chars.more():
-                continue
             raise UserError(
-                f"{path}: entry {index} is not valid JSON ({exc.msg}, line {exc.lineno} "
-                f"column {exc.colno}); restore the file τ-bench wrote"
+                f"{path}: entry {index} is not valid JSON ({exc.msg} at character {where} "
+                "of the entry); restore the file τ-bench wrote"
             ) from None
-        # a number at the very end of the buffer may go on in the next chunk
-        if end == len(chars.text) and not chars.eof and chars.more():
+        # a number near the end of the buffer may go on in the next chunk ("0" of "0.5")
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if number and end + _TOKEN_MARGIN >= len(chars.text) and chars.more():
             continue
         chars.pos = end
         return value
