@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from taubench_results import (
+from tau_results_support import (
     FIXTURE,
     STOP,
     Chat,
