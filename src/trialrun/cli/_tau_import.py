@@ -34,14 +34,15 @@ def add_tau_import(import_app: typer.Typer) -> None:
         (solved: reward 1; passed: the episode ran to its end), its trajectory as the
         transcript."""
         from trialrun.benchmarks import TauRescoreSource, import_tau_results
+        from trialrun.core import redact_argv
 
         if rescore and env is None:
             raise UserError("--rescore needs --env PATH (your τ-bench checkout)")
         if env is not None and not rescore:
             raise UserError("--env is read by --rescore only; add --rescore or drop --env")
-        source = TauRescoreSource(env, split) if env is not None else None
-        done = import_tau_results(results, out, model=model, domain=domain,
-                                  rescore_in=source, argv=["trialrun", *sys.argv[1:]])
+        source = TauRescoreSource(env) if env is not None else None
+        done = import_tau_results(results, out, model=model, domain=domain, split=split,
+                                  rescore_in=source, argv=redact_argv(sys.argv))
         named = done.named
         where = (f"domain {named.naming.domain} (from {named.domain_from})"
                  if named.naming.domain else "no domain (task ids taubench-<id>)")

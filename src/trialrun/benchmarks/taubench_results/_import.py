@@ -43,7 +43,6 @@ class RescoreSource:
     """`--env CHECKOUT --domain D --rescore`: the environment to rescore in."""
 
     checkout: Path
-    split: str = "test"
 
 
 @dataclass(slots=True)
@@ -138,20 +137,21 @@ def _open(path: Path) -> Any:
 
 def import_results(
     path: Path | str, out: Path | str, *, model: str | None = None,
-    domain: str | None = None, rescore_in: RescoreSource | None = None,
+    domain: str | None = None, split: str = "test", rescore_in: RescoreSource | None = None,
     argv: list[str] | None = None,
 ) -> ImportResult:
     """Write the run folder `out` from the results file `path` (rescored when
-    `rescore_in` is given; it needs a domain)."""
+    `rescore_in` is given; it needs a domain). `split`: the task split the file ran
+    (τ-bench's results are of the test split)."""
     path, out = Path(path), Path(out)
-    named = name_import(path, model, domain, rescore_in.split if rescore_in else "test")
+    named = name_import(path, model, domain, split)
     naming = named.naming
     env: TauDomain | None = None
     if rescore_in is not None:
         if naming.domain is None:
             raise UserError(f"{path.name}: --rescore needs the domain; give --domain "
                             "airline or retail")
-        env = load_domain(rescore_in.checkout, naming.domain, rescore_in.split)
+        env = load_domain(rescore_in.checkout, naming.domain, naming.split)
     _check_out(out)
     run_id = new_run_id()
     staging = out.parent / f".{out.name}.partial"

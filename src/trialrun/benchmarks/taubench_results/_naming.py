@@ -15,6 +15,7 @@ from pathlib import Path
 
 from trialrun.benchmarks.taubench import DOMAINS
 from trialrun.benchmarks.taubench_results._convert import Naming
+from trialrun.core import model_label
 from trialrun.errors import UserError
 
 PROVIDER_PREFIXES = (
@@ -71,7 +72,7 @@ def name_import(path: Path, model: str | None, domain: str | None,
         raise UserError(f"--domain {domain}: unknown; known: {', '.join(DOMAINS)}")
     stem = path.name.removesuffix(".json")
     if model is not None:
-        label, model_from = _labelled(model.strip(), True, path), "--model"
+        label, model_from = _labelled(model_label(model), True, path), "--model"
     else:
         found = _model_in_name(stem)
         if found is None:

@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 
 from trialrun.errors import UserError
 
-CHUNK_CHARS = 1 << 20
+CHUNK_BYTES = 1 << 20
 MAX_ENTRY_CHARS = 64 * 1024 * 1024
 # a decode error this far before the end of what was read is real, not a cut-off entry
 _TOKEN_MARGIN = 64
@@ -27,8 +27,9 @@ _SPACE = " \t\r\n"
 class _Chars:
     """UTF-8 text of a binary file, read on demand into one growing/shrinking buffer."""
 
-    def __init__(self, handle: BinaryIO, path: Path) -> None:
+    def __init__(self, handle: BinaryIO, path: Path, chunk: int) -> None:
         self._handle = handle
+        self._chunk = chunk
         self._path = path
         self._utf8 = codecs.getincrementaldecoder("utf-8")()
         self.text = ""
@@ -39,7 +40,7 @@ class _Chars:
         """Read one more chunk; False at the end of the file."""
         if self.eof:
             return False
-        raw = self._handle.read(CHUNK_CHARS)
+        raw = self._handle.read(self._chunk)
         try:
             chars = self._utf8.decode(raw, final=not raw)
         except UnicodeDecodeError as exc:
@@ -99,9 +100,12 @@ def _decode(chars: _Chars, path: Path, index: int) -> Any:
         return value
 
 
-def iter_entries(path: Path, handle: BinaryIO) -> Iterator[tuple[int, Any]]:
-    """(index, value) for each entry of the JSON list in `handle`."""
-    chars = _Chars(handle, path)
+def iter_entries(
+    path: Path, handle: BinaryIO, chunk: int = CHUNK_BYTES
+) -> Iterator[tuple[int, Any]]:
+    """(index, value) for each entry of the JSON list in `handle` (read `chunk` bytes at a
+    time; `path` names the file in errors)."""
+    chars = _Chars(handle, path, chunk)
     first = chars.skip_space()
     if first != "[":
         found = "an empty file" if not first else f"{first!r}"
