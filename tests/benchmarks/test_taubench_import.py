@@ -300,6 +300,23 @@ def test_a_wrong_recorded_reward_is_listed_with_trialruns_reason(tmp_path: Path)
     assert report["model_from"] == "the file name" and report["domain"] == "airline"
 
 
+def test_the_rescore_lines_name_each_disagreement_and_mismatch(tmp_path: Path) -> None:
+    other = {**published_task(1), "outputs": ["999"]}
+    path = rescored_file(tmp_path, e1={"reward": 1.0},
+                         e2={"info": {**entry(1, 0, 1.0)["info"], "task": other}})
+    done = trialrun("import", "tau-bench", str(path), "-o", str(tmp_path / "run"), "--env",
+                    str(FIXTURE), "--rescore", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[2].endswith("agrees with the recorded one on 3/5 trials (1 disagree, 1 of a "
+                             "mismatched task)")
+    assert lines[3].startswith("  disagree: task 0 trial 1: recorded 1, trialrun 0 (the "
+                               "database differs from the ground truth: reservations/HATHAT: "
+                               "missing")
+    assert lines[4] == ("  task mismatch: the recorded task 1 differs from airline test task 1 "
+                        "in its required outputs (another version of the task file?)")
+
+
 def test_a_different_recorded_task_is_a_mismatch_not_a_disagreement(tmp_path: Path) -> None:
     other = {**published_task(1), "outputs": ["999"]}
     reworded = {**published_task(2), "instruction": "You are mia_li_3668. Add a bag."}

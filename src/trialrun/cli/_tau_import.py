@@ -60,7 +60,8 @@ def add_tau_import(import_app: typer.Typer) -> None:
               "episode ran to its end")
         if rescore:
             print(f"rescored in {done.rescore_env}: trialrun's reward agrees with the recorded "
-                  f"one on {done.agree}/{len(done.rescored)} trials")
+                  f"one on {done.agree}/{len(done.rescored)} trials ({len(done.disagreements)} "
+                  f"disagree, {len(done.mismatches)} of a mismatched task)")
             for r in done.disagreements:
                 print(f"  disagree: task {r.task_id} trial {r.trial}: recorded {r.recorded:g}, "
                       f"trialrun {r.reward:g} ({r.reason})")
@@ -69,5 +70,5 @@ def add_tau_import(import_app: typer.Typer) -> None:
                 print(f"  note: {len(reworded)} task(s) reworded since the recording (the "
                       "instruction only; the reward reads the database and the outputs)")
             for item in done.rescore_json()["mismatched_tasks"]:
-                print(f"  task mismatch: {item['mismatch']}", file=sys.stderr)
+                print(f"  task mismatch: {item['mismatch']}")
         print(f"next: trialrun summarize {done.run_dir}")
