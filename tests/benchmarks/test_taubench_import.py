@@ -197,6 +197,8 @@ GOOD = entry(0, 0, 1.0)
     ("[" + json.dumps(GOOD) + ", {\"task_id\": 0, \"trial\": tru} ]",
      "entry 1 is not valid JSON (Expecting value"),
     ("[" + json.dumps(GOOD) + "] x", "text after the list's closing ']'"),
+    ("[" + json.dumps({**GOOD, "info": {"user_cost": float("nan")}}) + "]",
+     "entry 0 holds NaN, which is not JSON; replace it with a number or null"),
     ("[" + json.dumps(GOOD) + " " + json.dumps(GOOD) + "]",
      "expected ',' or ']' after entry 0, found '{'"),
 ], ids=lambda value: value[:24] if isinstance(value, str) and value.startswith("[") else None)

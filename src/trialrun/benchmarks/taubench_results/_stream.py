@@ -20,7 +20,17 @@ CHUNK_BYTES = 1 << 20
 MAX_ENTRY_CHARS = 64 * 1024 * 1024
 # a decode error this far before the end of what was read is real, not a cut-off entry
 _TOKEN_MARGIN = 64
-_DECODER = json.JSONDecoder()
+
+
+class _NotJson(ValueError):
+    """NaN or ±Infinity: Python reads them, JSON (and a run folder) does not."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotJson(name)
+
+
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 _SPACE = " \t\r\n"
 
 
@@ -91,6 +101,11 @@ def _decode(chars: _Chars, path: Path, index: int) -> Any:
             raise UserError(
                 f"{path}: entry {index} is not valid JSON ({exc.msg} at character {where} "
                 "of the entry); restore the file τ-bench wrote"
+            ) from None
+        except _NotJson as exc:
+            raise UserError(
+                f"{path}: entry {index} holds {exc}, which is not JSON; replace it with a "
+                "number or null"
             ) from None
         # a number near the end of the buffer may go on in the next chunk ("0" of "0.5")
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
