@@ -51,6 +51,15 @@ from trialrun.benchmarks._types import (
     benchmark,
 )
 from trialrun.benchmarks.backends import ALIASES, BACKENDS, ModelBackend, canonical_backend
+from trialrun.benchmarks.taubench_results import (
+    ImportResult as TauImportResult,
+)
+from trialrun.benchmarks.taubench_results import (
+    RescoreSource as TauRescoreSource,
+)
+from trialrun.benchmarks.taubench_results import (
+    import_results as import_tau_results,
+)
 
 __all__ = [
     "ALIASES",
@@ -71,10 +80,13 @@ __all__ = [
     "ScoreResult",
     "Scorer",
     "Suite",
+    "TauImportResult",
+    "TauRescoreSource",
     "benchmark",
     "canonical_backend",
     "expand",
     "hf_rows",
+    "import_tau_results",
     "is_records_file",
     "is_suite_file",
     "local_copies",

@@ -1,4 +1,5 @@
-"""`trialrun bless | compare | gate | report | leaderboard | import scribe-baseline`."""
+"""`trialrun bless | compare | gate | report | leaderboard | import scribe-baseline |
+import tau-bench`."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from trialrun.cli._tau_import import add_tau_import
 from trialrun.errors import UserError
 
 if TYPE_CHECKING:
@@ -298,4 +300,5 @@ def register(app: typer.Typer) -> None:
 
         print(f"wrote {import_scribe_baseline(file, out)}")
 
+    add_tau_import(import_app)
     app.add_typer(import_app, name="import")
