@@ -8,6 +8,14 @@ benchmark is one file and a registration (`@benchmark("name")`, or the
 """
 
 from trialrun.benchmarks import _grader  # noqa: F401  (registers the scorer graders)
+from trialrun.benchmarks._catalogue import (
+    BenchmarkListing,
+    dataset_for,
+    find_benchmark,
+    known_names,
+    origin_of,
+)
+from trialrun.benchmarks._catalogue import listings as benchmark_listings
 from trialrun.benchmarks._datasets import BenchmarkDataset, DatasetProvider, hf_rows, plain_rows
 from trialrun.benchmarks._judging import LLMJudgeScorer
 from trialrun.benchmarks._records import (
@@ -45,8 +53,22 @@ from trialrun.benchmarks._types import (
     benchmark,
 )
 from trialrun.benchmarks.backends import ALIASES, BACKENDS, ModelBackend, canonical_backend
+from trialrun.benchmarks.openjarvis import (
+    OpenJarvisBenchmark,
+    OpenJarvisDataset,
+)
+from trialrun.benchmarks.openjarvis import installed as openjarvis_installed
 
 __all__ = [
+    "BenchmarkListing",
+    "OpenJarvisBenchmark",
+    "OpenJarvisDataset",
+    "benchmark_listings",
+    "dataset_for",
+    "find_benchmark",
+    "known_names",
+    "openjarvis_installed",
+    "origin_of",
     "ALIASES",
     "BACKENDS",
     "BENCHMARKS",

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from trialrun.benchmarks._types import BENCHMARKS, Record
+from trialrun.benchmarks._catalogue import find_benchmark
+from trialrun.benchmarks._types import Record
 from trialrun.core import Verdict
 from trialrun.graders import GraderConfig, TrialView, grader
 
@@ -17,7 +18,7 @@ class BenchmarkScoreConfig(GraderConfig):
 
 
 async def score_trial(config: BenchmarkScoreConfig, trial: TrialView) -> Verdict:
-    factory = BENCHMARKS.get(config.benchmark)
+    factory = find_benchmark(config.benchmark)
     if factory is None:
         return Verdict(config.label, None, {"error": f"unknown benchmark '{config.benchmark}'"})
     record = Record.from_scoring_data(config.record)

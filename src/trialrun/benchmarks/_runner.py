@@ -18,7 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from trialrun.benchmarks._datasets import BenchmarkDataset, DatasetProvider
+from trialrun.benchmarks._catalogue import dataset_for, find_benchmark
+from trialrun.benchmarks._datasets import DatasetProvider
 from trialrun.benchmarks._records import read_records, record_line, summarize_records
 from trialrun.benchmarks._suite import (
     Overrides,
@@ -27,6 +28,7 @@ from trialrun.benchmarks._suite import (
     expand,
     load_suite,
     suite_line,
+    unknown_benchmark_problem,
 )
 from trialrun.benchmarks._tasks import record_tasks
 from trialrun.benchmarks._types import BENCHMARKS, Benchmark, Record
@@ -68,7 +70,9 @@ def _last_run(root: Path) -> Path | None:
     return runs[-1] if runs else None
 
 
-SETTINGS = ("backend", "temperature", "max_tokens", "seed", "judge", "dataset", "split")
+SETTINGS = (
+    "backend", "temperature", "max_tokens", "seed", "judge", "dataset", "split", "trials"
+)
 
 
 def _same_settings(pair: PairRun) -> bool:
@@ -181,14 +185,12 @@ def run_benchmark(
         agent = pair.agent
     else:
         if scorer is None:
-            factory = BENCHMARKS.get(pair.benchmark)
+            factory = find_benchmark(pair.benchmark)
             if factory is None:
-                raise UserError(
-                    f"unknown benchmark '{pair.benchmark}'; known: {', '.join(BENCHMARKS.names())}"
-                )
+                raise UserError(unknown_benchmark_problem(pair.benchmark))
             scorer = factory()
         if dataset is None:
-            dataset = BenchmarkDataset(scorer, pair.dataset, base=pair.base)
+            dataset = dataset_for(scorer, pair.dataset, base=pair.base, subset=pair.subset)
             dataset.load(pair.max_samples, pair.split, pair.seed)
         records = list(dataset.iter_records())
         if not records:
@@ -213,7 +215,7 @@ def run_benchmark(
     config = RunConfig(
         tasks=tasks,
         models=[pair.model_spec],
-        k=1,
+        k=pair.trials,
         judge=pair.judge_spec,
         agent=agent,
         out=root,
@@ -257,6 +259,7 @@ def _settings(pair: PairRun, started_at: str | None) -> dict[str, Any]:
         "temperature": pair.temperature,
         "max_tokens": pair.max_tokens,
         "judge": model_label(pair.judge_spec) if pair.judge_spec else None,
+        "trials": pair.trials,
     }
 
 
@@ -270,6 +273,12 @@ def pair_line(outcome: PairOutcome) -> str:
         figure = (
             f"accuracy {s['accuracy']:.1%} ({s['correct']}/{s['scored_samples']} scored, "
             f"95% CI {low:.1%}–{high:.1%})"
+        )
+    hat = s.get("hat_k") or {}
+    if hat.get("k", 1) > 1 and hat.get("records"):
+        figure += (
+            f", k={hat['k']}: pass^k {hat['pass_hat_k']:.1%} (completed), solve^k "
+            f"{hat['solve_hat_k']:.1%} (correct) over {hat['records']} records"
         )
     resumed = " (resumed)" if outcome.resumed else ""
     return (
@@ -293,7 +302,7 @@ def run_pairs(
         check_output_dir(out)
     outcomes: list[PairOutcome] = []
     failures: list[str] = []
-    datasets: dict[tuple[Any, ...], BenchmarkDataset] = {}
+    datasets: dict[tuple[Any, ...], DatasetProvider] = {}
     noted: set[str] = set()
     for pair in pairs:
         for note in pair.notes:
@@ -303,11 +312,16 @@ def run_pairs(
         try:
             dataset = None
             if pair.task_folder is None:
-                key = (pair.benchmark, pair.dataset, pair.split, pair.max_samples, pair.seed)
+                key = (
+                    pair.benchmark, pair.dataset, pair.split, pair.max_samples, pair.seed,
+                    pair.subset,
+                )
                 if key not in datasets:
-                    factory = BENCHMARKS.get(pair.benchmark)
+                    factory = find_benchmark(pair.benchmark)
                     assert factory is not None  # expand() checked it
-                    loaded = BenchmarkDataset(factory(), pair.dataset, base=pair.base)
+                    loaded = dataset_for(
+                        factory(), pair.dataset, base=pair.base, subset=pair.subset
+                    )
                     loaded.load(pair.max_samples, pair.split, pair.seed)
                     datasets[key] = loaded
                 dataset = datasets[key]

@@ -9,16 +9,18 @@ per section and key.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trialrun.benchmarks._catalogue import find_benchmark, known_names
 from trialrun.benchmarks._datasets import local_split_problem
 from trialrun.benchmarks._specs import model_slug, model_spec
 from trialrun.benchmarks._suite_toml import read_suite_toml
-from trialrun.benchmarks._types import BENCHMARKS
 from trialrun.benchmarks.backends import BACKENDS, canonical_backend
+from trialrun.benchmarks.openjarvis import OPENJARVIS_NAMES, installed, missing_line
 from trialrun.errors import UserError
 
 BUILTIN_TEMPERATURE = 0.0
@@ -45,6 +47,7 @@ SECTIONS: dict[str, dict[str, tuple[tuple[type, ...], str]]] = {
         "max_workers": ((int,), "an integer"),
         "output_dir": ((str,), "a string"),
         "seed": ((int,), "an integer"),
+        "trials": ((int,), "an integer"),
     },
     "models": {
         "name": ((str,), "a string"),
@@ -65,6 +68,8 @@ SECTIONS: dict[str, dict[str, tuple[tuple[type, ...], str]]] = {
         "temperature": (_NUMBER, "a number"),
         "max_tokens": ((int,), "an integer"),
         "dataset": ((str,), "a string"),
+        "subset": ((str,), "a string"),
+        "trials": ((int,), "an integer"),
     },
 }
 TABLES = ("meta", "defaults", "judge", "run")
@@ -115,6 +120,7 @@ class Overrides:
     split: str | None = None
     output_dir: Path | None = None
     max_workers: int | None = None
+    trials: int | None = None  # -k: trials per record
 
 
 @dataclass(slots=True)
@@ -140,6 +146,8 @@ class PairRun:
     base: Path
     notes: list[str] = field(default_factory=list)
     judge_max_tokens: int | None = None  # [judge] max_tokens (judges always run at 0)
+    subset: str | None = None  # an OpenJarvis provider's subset (domains, a checkout path)
+    trials: int = 1  # k: each record runs this many times
 
     @property
     def stem(self) -> str:
@@ -190,7 +198,7 @@ def _check_fields(
             raise UserError(f"{path}: {where}: {key}: must be {what}, got {value!r}")
         if key == "tools" and not all(isinstance(t, str) for t in value):
             raise UserError(f"{path}: {where}: tools: must be a list of tool names, got {value!r}")
-        if key in ("max_tokens", "max_workers", "max_samples") and value < 1:
+        if key in ("max_tokens", "max_workers", "max_samples", "trials") and value < 1:
             raise UserError(f"{path}: {where}: {key}: must be at least 1, got {value}")
         if key == "temperature" and not 0 <= value <= 2:
             raise UserError(f"{path}: {where}: temperature: must be between 0 and 2, got {value}")
@@ -280,18 +288,26 @@ def _judge_spec(suite: Suite, entry: dict[str, Any], where: str) -> str | None:
 
 
 def _benchmark_kind(suite: Suite, where: str, name: str) -> Path | None:
-    """None for a registered benchmark; the folder for a folder of task files."""
-    if BENCHMARKS.get(name) is not None:
+    """None for a known benchmark (trialrun's or OpenJarvis's); the folder for a folder
+    of task files."""
+    if find_benchmark(name) is not None:
         return None
     folder = Path(name).expanduser()
     folder = folder if folder.is_absolute() else suite.base / folder
     if folder.is_dir():
         return folder
-    hint = BENCHMARKS.suggest(name)
-    did = f"did you mean '{hint}'? " if hint else ""
-    raise UserError(
-        f"{suite.path}: {where}: name: unknown benchmark '{name}'; {did}known: "
-        f"{', '.join(BENCHMARKS.names())} (or a folder of task files)"
+    raise UserError(f"{suite.path}: {where}: name: {unknown_benchmark_problem(name)}")
+
+
+def unknown_benchmark_problem(name: str) -> str:
+    """Why `name` names no benchmark, and the fix (install OpenJarvis, or a known name)."""
+    if name in OPENJARVIS_NAMES and not installed():
+        return missing_line(name)
+    known = known_names()
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    did = f"did you mean '{close[0]}'? " if close else ""
+    return (
+        f"unknown benchmark '{name}'; {did}known: {', '.join(known)} (or a folder of task files)"
     )
 
 
@@ -324,6 +340,7 @@ def check_overrides(over: Overrides) -> None:
         ("--max-tokens", over.max_tokens),
         ("--max-samples", over.max_samples),
         ("--concurrency", over.max_workers),
+        ("-k", over.trials),
     ):
         if value is not None and value < 1:
             raise UserError(f"{flag} {value}: must be at least 1")
@@ -354,7 +371,7 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
                 f"{', '.join([*BACKENDS, 'jarvis-direct', 'jarvis-agent'])}"
             )
         if backend is None:
-            factory = BENCHMARKS.get(bench["name"])
+            factory = find_benchmark(bench["name"])
             backend = factory().default_backend if factory is not None else "agent"
         tools = list(bench.get("tools") or [])
         _check_tools(suite, where, tools)
@@ -418,6 +435,10 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
                     output_dir=out_dir,
                     base=suite.base,
                     notes=list(notes),
+                    subset=bench.get("subset"),
+                    trials=int(
+                        _pick(over.trials, bench.get("trials"), suite.run.get("trials"), 1)
+                    ),
                 )
             )
     _check_unique(suite, pairs)

@@ -68,7 +68,7 @@ def record_tasks(
                 ],
                 "tracked_metrics": ["solve_rate"],
                 "tags": [bench.name, *([record.subject] if record.subject else [])],
-                "trials": {"k": 1},
+                "trials": {"k": pair.trials},
                 "environment": {"tools": tools, "setup": setup},
             }
         )

@@ -334,7 +334,7 @@ def register(app: typer.Typer) -> None:
         if suite_file is not None:
             run_suite_command(
                 suite_file, models=list(model or []), out=out, concurrency=concurrency,
-                as_json=as_json, **generation,
+                as_json=as_json, trials=k, **generation,
             )
         given = [f"--{k.replace('_', '-')}" for k, v in generation.items() if v is not None]
         if given:

@@ -93,13 +93,10 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """One line per task: id, suite, tier, k, file (ids never truncated)."""
-        if benchmarks:
+        if benchmarks or not paths:  # no paths: benchmarks and backends, as openjarvis-eval
             from trialrun.cli._benchmarks import list_benchmarks
 
             list_benchmarks(as_json)
-        if not paths:
-            print("trialrun: no task paths given; pass task files or folders", file=sys.stderr)
-            raise SystemExit(2)
         from trialrun.tasks import load_tasks
 
         report = load_tasks(paths, allow_external_links=allow_external_links)
