@@ -42,6 +42,7 @@ from trialrun.benchmarks._suite import (
     load_suite,
     suite_line,
 )
+from trialrun.benchmarks._suite_check import SuiteCheck, check_suite_file
 from trialrun.benchmarks._types import (
     BENCHMARKS,
     Benchmark,
@@ -60,6 +61,8 @@ from trialrun.benchmarks.openjarvis import (
 from trialrun.benchmarks.openjarvis import installed as openjarvis_installed
 
 __all__ = [
+    "SuiteCheck",
+    "check_suite_file",
     "BenchmarkListing",
     "OpenJarvisBenchmark",
     "OpenJarvisDataset",

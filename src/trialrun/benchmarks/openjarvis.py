@@ -58,7 +58,7 @@ class CatalogueEntry:
 def _evals_cli() -> Any:
     """OpenJarvis's eval command module (its catalogue and builders), None without it."""
     try:
-        from openjarvis.evals import cli
+        from openjarvis.evals import cli  # type: ignore[import-untyped]
     except ImportError:
         return None
     return cli
@@ -98,7 +98,7 @@ def to_record(record: Any) -> Record:
 
 
 def to_eval_record(record: Record) -> Any:
-    from openjarvis.evals.core.types import EvalRecord
+    from openjarvis.evals.core.types import EvalRecord  # type: ignore[import-untyped]
 
     metadata = dict(record.metadata)
     category = str(metadata.pop(_CATEGORY_KEY, ""))

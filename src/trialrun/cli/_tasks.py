@@ -60,10 +60,17 @@ def register(app: typer.Typer) -> None:
             False, "--allow-external-links", help=_LINKS_HELP
         ),
     ) -> None:
-        """Check task files: every problem in every file, one line each (exit 2 on any)."""
+        """Check task files and suite configs: every problem in every file, one line each
+        (exit 2 on any). A suite config is checked completely without loading a dataset."""
+        from trialrun.cli._suite_validate import split_suites, validate_suites
         from trialrun.tasks import load_tasks
 
+        suites, paths = split_suites(paths)
+        suite_code = validate_suites(suites, as_json=as_json) if suites else 0
+        if not paths:
+            _exit(suite_code)
         report = load_tasks(paths, allow_external_links=allow_external_links)
+        report.skipped = [(p, r) for p, r in report.skipped if p not in suites]
         if as_json:
             print(json.dumps(_report_json(report), indent=2, default=str))
             _exit(0 if report.ok else 2)
@@ -79,7 +86,7 @@ def register(app: typer.Typer) -> None:
             f"{len(report.problems)} problem(s), {len(report.warnings)} warning(s), "
             f"{len(report.skipped)} skipped file(s)"
         )
-        _exit(0 if report.ok else 2)
+        _exit(max(suite_code, 0 if report.ok else 2))
 
     @app.command("list")
     def list_tasks(
