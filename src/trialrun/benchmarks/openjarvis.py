@@ -121,9 +121,12 @@ class JudgeBackend:
     framework_name = "trialrun"
     framework_commit_value = ""
 
-    def __init__(self, judge: Any, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self, judge: Any, loop: asyncio.AbstractEventLoop, task_id: str | None = None
+    ) -> None:
         self.judge = judge
         self.loop = loop
+        self.task_id = task_id  # the trial's task (a scripted judge keys on it)
 
     def generate_full(
         self,
@@ -138,7 +141,9 @@ class JudgeBackend:
 
         messages = [{"role": "system", "content": system}] if system else []
         messages.append({"role": "user", "content": prompt})
-        params = CompletionParams(temperature=temperature, max_tokens=max_tokens)
+        params = CompletionParams(
+            temperature=temperature, max_tokens=max_tokens, task_id=self.task_id
+        )
         future = asyncio.run_coroutine_threadsafe(
             self.judge.complete(messages, [], params), self.loop
         )
@@ -185,9 +190,11 @@ class OpenJarvisBenchmark(Benchmark):
             return cls(path=path)
         return cli._build_dataset(self.name, subset)
 
-    def scorer(self, judge: Any, loop: asyncio.AbstractEventLoop) -> Any:
+    def scorer(
+        self, judge: Any, loop: asyncio.AbstractEventLoop, task_id: str | None = None
+    ) -> Any:
         cli = _evals_cli()
-        backend = JudgeBackend(judge, loop) if judge is not None else None
+        backend = JudgeBackend(judge, loop, task_id) if judge is not None else None
         judge_name = str(getattr(judge, "model_id", "") or "")
         return cli._build_scorer(self.name, backend, judge_name)
 
@@ -196,7 +203,7 @@ class OpenJarvisBenchmark(Benchmark):
         return None if converted is None else to_record(converted)
 
     async def score(self, record: Record, answer: str, judge: Any) -> ScoreResult:
-        scorer = self.scorer(judge, asyncio.get_running_loop())
+        scorer = self.scorer(judge, asyncio.get_running_loop(), record.task_id)
         try:
             is_correct, metadata = await asyncio.to_thread(
                 scorer.score, to_eval_record(record), answer
@@ -261,6 +268,13 @@ class OpenJarvisDataset:
         self.records = loaded
         self.loaded = True
 
+    def _local_hint(self) -> str:
+        provider = self.bench.provider(self.subset)
+        readable = _row_mapping(provider) is not None or getattr(provider, "_hf_path", None)
+        if readable or _takes_path(provider):
+            return '; give a local copy with dataset = "PATH"'
+        return ""
+
     def _own_load(
         self, provider: Any, max_samples: int | None, split: str | None, seed: int | None
     ) -> list[Record]:
@@ -273,7 +287,7 @@ class OpenJarvisDataset:
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
             raise UserError(
                 f"benchmark {self.bench.name} (openjarvis): could not load its dataset "
-                f"({first}); give a local copy with dataset = \"PATH\""
+                f"({first}){self._local_hint()}"
             ) from None
 
     def _local_load(
