@@ -7,7 +7,11 @@ loaded). Refusals are grouped by reason (the problem line without its file and e
 The tools issue 27 asks for (think, code_interpreter, file_write, shell_exec, web_search,
 memory_store, memory_search) are added by another part; the counts are printed twice:
 as the registry stands, and with those tools counted as present.
-Usage: python bench/openjarvis_suites.py [CONFIGS_FOLDER] [--json]
+With `--run`, each accepted file is then started with `trialrun run FILE --max-samples 1`
+offline (Hugging Face offline, no API keys, a fresh output folder) and where it stopped
+is grouped too: a dataset download, a credential, or (with everything local) a finished
+run.
+Usage: python bench/openjarvis_suites.py [CONFIGS_FOLDER] [--run]
 The last line is one JSON object.
 """
 
@@ -15,8 +19,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+import subprocess
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -45,9 +52,38 @@ def issue_tool_only(problem: str) -> bool:
     return any(f"unknown tool '{tool}'" in problem for tool in ISSUE_TOOLS)
 
 
+_SECRETS = ("API_KEY", "TOKEN")
+_OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "NO_NETWORK": "1"}
+_VARYING = re.compile(r"(/[^\s:;,)]+)+|'[^']*'|\d+(\.\d+)?")
+
+
+def stop_reason(path: Path) -> str:
+    """Where `trialrun run` stopped on this suite offline: its error line, paths, names
+    and numbers blanked so alike stops group."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith(_SECRETS)}
+    with tempfile.TemporaryDirectory() as out:
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "trialrun", "run", str(path), "--max-samples", "1",
+                 "--out", out],
+                capture_output=True, text=True, timeout=180, env={**env, **_OFFLINE},
+                cwd=out,
+            )
+        except subprocess.TimeoutExpired:
+            return "still running after 180 s"
+    if "Traceback" in done.stderr:
+        return "a traceback: " + done.stderr.strip().splitlines()[-1][:120]
+    errors = [line for line in done.stderr.splitlines() if line.startswith("trialrun:")]
+    if done.returncode == 0:
+        return "finished"
+    line = errors[0] if errors else f"exit {done.returncode}"
+    return _VARYING.sub("…", line)[:200]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("configs", nargs="?", type=Path, default=None)
+    parser.add_argument("--run", action="store_true", help="start each accepted file offline")
     args = parser.parse_args()
     folder = args.configs or default_configs()
     files = sorted(p for p in folder.rglob("*.toml") if is_suite_file(p))
@@ -82,6 +118,13 @@ def main() -> None:
         print(f"  {count:4d}  {text}")
     for check in templates:
         print(check.template_line())
+    stops: Counter[str] = Counter()
+    if args.run:
+        accepted = [c.path for c in suites if not c.problems]
+        stops = Counter(stop_reason(path) for path in accepted)
+        print(f"started offline: {len(accepted)} accepted files; where each stopped:")
+        for text, count in stops.most_common():
+            print(f"  {count:4d}  {text}")
     doc = {
         "configs": str(folder),
         "suites": len(suites),
@@ -90,6 +133,7 @@ def main() -> None:
         "refused_with_issue_tools": len(refused_with_tools),
         "reasons": dict(files_by_reason.most_common()),
         "remaining_with_issue_tools": dict(remaining.most_common()),
+        "run_stops": dict(stops.most_common()),
     }
     sys.stdout.write(json.dumps(doc) + "\n")
 

@@ -1,10 +1,11 @@
 """Benchmark mode: models × benchmarks suites from one TOML file, dataset providers,
 research scorers (supergpqa, gaia, frames, wildchat) and run-all.
 
-Every dataset record runs as a trialrun task (k = 1) whose grader is the benchmark's
-scorer, so the runner, run folder, metrics, baselines, gates and reports apply. A new
-benchmark is one file and a registration (`@benchmark("name")`, or the
-`trialrun.benchmarks` entry point group).
+Every dataset record runs as a trialrun task (k = 1, or the suite's `trials`) whose
+grader is the benchmark's scorer, so the runner, run folder, metrics, baselines, gates
+and reports apply. OpenJarvis's catalogue resolves the names trialrun does not ship
+(`trialrun.benchmarks.openjarvis`). A new benchmark is one file and a registration
+(`@benchmark("name")`, or the `trialrun.benchmarks` entry point group).
 """
 
 from trialrun.benchmarks import _grader  # noqa: F401  (registers the scorer graders)

@@ -1,4 +1,4 @@
-"""Run a suite: each model × benchmark pair through `trialrun.run` (k = 1, one task per
+"""Run a suite: each model × benchmark pair through `trialrun.run` (k trials, one task per
 record), per-record lines appended as trials finish, then the pair's summary.
 
 Layout under `output_dir`: `{benchmark}_{model-slug}.jsonl` and `.summary.json` beside
