@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 _TASK_LIKE = (".json", ".yaml", ".yml", ".toml")
 
@@ -46,29 +47,32 @@ def split_suites(paths: list[Path]) -> tuple[list[Path], list[Path]]:
     return suites, rest
 
 
-def validate_suites(suites: list[Path], *, as_json: bool) -> int:
-    """Check each suite file; print its lines; 2 when any has a problem, else 0."""
+def suite_checks(suites: list[Path]) -> list[Any]:
     from trialrun.benchmarks import check_suite_file
 
-    checks = [check_suite_file(path) for path in suites]
-    refused = [c for c in checks if c.problems]
-    templates = [c for c in checks if c.template]
-    code = 2 if refused else 0
-    if as_json:
-        doc = {
-            "suites": [
-                {
-                    "file": str(c.path),
-                    "ok": c.ok and not c.template,
-                    "template": c.template,
-                    "problems": c.problems,
-                    "warnings": c.warnings,
-                }
-                for c in checks
-            ]
+    return [check_suite_file(path) for path in suites]
+
+
+def checks_json(checks: list[Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "file": str(c.path),
+            "ok": c.ok and not c.template,
+            "template": c.template,
+            "problems": c.problems,
+            "warnings": c.warnings,
         }
-        print(json.dumps(doc, indent=2))
-        return code
+        for c in checks
+    ]
+
+
+def exit_code(checks: list[Any]) -> int:
+    """2 when any suite file has a problem (a template is named, not refused)."""
+    return 2 if any(c.problems for c in checks) else 0
+
+
+def print_checks(checks: list[Any]) -> None:
+    """Each problem, template and warning one line on stderr; the count on stdout."""
     for check in checks:
         if check.template:
             print(check.template_line(), file=sys.stderr)
@@ -76,10 +80,20 @@ def validate_suites(suites: list[Path], *, as_json: bool) -> int:
             print(line, file=sys.stderr)
         for line in check.warnings:
             print(f"warning: {line}", file=sys.stderr)
-    accepted = len(checks) - len(refused) - len(templates)
+    refused = sum(1 for c in checks if c.problems)
+    templates = sum(1 for c in checks if c.template)
     problems = sum(len(c.problems) for c in checks)
     print(
-        f"{len(checks)} suite file(s): {accepted} accepted, {len(refused)} refused "
-        f"({problems} problem(s)), {len(templates)} template(s)"
+        f"{len(checks)} suite file(s): {len(checks) - refused - templates} accepted, "
+        f"{refused} refused ({problems} problem(s)), {templates} template(s)"
     )
-    return code
+
+
+def validate_suites(suites: list[Path], *, as_json: bool) -> int:
+    """Check each suite file; print its lines (or one JSON document); the exit code."""
+    checks = suite_checks(suites)
+    if as_json:
+        print(json.dumps({"suites": checks_json(checks)}, indent=2))
+    else:
+        print_checks(checks)
+    return exit_code(checks)

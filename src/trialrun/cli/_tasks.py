@@ -62,18 +62,23 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Check task files and suite configs: every problem in every file, one line each
         (exit 2 on any). A suite config is checked completely without loading a dataset."""
-        from trialrun.cli._suite_validate import split_suites, validate_suites
+        from trialrun.cli import _suite_validate as suite_files
         from trialrun.tasks import load_tasks
 
-        suites, paths = split_suites(paths)
-        suite_code = validate_suites(suites, as_json=as_json) if suites else 0
+        suites, paths = suite_files.split_suites(paths)
         if not paths:
-            _exit(suite_code)
+            _exit(suite_files.validate_suites(suites, as_json=as_json))
+        checks = suite_files.suite_checks(suites)
+        suite_code = suite_files.exit_code(checks)
         report = load_tasks(paths, allow_external_links=allow_external_links)
         report.skipped = [(p, r) for p, r in report.skipped if p not in suites]
         if as_json:
-            print(json.dumps(_report_json(report), indent=2, default=str))
-            _exit(0 if report.ok else 2)
+            doc = {**_report_json(report), "suites": suite_files.checks_json(checks)}
+            doc["ok"] = report.ok and not suite_code
+            print(json.dumps(doc, indent=2, default=str))
+            _exit(max(suite_code, 0 if report.ok else 2))
+        if checks:
+            suite_files.print_checks(checks)
         for path, reason in report.skipped:
             _err(f"{path}: skipped: {reason}")
         for problem in report.problems:
