@@ -120,9 +120,9 @@ def main() -> None:
         print(check.template_line())
     stops: Counter[str] = Counter()
     if args.run:
-        accepted = [c.path for c in suites if not c.problems]
-        stops = Counter(stop_reason(path) for path in accepted)
-        print(f"started offline: {len(accepted)} accepted files; where each stopped:")
+        startable = [c.path for c in suites if not c.problems]
+        stops = Counter(stop_reason(path) for path in startable)
+        print(f"started offline: {len(startable)} accepted files; where each stopped:")
         for text, count in stops.most_common():
             print(f"  {count:4d}  {text}")
     doc = {

@@ -7,6 +7,7 @@ command."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -14,6 +15,12 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from trialrun.benchmarks import OpenJarvisBenchmark, OpenJarvisDataset
+from trialrun.benchmarks._grader import BenchmarkScoreConfig, score_trial
+from trialrun.benchmarks.openjarvis import catalogue
+from trialrun.core import ToolCallRecord
+from trialrun.graders import TrialView
 
 pytest.importorskip("openjarvis.evals", reason="openjarvis is not installed (trialrun[openjarvis])")
 
@@ -173,3 +180,21 @@ def test_without_openjarvis_the_line_names_the_benchmark_and_the_install(
         "install it: pip install 'trialrun[openjarvis]'"
     ) in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_agent_backends_tool_calls_reach_openjarvis_scorer() -> None:
+    """ToolCall-15 on the agent backend: the trial's tool calls are what its scorer reads."""
+    dataset = OpenJarvisDataset(OpenJarvisBenchmark(catalogue()["toolcall15"]))
+    dataset.load(split="D", seed=None)
+    record = next(r for r in dataset.iter_records() if r.record_id == "TC-11")
+    config = BenchmarkScoreConfig(
+        type="benchmark", benchmark="toolcall15", record=record.scoring_data()
+    )
+
+    def verdict(calls: list[ToolCallRecord]) -> dict[str, object]:
+        trial = TrialView("toolcall15-TC-11", record.problem, "It is 30.", calls, [], None)
+        return asyncio.run(score_trial(config, trial)).details
+
+    called = verdict([ToolCallRecord("calculator", {"expression": "0.15*200"}, True)])
+    assert called["tool_calls"] == [{"name": "calculator", "arguments": {"expression": "0.15*200"}}]
+    assert verdict([])["tool_calls"] == []  # no calls: the reply's text alone

@@ -8,6 +8,7 @@ from typing import Any
 
 from trialrun.benchmarks._catalogue import find_benchmark
 from trialrun.benchmarks._types import Record
+from trialrun.benchmarks.openjarvis import OpenJarvisBenchmark
 from trialrun.core import Verdict
 from trialrun.graders import GraderConfig, TrialView, grader
 
@@ -23,7 +24,15 @@ async def score_trial(config: BenchmarkScoreConfig, trial: TrialView) -> Verdict
         return Verdict(config.label, None, {"error": f"unknown benchmark '{config.benchmark}'"})
     record = Record.from_scoring_data(config.record)
     record.task_id = trial.task_id
-    result = await factory().score(record, trial.final_text or "", trial.judge)
+    bench = factory()
+    if isinstance(bench, OpenJarvisBenchmark) and trial.tool_calls:
+        # the agent backend's calls, in the shape OpenJarvis's agent backend hands its
+        # scorers (ToolCall-15 reads them before parsing the reply's text)
+        record.metadata["tool_results"] = [
+            {"tool_name": call.name, "arguments": call.arguments, "ok": call.ok}
+            for call in trial.tool_calls
+        ]
+    result = await bench.score(record, trial.final_text or "", trial.judge)
     details = {"score": result.score, **result.metadata}
     return Verdict(config.label, result.is_correct, details)
 
