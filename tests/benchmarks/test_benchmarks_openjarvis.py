@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from trialrun.benchmarks import OpenJarvisBenchmark, OpenJarvisDataset
+from trialrun.benchmarks import OpenJarvisBenchmark, OpenJarvisDataset, Record
 from trialrun.benchmarks._grader import BenchmarkScoreConfig, score_trial
 from trialrun.benchmarks.openjarvis import catalogue
 from trialrun.core import ToolCallRecord
@@ -139,6 +139,7 @@ def test_toolcall15_and_livecodebench_run_offline_k3_with_openjarvis_scorers(
     verdicts = {str(r["record_id"]): r["is_correct"] for r in code}
     assert verdicts == {"abc300_a": True, "abc300_b": False}
     assert code[0]["scoring_metadata"]["match_type"] == "test_execution"
+    assert code[0]["scoring_metadata"]["scored_in"] in ("bwrap", "sweep")  # not in-process
     summary = json.loads((out / "livecodebench_model.yaml.summary.json").read_text())
     assert summary["trials"] == 3
     # each record: 3 trials, all completed; one solved 3/3, the other 0/3
@@ -198,3 +199,19 @@ def test_the_agent_backends_tool_calls_reach_openjarvis_scorer() -> None:
     called = verdict([ToolCallRecord("calculator", {"expression": "0.15*200"}, True)])
     assert called["tool_calls"] == [{"name": "calculator", "arguments": {"expression": "0.15*200"}}]
     assert verdict([])["tool_calls"] == []  # no calls: the reply's text alone
+
+
+def test_the_models_code_is_scored_apart_without_this_processs_secrets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """LiveCodeBench's scorer runs the model's program: in the jail, where the runner's
+    environment (API keys) is not."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
+    bench = OpenJarvisBenchmark(catalogue()["livecodebench"])
+    record = Record(
+        "leak", "Print the key.", "", task_id="livecodebench-leak",
+        metadata={"test_inputs": [""], "test_outputs": ["none"], "openjarvis_category": "coding"},
+    )
+    program = "import os\nprint(os.environ.get('OPENAI_API_KEY', 'none'))\n"
+    result = asyncio.run(bench.score(record, f"```python\n{program}```", None))
+    assert result.is_correct is True, result.metadata  # it printed "none": no key inside

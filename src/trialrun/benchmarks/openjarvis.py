@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.benchmarks._datasets import PLAIN_SUFFIXES, hf_rows, is_local, plain_rows, resolve
+from trialrun.benchmarks._openjarvis_jail import CODE_RUNNING, score_contained
 from trialrun.benchmarks._types import Benchmark, Record, ScoreResult
 from trialrun.errors import UserError
 
@@ -203,11 +204,16 @@ class OpenJarvisBenchmark(Benchmark):
         return None if converted is None else to_record(converted)
 
     async def score(self, record: Record, answer: str, judge: Any) -> ScoreResult:
-        scorer = self.scorer(judge, asyncio.get_running_loop(), record.task_id)
         try:
-            is_correct, metadata = await asyncio.to_thread(
-                scorer.score, to_eval_record(record), answer
-            )
+            if self.name in CODE_RUNNING:  # the model's code never runs in this process
+                is_correct, metadata = await score_contained(
+                    self.name, to_eval_record(record), answer
+                )
+            else:
+                scorer = self.scorer(judge, asyncio.get_running_loop(), record.task_id)
+                is_correct, metadata = await asyncio.to_thread(
+                    scorer.score, to_eval_record(record), answer
+                )
         except Exception as exc:  # the scorer's own failure: undetermined, said in the record
             return ScoreResult(None, None, {"scorer_error": f"{type(exc).__name__}: {exc}"})
         details = json.loads(json.dumps(dict(metadata or {}), default=str))
