@@ -215,3 +215,22 @@ def test_the_models_code_is_scored_apart_without_this_processs_secrets(
     program = "import os\nprint(os.environ.get('OPENAI_API_KEY', 'none'))\n"
     result = asyncio.run(bench.score(record, f"```python\n{program}```", None))
     assert result.is_correct is True, result.metadata  # it printed "none": no key inside
+
+
+def test_what_trialrun_leaves_out_of_a_benchmark_is_said(tmp_path: Path) -> None:
+    """lifelong-agent's provider groups records into episodes and sets up a task
+    environment: accepted, with one warning saying what runs differently."""
+    suite = tmp_path / "suite.toml"
+    suite.write_text(
+        '[meta]\nname = "s"\n[[models]]\nname = "m.yaml"\nprovider = "scripted"\n'
+        '[[benchmarks]]\nname = "lifelong-agent"\n',
+        encoding="utf-8",
+    )
+    done = trialrun("validate", str(suite), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (
+        f"warning: {suite}: [[benchmarks]] #1 (lifelong-agent): benchmark 'lifelong-agent' "
+        "(openjarvis): trialrun runs each record on its own, without the per-task "
+        "environment its provider sets up (create_task_env) or its episodes (records that "
+        "share the agent's state); its scores may differ from OpenJarvis's own runs"
+    ) in done.stderr

@@ -20,7 +20,7 @@ from trialrun.benchmarks._datasets import local_split_problem
 from trialrun.benchmarks._specs import model_slug, model_spec
 from trialrun.benchmarks._suite_toml import read_suite_toml
 from trialrun.benchmarks.backends import BACKENDS, canonical_backend
-from trialrun.benchmarks.openjarvis import OPENJARVIS_NAMES, installed, missing_line
+from trialrun.benchmarks.openjarvis import OPENJARVIS_NAMES, caveat, installed, missing_line
 from trialrun.errors import UserError
 
 BUILTIN_TEMPERATURE = 0.0
@@ -384,6 +384,9 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
                 f"{backend} backend runs instead"
             )
             agent = None
+        note = caveat(bench["name"]) if folder is None else None
+        if note:
+            notes.append(f"{suite.path}: {where}: {note}")
         judge = _judge_spec(suite, bench, where)
         _check_split(suite, where, bench, over)
         bench_info.append((bench, where, folder, backend, tools, agent, notes, judge))

@@ -29,7 +29,9 @@ from trialrun.benchmarks._suite import (
     unknown_benchmark_problem,
 )
 from trialrun.benchmarks._suite_toml import parse_suite_toml
+from trialrun.benchmarks._types import BENCHMARKS
 from trialrun.benchmarks.backends import BACKENDS, canonical_backend
+from trialrun.benchmarks.openjarvis import caveat
 from trialrun.errors import UserError
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}")
@@ -176,6 +178,9 @@ def _check_benchmark(check: SuiteCheck, suite: Suite, index: int, bench: dict[st
     where = _entry_label("benchmarks", index, bench)
     at = f"{suite.path}: {where}"
     name = bench["name"]
+    note = caveat(name) if BENCHMARKS.get(name) is None else None
+    if note:
+        check.warnings.append(f"{at}: {note}")
     if find_benchmark(name) is None:
         folder = Path(name).expanduser()
         if not (folder if folder.is_absolute() else suite.base / folder).is_dir():

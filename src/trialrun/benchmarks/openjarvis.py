@@ -223,6 +223,29 @@ class OpenJarvisBenchmark(Benchmark):
         return ScoreResult(None if is_correct is None else bool(is_correct), score, details)
 
 
+def caveat(name: str) -> str | None:
+    """What trialrun leaves out of OpenJarvis's benchmark `name`, or None: a per-task
+    environment its provider sets up (`create_task_env`: a workspace, a simulator, a
+    browser, Docker) or records grouped into episodes that share the agent's state."""
+    cli = _evals_cli()
+    if cli is None or name not in catalogue():
+        return None
+    from openjarvis.evals.core.dataset import DatasetProvider  # type: ignore[import-untyped]
+
+    cls = type(cli._build_dataset(name))
+    missing = []
+    if cls.create_task_env is not DatasetProvider.create_task_env:
+        missing.append("the per-task environment its provider sets up (create_task_env)")
+    if cls.iter_episodes is not DatasetProvider.iter_episodes:
+        missing.append("its episodes (records that share the agent's state)")
+    if not missing:
+        return None
+    return (
+        f"benchmark '{name}' (openjarvis): trialrun runs each record on its own, without "
+        f"{' or '.join(missing)}; its scores may differ from OpenJarvis's own runs"
+    )
+
+
 def openjarvis_benchmark(name: str) -> Callable[[], OpenJarvisBenchmark] | None:
     """The factory of OpenJarvis's benchmark `name`; None when not installed or unknown."""
     entry = catalogue().get(name)
