@@ -113,3 +113,16 @@ def test_a_folder_of_suites_is_checked_as_suites(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "2 suite file(s): 1 accepted, 1 refused (7 problem(s)), 0 template(s)" in done.stdout
     assert "valid task(s)" not in done.stdout  # no task loader pass over suite files
+
+
+def test_openjarvis_framework_config_beside_suites_is_skipped_by_name(tmp_path: Path) -> None:
+    """OpenJarvis's configs folder holds `_third_party.toml` ([hermes], [openclaw] paths):
+    neither a suite nor a task file."""
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "good.toml").write_text(GOOD, encoding="utf-8")
+    (tmp_path / "configs" / "_third_party.toml").write_text(
+        '[hermes]\npath = ""\n[openclaw]\npath = ""\n', encoding="utf-8"
+    )
+    done = validate(tmp_path / "configs", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "_third_party.toml: skipped: OpenJarvis framework config" in done.stderr

@@ -82,6 +82,8 @@ def _same_settings(pair: PairRun) -> bool:
     except (OSError, ValueError):  # UnicodeDecodeError and past json's limits too
         return True  # killed before its summary: the run folder decides
     new = {**_settings(pair, None), "backend": pair.backend}
+    if isinstance(old, dict):
+        old.setdefault("trials", 1)  # a summary from before `trials`: one trial a record
     return isinstance(old, dict) and all(old.get(k) == new.get(k) for k in SETTINGS)
 
 

@@ -92,7 +92,7 @@ def to_record(record: Any) -> Record:
     return Record(
         record_id=str(record.record_id),
         problem=str(record.problem),
-        reference=record.reference,
+        reference=json.loads(json.dumps(record.reference, default=str)),
         subject=str(record.subject) if record.subject else None,
         metadata=metadata,
     )

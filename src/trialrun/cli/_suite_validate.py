@@ -47,6 +47,17 @@ def split_suites(paths: list[Path]) -> tuple[list[Path], list[Path]]:
     return suites, rest
 
 
+def leave_out(report: Any, suites: list[Path]) -> None:
+    """The task loader's word on the suite files (skipped, or a template's TOML error),
+    dropped: they are checked as suites."""
+    shown = {p.resolve() for p in suites}
+    report.skipped = [(p, r) for p, r in report.skipped if p.resolve() not in shown]
+    report.problems = [p for p in report.problems if p.path.resolve() not in shown]
+    report.warnings = [p for p in report.warnings if p.path.resolve() not in shown]
+    report.files = [p for p in report.files if p.resolve() not in shown]
+    report.invalid_files = [p for p in report.invalid_files if p.resolve() not in shown]
+
+
 def suite_checks(suites: list[Path]) -> list[Any]:
     from trialrun.benchmarks import check_suite_file
 

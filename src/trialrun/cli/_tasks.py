@@ -71,7 +71,7 @@ def register(app: typer.Typer) -> None:
         checks = suite_files.suite_checks(suites)
         suite_code = suite_files.exit_code(checks)
         report = load_tasks(paths, allow_external_links=allow_external_links)
-        report.skipped = [(p, r) for p, r in report.skipped if p not in suites]
+        suite_files.leave_out(report, suites)
         if as_json:
             doc = {**_report_json(report), "suites": suite_files.checks_json(checks)}
             doc["ok"] = report.ok and not suite_code
