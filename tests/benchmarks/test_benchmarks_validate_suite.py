@@ -3,6 +3,7 @@ dataset; every problem one line naming file, place and fix, exit 2; a template n
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -126,3 +127,18 @@ def test_openjarvis_framework_config_beside_suites_is_skipped_by_name(tmp_path: 
     done = validate(tmp_path / "configs", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "_third_party.toml: skipped: OpenJarvis framework config" in done.stderr
+
+
+def test_json_is_one_document(tmp_path: Path) -> None:
+    (tmp_path / "good.toml").write_text(GOOD, encoding="utf-8")
+    (tmp_path / "bad.toml").write_text(BAD, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "trialrun", "validate", "--json", "good.toml", "bad.toml"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, env=dict(os.environ),
+    )
+    assert done.returncode == 2 and done.stderr == ""
+    doc = json.loads(done.stdout)
+    assert doc["ok"] is False
+    assert [(s["file"], s["ok"], len(s["problems"])) for s in doc["suites"]] == [
+        ("good.toml", True, 0), ("bad.toml", False, 7)
+    ]

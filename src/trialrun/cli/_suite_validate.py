@@ -104,7 +104,8 @@ def validate_suites(suites: list[Path], *, as_json: bool) -> int:
     """Check each suite file; print its lines (or one JSON document); the exit code."""
     checks = suite_checks(suites)
     if as_json:
-        print(json.dumps({"suites": checks_json(checks)}, indent=2))
+        doc = {"ok": not exit_code(checks), "suites": checks_json(checks)}
+        print(json.dumps(doc, indent=2))
     else:
         print_checks(checks)
     return exit_code(checks)
