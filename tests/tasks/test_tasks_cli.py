@@ -77,10 +77,13 @@ def test_validate_json_is_one_document_with_empty_stderr(examples: Path) -> None
     doc = json.loads(result.stdout)
     assert doc["ok"] is True and doc["problems"] == [] and doc["warnings"] == []
     assert {t["task_id"] for t in doc["tasks"]} >= {"read-capital", "update-trip-budget"}
-    # scripted-model files, the benchmark suite config and the pytest example agent are
-    # named as skipped, not tasks
+    # the benchmark suite config is checked as a suite; scripted-model files and the
+    # pytest example agent are named as skipped, not tasks
+    assert [(Path(c["file"]).name, c["ok"], c["problems"]) for c in doc["suites"]] == [
+        ("full-suite.toml", True, [])
+    ]
     assert {Path(s["path"]).name for s in doc["skipped"]} == {
-        "good.yaml", "bad.yaml", "full-suite.toml", "judge.yaml", "model-a.yaml", "model-b.yaml",
+        "good.yaml", "bad.yaml", "judge.yaml", "model-a.yaml", "model-b.yaml",
         "agent.yaml",
         "support_user.yaml", "incident-2026-11-20.chat.json",
         "agents",  # the agent-CLI examples: a project of their own (trialrun.toml)

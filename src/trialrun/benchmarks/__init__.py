@@ -2,16 +2,25 @@
 research scorers (supergpqa, gaia, frames, wildchat), τ-bench's environments (taubench)
 and run-all.
 
-Every dataset record runs as a trialrun task (k = 1) whose grader is the benchmark's
-scorer, so the runner, run folder, metrics, baselines, gates and reports apply. A new
-benchmark is one file and a registration (`@benchmark("name")`, or the
-`trialrun.benchmarks` entry point group).
+Every dataset record runs as a trialrun task (k = 1, or the suite's `trials`) whose
+grader is the benchmark's scorer, so the runner, run folder, metrics, baselines, gates
+and reports apply. OpenJarvis's catalogue resolves the names trialrun does not ship
+(`trialrun.benchmarks.openjarvis`). A new benchmark is one file and a registration
+(`@benchmark("name")`, or the `trialrun.benchmarks` entry point group).
 """
 
 from trialrun.benchmarks import (
     _grader,  # noqa: F401  (registers the scorer graders)
     taubench,  # noqa: F401  (its grader and tool pack)
 )
+from trialrun.benchmarks._catalogue import (
+    BenchmarkListing,
+    dataset_for,
+    find_benchmark,
+    known_names,
+    origin_of,
+)
+from trialrun.benchmarks._catalogue import listings as benchmark_listings
 from trialrun.benchmarks._datasets import BenchmarkDataset, DatasetProvider, hf_rows, plain_rows
 from trialrun.benchmarks._eval_runner import EvalRunner, single_pair
 from trialrun.benchmarks._judging import LLMJudgeScorer
@@ -40,6 +49,7 @@ from trialrun.benchmarks._suite import (
     load_suite,
     suite_line,
 )
+from trialrun.benchmarks._suite_check import SuiteCheck, check_suite_file
 from trialrun.benchmarks._types import (
     BENCHMARKS,
     Benchmark,
@@ -51,6 +61,11 @@ from trialrun.benchmarks._types import (
     benchmark,
 )
 from trialrun.benchmarks.backends import ALIASES, BACKENDS, ModelBackend, canonical_backend
+from trialrun.benchmarks.openjarvis import (
+    OpenJarvisBenchmark,
+    OpenJarvisDataset,
+)
+from trialrun.benchmarks.openjarvis import installed as openjarvis_installed
 from trialrun.benchmarks.taubench_results import (
     ImportResult as TauImportResult,
 )
@@ -62,6 +77,17 @@ from trialrun.benchmarks.taubench_results import (
 )
 
 __all__ = [
+    "SuiteCheck",
+    "check_suite_file",
+    "BenchmarkListing",
+    "OpenJarvisBenchmark",
+    "OpenJarvisDataset",
+    "benchmark_listings",
+    "dataset_for",
+    "find_benchmark",
+    "known_names",
+    "openjarvis_installed",
+    "origin_of",
     "ALIASES",
     "BACKENDS",
     "BENCHMARKS",

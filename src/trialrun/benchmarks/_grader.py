@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from trialrun.benchmarks._catalogue import find_benchmark
 from trialrun.benchmarks._scorers import live_scorer, score_with
-from trialrun.benchmarks._types import BENCHMARKS, Record
+from trialrun.benchmarks._types import Record
+from trialrun.benchmarks.openjarvis import OpenJarvisBenchmark
 from trialrun.core import Verdict
 from trialrun.graders import GraderConfig, TrialView, grader
 
@@ -30,10 +32,18 @@ async def score_trial(config: BenchmarkScoreConfig, trial: TrialView) -> Verdict
             return Verdict(config.label, None, {"error": error})
         result = await score_with(custom, record, answer, trial.judge)
         return Verdict(config.label, result.is_correct, {"score": result.score, **result.metadata})
-    factory = BENCHMARKS.get(config.benchmark)
+    factory = find_benchmark(config.benchmark)
     if factory is None:
         return Verdict(config.label, None, {"error": f"unknown benchmark '{config.benchmark}'"})
-    result = await factory().score(record, answer, trial.judge)
+    bench = factory()
+    if isinstance(bench, OpenJarvisBenchmark) and trial.tool_calls:
+        # the agent backend's calls, in the shape OpenJarvis's agent backend hands its
+        # scorers (ToolCall-15 reads them before parsing the reply's text)
+        record.metadata["tool_results"] = [
+            {"tool_name": call.name, "arguments": call.arguments, "ok": call.ok}
+            for call in trial.tool_calls
+        ]
+    result = await bench.score(record, answer, trial.judge)
     details = {"score": result.score, **result.metadata}
     return Verdict(config.label, result.is_correct, details)
 

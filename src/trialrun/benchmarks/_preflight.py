@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trialrun.benchmarks._datasets import BenchmarkDataset
-from trialrun.benchmarks._suite import PairRun
-from trialrun.benchmarks._types import BENCHMARKS
+from trialrun.benchmarks._catalogue import dataset_for, find_benchmark
+from trialrun.benchmarks._datasets import DatasetProvider
+from trialrun.benchmarks._suite import PairRun, unknown_benchmark_problem
 from trialrun.benchmarks.backends import BACKENDS
 from trialrun.core import model_label
 from trialrun.errors import UserError
@@ -29,7 +29,7 @@ DatasetKey = tuple[Any, ...]
 
 
 def dataset_key(pair: PairRun) -> DatasetKey:
-    return (pair.benchmark, pair.dataset, pair.split, pair.max_samples, pair.seed)
+    return (pair.benchmark, pair.dataset, pair.split, pair.max_samples, pair.seed, pair.subset)
 
 
 @dataclass(slots=True)
@@ -37,7 +37,7 @@ class Preflight:
     """What the checks found: the loaded datasets, warnings (each once), and each refused
     pair's problem (by its position in the pairs)."""
 
-    datasets: dict[DatasetKey, BenchmarkDataset] = field(default_factory=dict)
+    datasets: dict[DatasetKey, DatasetProvider] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     problems: dict[int, str] = field(default_factory=dict)
 
@@ -57,7 +57,7 @@ class _Checks:
 
     def __init__(self) -> None:
         self.done: dict[tuple[str, Any], str | None] = {}
-        self.datasets: dict[DatasetKey, BenchmarkDataset] = {}
+        self.datasets: dict[DatasetKey, DatasetProvider] = {}
 
     def once(self, kind: str, key: Any, check: Any) -> str | None:
         if (kind, key) not in self.done:
@@ -78,15 +78,15 @@ class _Checks:
         key = dataset_key(pair)
 
         def load() -> None:
-            factory = BENCHMARKS.get(pair.benchmark)
+            factory = find_benchmark(pair.benchmark)
             if factory is None:
-                raise UserError(f"unknown benchmark '{pair.benchmark}'")
-            if factory.episodic:  # its environment (a checkout) loads with its episodes
+                raise UserError(unknown_benchmark_problem(pair.benchmark))
+            if getattr(factory, "episodic", False):  # its checkout loads with its episodes
                 factory().episodes(pair)
                 return
-            loaded = BenchmarkDataset(factory(), pair.dataset, base=pair.base)
+            loaded = dataset_for(factory(), pair.dataset, base=pair.base, subset=pair.subset)
             loaded.load(pair.max_samples, pair.split, pair.seed)
-            if not loaded.records:
+            if not loaded.size():
                 raise UserError(
                     f"benchmark {pair.benchmark}: no records in its dataset (after its "
                     "filters); check dataset and split"

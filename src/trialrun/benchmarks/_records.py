@@ -12,11 +12,12 @@ agentic), start and end.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from trialrun.errors import UserError
-from trialrun.metrics import wilson_interval
+from trialrun.metrics import pass_hat_k_fraction, wilson_interval
 from trialrun.rundir import JsonLimitError, ResultLine, loads_limited
 
 RECORD_KEYS = ("record_id", "benchmark", "model", "is_correct")
@@ -124,8 +125,47 @@ def _accuracy(correct: int, scored: int) -> dict[str, Any]:
     }
 
 
-def summarize_records(records: Iterable[dict[str, Any]], **extra: Any) -> dict[str, Any]:
-    """The summary of record lines (accuracy over scored records only)."""
+def hat_k(rows: list[dict[str, Any]], k: int) -> dict[str, Any]:
+    """pass^k and solve^k over the records with at least k trial lines: per record
+    C(c,k)/C(n,k) exactly, then the mean. pass: the trial completed (no error); solve:
+    the scorer said correct. Records with fewer than k lines (a run cut short) are
+    counted apart, never in the figures."""
+    trials: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        trials.setdefault(str(row.get("task_id") or row.get("record_id")), []).append(row)
+    counted = [lines for lines in trials.values() if len(lines) >= k]
+    passed = [pass_hat_k_fraction(len(v), sum(not r.get("error") for r in v), k) for v in counted]
+    solved = [
+        pass_hat_k_fraction(len(v), sum(r.get("is_correct") is True for r in v), k)
+        for v in counted
+    ]
+
+    def mean(values: list[Fraction]) -> float | None:
+        return float(sum(values, Fraction(0)) / len(values)) if values else None
+
+    return {
+        "k": k,
+        "pass_hat_k": mean(passed),
+        "solve_hat_k": mean(solved),
+        "records": len(counted),
+        "records_short": len(trials) - len(counted),
+    }
+
+
+def _fewest_trials(rows: list[dict[str, Any]]) -> int:
+    """k of a per-record file read alone: the fewest trial lines any record has."""
+    counts: dict[str, int] = {}
+    for row in rows:
+        key = str(row.get("task_id") or row.get("record_id"))
+        counts[key] = counts.get(key, 0) + 1
+    return min(counts.values(), default=1)
+
+
+def summarize_records(
+    records: Iterable[dict[str, Any]], *, trials: int | None = None, **extra: Any
+) -> dict[str, Any]:
+    """The summary of record lines (accuracy over scored trial lines only; with `trials`
+    = k, pass^k and solve^k per record as well)."""
     rows = list(records)
     scored = [r for r in rows if r.get("is_correct") is not None]
     correct = sum(1 for r in scored if r["is_correct"] is True)
@@ -162,5 +202,7 @@ def summarize_records(records: Iterable[dict[str, Any]], **extra: Any) -> dict[s
         "prompt_tokens": sum(int(r.get("prompt_tokens") or 0) for r in rows),
         "completion_tokens": sum(int(r.get("completion_tokens") or 0) for r in rows),
         "per_subject": dict(sorted(subjects.items())),
+        "trials": trials or _fewest_trials(rows),
+        "hat_k": hat_k(rows, trials or _fewest_trials(rows)),
         **extra,
     }

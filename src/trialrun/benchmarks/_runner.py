@@ -1,4 +1,4 @@
-"""Run a suite: each model × benchmark pair through `trialrun.run` (k = 1, one task per
+"""Run a suite: each model × benchmark pair through `trialrun.run` (k trials, one task per
 record), per-record lines appended as trials finish, then the pair's summary.
 
 Layout under `output_dir`: `{benchmark}_{model-slug}.jsonl` and `.summary.json` beside
@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.benchmarks._backend_model import backend_spec
-from trialrun.benchmarks._datasets import LOCAL_SUFFIXES, BenchmarkDataset, DatasetProvider
+from trialrun.benchmarks._catalogue import dataset_for, find_benchmark
+from trialrun.benchmarks._datasets import LOCAL_SUFFIXES, DatasetProvider
 from trialrun.benchmarks._preflight import check_output_dir, dataset_key, preflight
 from trialrun.benchmarks._records import read_records, record_line, summarize_records
 from trialrun.benchmarks._scorers import keep_scorer
@@ -29,6 +30,7 @@ from trialrun.benchmarks._suite import (
     expand,
     load_suite,
     suite_line,
+    unknown_benchmark_problem,
 )
 from trialrun.benchmarks._tasks import record_tasks
 from trialrun.benchmarks._types import BENCHMARKS, Benchmark, InferenceBackend, Record, Scorer
@@ -70,7 +72,9 @@ def _last_run(root: Path) -> Path | None:
     return runs[-1] if runs else None
 
 
-SETTINGS = ("backend", "temperature", "max_tokens", "seed", "judge", "dataset", "split")
+SETTINGS = (
+    "backend", "temperature", "max_tokens", "seed", "judge", "dataset", "split", "trials"
+)
 
 
 def _same_settings(pair: PairRun) -> bool:
@@ -80,6 +84,8 @@ def _same_settings(pair: PairRun) -> bool:
     except (OSError, ValueError):  # UnicodeDecodeError and past json's limits too
         return True  # killed before its summary: the run folder decides
     new = {**_settings(pair, None), "backend": pair.backend}
+    if isinstance(old, dict):
+        old.setdefault("trials", 1)  # a summary from before `trials`: one trial a record
     return isinstance(old, dict) and all(old.get(k) == new.get(k) for k in SETTINGS)
 
 
@@ -184,7 +190,7 @@ def run_benchmark(
             agent = pair.agent  # None: the built-in tool loop
         else:
             if dataset is None:
-                dataset = BenchmarkDataset(bench, pair.dataset, base=pair.base)
+                dataset = dataset_for(bench, pair.dataset, base=pair.base, subset=pair.subset)
                 dataset.load(pair.max_samples, pair.split, pair.seed)
             records = list(dataset.iter_records())
             judged = pair.judge_spec is not None
@@ -274,7 +280,7 @@ def _bench_and_scorer(
 ) -> tuple[Benchmark, str | None]:
     """The benchmark whose prompts the records get, and the key of a custom scorer (None:
     the registered benchmark of the pair's name scores, as in any suite)."""
-    factory = BENCHMARKS.get(pair.benchmark)
+    factory = find_benchmark(pair.benchmark)
     if isinstance(scorer, Benchmark):
         registered = factory is not None and type(scorer) is factory
         return scorer, None if registered else keep_scorer(scorer, pair.benchmark)
@@ -282,8 +288,8 @@ def _bench_and_scorer(
         return factory(), None if scorer is None else keep_scorer(scorer, pair.benchmark)
     if scorer is None or dataset is None:
         raise UserError(
-            f"unknown benchmark '{pair.benchmark}'; known: {', '.join(BENCHMARKS.names())} "
-            "(or pass a dataset and a scorer of your own)"
+            unknown_benchmark_problem(pair.benchmark)
+            + " (or pass a dataset and a scorer of your own)"
         )
     plain: Benchmark = type("CustomBenchmark", (Benchmark,), {"name": pair.benchmark})()
     return plain, keep_scorer(scorer, pair.benchmark)
@@ -316,6 +322,7 @@ def _settings(pair: PairRun, started_at: str | None) -> dict[str, Any]:
         "temperature": pair.temperature,
         "max_tokens": pair.max_tokens,
         "judge": model_label(pair.judge_spec) if pair.judge_spec else None,
+        "trials": pair.trials,
     }
 
 

@@ -2,10 +2,11 @@
 
 `provider` names any trialrun provider (its `name` is then that provider's model id;
 file paths of `scripted` and `local` are relative to the suite file). Engines map to
-providers: `ollama` → ollama; `vllm`, `llamacpp`, `sglang` → openai-compat with the
+providers: `ollama` → ollama; `vllm`, `llamacpp`, `sglang`, `mlx` → openai-compat with the
 entry's `base_url`, else `$VLLM_BASE_URL` / `$LLAMACPP_BASE_URL` / `$SGLANG_BASE_URL`,
 else the engine's usual local port; `cloud` → by the model's name (gpt-/o1/o3/o4 →
-openai, claude → anthropic, gemini → gemini).
+openai, claude → anthropic, gemini → gemini; `anthropic/…`, `openai/…`, `google/…` → that
+vendor's provider). OpenJarvis's provider `google` is trialrun's `gemini`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,12 @@ LOCAL_ENGINES = {
     "llamacpp": "http://127.0.0.1:8080/v1",
     "llama.cpp": "http://127.0.0.1:8080/v1",
     "sglang": "http://127.0.0.1:30000/v1",
+    "mlx": "http://127.0.0.1:8080/v1",  # mlx_lm.server's default port
 }
+# OpenJarvis's provider names for trialrun's, and the vendor prefixes of `vendor/model`
+PROVIDER_ALIASES = {"google": "gemini"}
+VENDOR_PREFIXES = {"anthropic": "anthropic", "openai": "openai", "google": "gemini",
+                   "gemini": "gemini"}
 ENGINES = ("cloud", "ollama", *LOCAL_ENGINES)
 _CLOUD = (
     (("gpt-", "o1", "o3", "o4", "chatgpt"), "openai"),
@@ -58,6 +64,7 @@ def model_spec(
 ) -> str:
     """The trialrun spec for one entry; `where` prefixes every error (file, section, entry)."""
     known = MODEL_PROVIDERS.names()
+    provider = PROVIDER_ALIASES.get(provider, provider) if provider else provider
     if provider:
         if provider not in known:
             raise UserError(
@@ -97,6 +104,9 @@ def model_spec(
     found = cloud_provider(name)
     if found is not None:
         return f"{found}:{name}"
+    vendor, slash, model_id = name.partition("/")
+    if slash and vendor.lower() in VENDOR_PREFIXES and model_id:
+        return f"{VENDOR_PREFIXES[vendor.lower()]}:{model_id}"
     raise UserError(
         f"{where}: name: cannot tell the provider of '{name}'; set provider = one of "
         f"{', '.join(known)} (or engine = one of {', '.join(ENGINES)})"

@@ -9,16 +9,18 @@ per section and key.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trialrun.benchmarks._catalogue import find_benchmark, known_names
 from trialrun.benchmarks._datasets import local_split_problem
 from trialrun.benchmarks._specs import model_slug, model_spec
 from trialrun.benchmarks._suite_toml import read_suite_toml
-from trialrun.benchmarks._types import BENCHMARKS
 from trialrun.benchmarks.backends import BACKENDS, canonical_backend
+from trialrun.benchmarks.openjarvis import OPENJARVIS_NAMES, caveat, installed, missing_line
 from trialrun.errors import UserError
 
 BUILTIN_TEMPERATURE = 0.0
@@ -45,6 +47,7 @@ SECTIONS: dict[str, dict[str, tuple[tuple[type, ...], str]]] = {
         "max_workers": ((int,), "an integer"),
         "output_dir": ((str,), "a string"),
         "seed": ((int,), "an integer"),
+        "trials": ((int,), "an integer"),
     },
     "models": {
         "name": ((str,), "a string"),
@@ -67,6 +70,7 @@ SECTIONS: dict[str, dict[str, tuple[tuple[type, ...], str]]] = {
         "dataset": ((str,), "a string"),
         "trials": ((int,), "an integer"),
         "user_model": ((str,), "a model spec"),
+        "subset": ((str,), "a string"),
     },
 }
 TABLES = ("meta", "defaults", "judge", "run")
@@ -146,6 +150,7 @@ class PairRun:
     judge_temperature: float | None = None  # [judge] temperature (unset: 0)
     trials: int = 1  # trials per record (pass^k, solve^k over them)
     user_model: str | None = None  # an episodic benchmark's simulated user (None: the model)
+    subset: str | None = None  # an OpenJarvis provider's subset (domains, a checkout path)
 
     @property
     def stem(self) -> str:
@@ -290,18 +295,26 @@ def _judge_spec(suite: Suite, entry: dict[str, Any], where: str) -> str | None:
 
 
 def _benchmark_kind(suite: Suite, where: str, name: str) -> Path | None:
-    """None for a registered benchmark; the folder for a folder of task files."""
-    if BENCHMARKS.get(name) is not None:
+    """None for a known benchmark (trialrun's or OpenJarvis's); the folder for a folder
+    of task files."""
+    if find_benchmark(name) is not None:
         return None
     folder = Path(name).expanduser()
     folder = folder if folder.is_absolute() else suite.base / folder
     if folder.is_dir():
         return folder
-    hint = BENCHMARKS.suggest(name)
-    did = f"did you mean '{hint}'? " if hint else ""
-    raise UserError(
-        f"{suite.path}: {where}: name: unknown benchmark '{name}'; {did}known: "
-        f"{', '.join(BENCHMARKS.names())} (or a folder of task files)"
+    raise UserError(f"{suite.path}: {where}: name: {unknown_benchmark_problem(name)}")
+
+
+def unknown_benchmark_problem(name: str) -> str:
+    """Why `name` names no benchmark, and the fix (install OpenJarvis, or a known name)."""
+    if name in OPENJARVIS_NAMES and not installed():
+        return missing_line(name)
+    known = known_names()
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    did = f"did you mean '{close[0]}'? " if close else ""
+    return (
+        f"unknown benchmark '{name}'; {did}known: {', '.join(known)} (or a folder of task files)"
     )
 
 
@@ -334,6 +347,7 @@ def check_overrides(over: Overrides) -> None:
         ("--max-tokens", over.max_tokens),
         ("--max-samples", over.max_samples),
         ("--concurrency", over.max_workers),
+        ("-k", over.trials),
     ):
         if value is not None and value < 1:
             raise UserError(f"{flag} {value}: must be at least 1")
@@ -378,7 +392,7 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
                 f"{', '.join([*BACKENDS, 'jarvis-direct', 'jarvis-agent'])}"
             )
         if backend is None:
-            factory = BENCHMARKS.get(bench["name"])
+            factory = find_benchmark(bench["name"])
             backend = factory().default_backend if factory is not None else "agent"
         tools = list(bench.get("tools") or [])
         _check_tools(suite, where, tools)
@@ -391,11 +405,14 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
                 f"{backend} backend runs instead"
             )
             agent = None
-        if given and getattr(BENCHMARKS.get(bench["name"]), "episodic", False):
+        if given and getattr(find_benchmark(bench["name"]), "episodic", False):
             notes.append(
                 f"{suite.path}: {where}: backend '{given}' is not used by {bench['name']}: "
                 "its episodes run the built-in tool loop with the domain's tools"
             )
+        note = caveat(bench["name"]) if folder is None else None
+        if note:
+            notes.append(f"{suite.path}: {where}: {note}")
         judge = _judge_spec(suite, bench, where)
         _check_split(suite, where, bench, over)
         bench_info.append((bench, where, folder, backend, tools, agent, notes, judge))
@@ -410,7 +427,7 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
             base_url=model.get("base_url"),
         )
         for bench, _where, folder, backend, tools, agent, notes, judge in bench_info:
-            factory = BENCHMARKS.get(bench["name"]) if folder is None else None
+            factory = find_benchmark(bench["name"]) if folder is None else None
             episodic = bool(getattr(factory, "episodic", False))
             env = str(Path(over.env).expanduser().resolve()) if over.env and episodic else None
             dataset = _pick(env, bench.get("dataset"))
@@ -452,13 +469,16 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
                     ),
                     judge_spec=judge,
                     judge_max_tokens=suite.judge.get("max_tokens"),
-                    trials=int(_pick(over.trials, bench.get("trials"), 1)),
                     user_model=user,
                     judge_temperature=_float_or_none(suite.judge.get("temperature")),
                     max_workers=_pick(over.max_workers, suite.run.get("max_workers")),
                     output_dir=out_dir,
                     base=suite.base,
                     notes=list(notes),
+                    subset=bench.get("subset"),
+                    trials=int(
+                        _pick(over.trials, bench.get("trials"), suite.run.get("trials"), 1)
+                    ),
                 )
             )
     _check_unique(suite, pairs)

@@ -1,5 +1,5 @@
-"""Dataset records as trialrun Tasks: one task per record, k = 1, whose one grader runs
-the benchmark's scorer; the prompt, generation settings and attached files travel in
+"""Dataset records as trialrun Tasks: one task per record, k = the pair's `trials`, whose
+one grader runs the benchmark's scorer; the prompt, generation settings and attached files travel in
 the task, so the run folder, metrics, baselines, gates and reports apply unchanged."""
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def record_tasks(
                 ],
                 "tracked_metrics": ["solve_rate"],
                 "tags": [bench.name, *([record.subject] if record.subject else [])],
-                "trials": {"k": 1},
+                "trials": {"k": pair.trials},
                 "environment": {"tools": tools, "setup": setup},
             }
         )

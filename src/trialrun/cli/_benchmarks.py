@@ -86,11 +86,14 @@ def run_suite_command(
     out: Path | None,
     concurrency: int | None,
     as_json: bool,
+    trials: int | None = None,
     **generation: Any,
 ) -> NoReturn:
     from trialrun.benchmarks import Overrides, run_suite
 
-    overrides = Overrides(models=models, output_dir=out, max_workers=concurrency, **generation)
+    overrides = Overrides(
+        models=models, output_dir=out, max_workers=concurrency, trials=trials, **generation
+    )
     argv = ["trialrun", *sys.argv[1:]]
     _run(lambda echo: run_suite(suite, overrides, echo, argv=argv), as_json)
 
@@ -179,6 +182,15 @@ def summarize_records_command(path: Path, as_json: bool) -> None:
         f"records: {summary['total_samples']}, errors: {summary['errors']}, "
         f"undetermined: {summary['undetermined']}"
     )
+    hat = summary["hat_k"]
+    if hat["k"] > 1:
+        shown = [
+            "–" if v is None else f"{v:.1%}" for v in (hat["pass_hat_k"], hat["solve_hat_k"])
+        ]
+        print(
+            f"k={hat['k']} over {hat['records']} record(s): solve^k {shown[1]}, pass^k "
+            f"(completed) {shown[0]} ({hat['records_short']} with fewer trials)"
+        )
     if summary["mean_latency_seconds"] is not None:
         print(f"mean latency: {summary['mean_latency_seconds']:.3f}s")
     print(f"total cost: ${summary['total_cost_usd']:.4f}")
@@ -191,32 +203,27 @@ def summarize_records_command(path: Path, as_json: bool) -> None:
 
 
 def list_benchmarks(as_json: bool) -> NoReturn:
-    """`list --benchmarks`: one line per benchmark, then the backends."""
-    from trialrun.benchmarks import ALIASES, BACKENDS, BENCHMARKS
+    """`list --benchmarks` (and `list` with no paths): one line per benchmark with where
+    it comes from (trialrun, openjarvis), then the backends."""
+    from dataclasses import asdict
 
-    rows = []
-    for name, factory in BENCHMARKS:
-        bench = factory()
-        source = bench.default_source
-        rows.append(
-            {
-                "name": name,
-                "description": bench.description,
-                "dataset": source.name if source else None,
-                "split": source.split if source else None,
-                "backend": bench.default_backend,
-            }
-        )
+    from trialrun.benchmarks import ALIASES, BACKENDS, benchmark_listings, openjarvis_installed
+
+    rows = benchmark_listings()
     backends = {name: [a for a, target in ALIASES.items() if target == name] for name in BACKENDS}
     if as_json:
-        doc = {"benchmarks": rows, "backends": backends}
+        doc = {
+            "benchmarks": [asdict(row) for row in rows],
+            "backends": backends,
+            "openjarvis": openjarvis_installed(),
+        }
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
         raise SystemExit(0)
     for row in rows:
-        print(
-            f"{row['name']}\t{row['dataset']} ({row['split']})\t{row['backend']}\t"
-            f"{row['description']}"
-        )
+        source = f"{row.dataset} ({row.split})" if row.dataset else "its provider's dataset"
+        print(f"{row.name}\t[{row.origin}]\t{source}\t{row.backend}\t{row.description}")
+    if not openjarvis_installed():
+        print("(OpenJarvis's benchmarks too: pip install 'trialrun[openjarvis]')")
     for name, aliases in backends.items():
         also = f" (also {', '.join(aliases)})" if aliases else ""
         print(f"backend {name}{also}")

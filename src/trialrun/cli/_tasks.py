@@ -60,16 +60,28 @@ def register(app: typer.Typer) -> None:
             False, "--allow-external-links", help=_LINKS_HELP
         ),
     ) -> None:
-        """Check task files: every problem in every file, one line each (exit 2 on any)."""
+        """Check task files and suite configs: every problem in every file, one line each
+        (exit 2 on any). A suite config is checked completely without loading a dataset."""
         from trialrun.agents import preset_names
+        from trialrun.cli import _suite_validate as suite_files
         from trialrun.tasks import load_tasks
 
+        suites, paths = suite_files.split_suites(paths)
+        if not paths:
+            _exit(suite_files.validate_suites(suites, as_json=as_json))
+        checks = suite_files.suite_checks(suites)
+        suite_code = suite_files.exit_code(checks)
         report = load_tasks(
             paths, allow_external_links=allow_external_links, agents=preset_names()
         )
+        suite_files.leave_out(report, suites)
         if as_json:
-            print(json.dumps(_report_json(report), indent=2, default=str))
-            _exit(0 if report.ok else 2)
+            doc = {**_report_json(report), "suites": suite_files.checks_json(checks)}
+            doc["ok"] = report.ok and not suite_code
+            print(json.dumps(doc, indent=2, default=str))
+            _exit(max(suite_code, 0 if report.ok else 2))
+        if checks:
+            suite_files.print_checks(checks)
         for path, reason in report.skipped:
             _err(f"{path}: skipped: {reason}")
         for problem in report.problems:
@@ -82,7 +94,7 @@ def register(app: typer.Typer) -> None:
             f"{len(report.problems)} problem(s), {len(report.warnings)} warning(s), "
             f"{len(report.skipped)} skipped file(s)"
         )
-        _exit(0 if report.ok else 2)
+        _exit(max(suite_code, 0 if report.ok else 2))
 
     @app.command("list")
     def list_tasks(
@@ -96,13 +108,10 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """One line per task: id, suite, tier, k, file (ids never truncated)."""
-        if benchmarks:
+        if benchmarks or not paths:  # no paths: benchmarks and backends, as openjarvis-eval
             from trialrun.cli._benchmarks import list_benchmarks
 
             list_benchmarks(as_json)
-        if not paths:
-            print("trialrun: no task paths given; pass task files or folders", file=sys.stderr)
-            raise SystemExit(2)
         from trialrun.tasks import load_tasks
 
         report = load_tasks(paths, allow_external_links=allow_external_links)

@@ -24,6 +24,7 @@ SKIP_BY_NAME = {
 }
 _SCRIPTED_KEYS = {"tasks", "default"}
 _SUITE_KEYS = {"meta", "models", "benchmarks"}
+_OPENJARVIS_FRAMEWORK_KEYS = {"hermes", "openclaw"}  # its configs folder's _third_party.toml
 _TASK_KEYS = {"task_id", "id", "userMessage", "inputs", "graders", "suite"}
 _BENCHMARK_SUMMARY_KEYS = {"benchmark", "accuracy", "total_samples"}
 RUN_FOLDER = f"trialrun run folder ({RUN_JSON}, {RESULTS})"
@@ -77,4 +78,6 @@ def skip_reason_by_shape(data: Any) -> str | None:
         return "scripted-model file (only 'tasks' and/or 'default' at the top)"
     if keys & _SUITE_KEYS:
         return "suite config ([meta], [[models]] or [[benchmarks]])"
+    if keys <= _OPENJARVIS_FRAMEWORK_KEYS:
+        return "OpenJarvis framework config ([hermes], [openclaw])"
     return None
