@@ -26,8 +26,6 @@ from trialrun.rundir import ResultLine, RunDir
 from trialrun.runner import lock_holder
 from trialrun.tracking import Comparison, RunData, TaskRecord, compare_with_baselines, load_run
 
-FOLD_CHARS = 600  # longer values are folded in the page
-
 
 def trial_status(line: ResultLine) -> str:
     """solved | failed | undetermined | infra | error, one word per trial."""

@@ -190,9 +190,6 @@ class RunDir:
         return RunDir(out, fsync=self.fsync, limits=self._limits)
 
     # --- manifest and summary ---
-    def write_manifest(self, manifest: Manifest) -> None:
-        write_json_atomic(self.manifest_path, manifest.to_json())
-
     def manifest(self) -> Manifest:
         """run.json, checked: a missing or damaged manifest is a UserError naming the key."""
         data = read_json(

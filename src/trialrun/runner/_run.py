@@ -133,8 +133,6 @@ def _make_agent(config: RunConfig, timeout_s: float | None) -> Agent:
 
 
 def _check_options(config: RunConfig) -> None:
-    if config.k is not None and config.k < 1:
-        raise UserError(f"-k {config.k}: k must be at least 1")
     if config.concurrency is not None and config.concurrency < 1:
         raise UserError(f"--concurrency {config.concurrency}: must be at least 1")
     out = Path(config.out)

@@ -333,12 +333,3 @@ def mcp_pack(options: dict[str, Any]) -> list[Tool]:
         server.list_tools()
         _SERVERS[key] = server
     return [_make_tool(server, spec) for spec in server.tools]
-
-
-async def close_mcp_servers() -> None:
-    """Stop every MCP server process (also done at interpreter exit)."""
-    instance = _Loop._instance
-    if instance is None:
-        return
-    for server in list(_SERVERS.values()):
-        await asyncio.wrap_future(instance.submit(server.close_all()))

@@ -133,10 +133,6 @@ class TaskRecord:
         return (self.solve_k is None or self.pass_k is None) and self.settled_after is None
 
     @property
-    def meets_pass_k(self) -> bool:
-        return self.pass_k is not None and self.pass_k >= 1.0 - 1e-12
-
-    @property
     def meets_solve_k(self) -> bool:
         return self.solve_k is not None and self.solve_k >= 1.0 - 1e-12
 
