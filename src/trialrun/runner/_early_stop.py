@@ -17,7 +17,7 @@ from typing import Any
 from trialrun.config import load_config
 from trialrun.core import parse_model_spec
 from trialrun.errors import UserError
-from trialrun.runner._open_test import Counts
+from trialrun.runner._answer_fixed import Counts
 from trialrun.runner._plan import effective_k
 from trialrun.runner._settle import Settlement
 from trialrun.runner._suite_guard import gate_alphas, guarded_groups

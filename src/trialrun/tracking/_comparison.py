@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.tracking._spend_samples import SpendSamples
-from trialrun.tracking._suite_test import SuiteTest
+from trialrun.tracking._suite_significance import SuiteTest
 
 DETECT_DROP = 0.20  # the drop the power figure is about (20 points)
 DETECT_POWER = 0.80
