@@ -51,6 +51,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   "(true/false).", default="true")
 
 
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Assertions are rewritten in test modules only, not in trialrun itself.
+
+    pytest marks every package of a distribution that declares a `pytest11` entry point for
+    assertion rewriting: installed from a wheel, each trialrun module imported in a session
+    (the runner, the graders, ...) would be recompiled by pytest. Test modules and conftests
+    are rewritten by pytest's own rules (`python_files`, the command line), so taking the
+    mark off trialrun leaves them as they are. Called as this plugin registers, before any
+    conftest imports trialrun; the few modules that import this one were loaded already.
+    pytest has no public call to take a mark off: the hook's set of marked names is read
+    with a fallback, so a pytest without it changes nothing."""
+    marked = getattr(pluginmanager.rewrite_hook, "_must_rewrite", None)
+    if isinstance(marked, set) and "trialrun" in marked:
+        marked.discard("trialrun")
+        decided = getattr(pluginmanager.rewrite_hook, "_marked_for_rewrite_cache", None)
+        if isinstance(decided, dict):
+            decided.clear()
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{MARKER}(spec): a trialrun behavioural eval")
     config.stash[SESSION] = SessionRecord(started_at=utc_now())
