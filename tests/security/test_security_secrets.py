@@ -96,7 +96,7 @@ class JudgeServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+            def do_POST(self) -> None:  # stdlib naming
                 self.rfile.read(int(self.headers.get("content-length") or 0))
                 body = json.dumps({
                     "id": "c1", "object": "chat.completion", "model": "j",
@@ -280,7 +280,7 @@ def test_no_secret_in_the_history_database(leaky: LeakyRun) -> None:
         rows = "\n".join(
             repr(row) for (table,) in db.execute("SELECT name FROM sqlite_master "
                                                  "WHERE type = 'table'")
-            for row in db.execute(f'SELECT * FROM "{table}"')  # noqa: S608 - own names
+            for row in db.execute(f'SELECT * FROM "{table}"')  # own names
         )
     assert "agent command exited with 1" in rows and _leaked(rows) == []
 

@@ -18,7 +18,7 @@ from trialrun.errors import UserError
 from trialrun.tasks import load_tasks, report_problems_and_exit
 
 
-def invoke(*args: str):  # noqa: ANN201
+def invoke(*args: str):
     return CliRunner().invoke(app, list(args))
 
 

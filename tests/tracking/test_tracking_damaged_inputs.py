@@ -40,7 +40,7 @@ def assert_one_line_error(code: int, err: str, *needles: str) -> None:
         assert needle in lines[0], (needle, lines[0])
 
 
-def _rewrite_results(run: Path, edit) -> None:  # noqa: ANN001 - a small callback
+def _rewrite_results(run: Path, edit) -> None:  # a small callback
     path = run / "results.jsonl"
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     edit(lines)

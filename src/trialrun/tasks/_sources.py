@@ -49,7 +49,7 @@ class LazyLines:
             find, self._find = self._find, None
             try:
                 self._lines = find()
-            except Exception:  # noqa: BLE001 - line numbers are best effort
+            except Exception:  # line numbers are best effort
                 self._lines = {(): 1}
         return self._lines
 
