@@ -3,10 +3,10 @@
 Everything here returns data; `trialrun.reports` renders it.
 """
 
+from trialrun.rundir import baseline_name
 from trialrun.tracking._aggregate import TaskCounts
 from trialrun.tracking._baseline import (
     FORMAT,
-    baseline_name,
     baseline_path,
     baseline_target,
     build_baseline,

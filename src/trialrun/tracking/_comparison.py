@@ -220,12 +220,6 @@ class BaselineMatch:
     baseline_path: Path
     comparison: Comparison | None
 
-    def _bounds(self, which: str) -> list[float] | None:
-        """[low, high] of the spend's bootstrap bounds (`latency_bounds_ms` or
-        `cost_bounds_pct`) at the shown confidence; None when none can be drawn."""
-        found = getattr(self.spend, which)() if self.spend is not None else None
-        return None if found is None else [found.low, found.high]
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "model": self.model,
