@@ -284,8 +284,9 @@ class ViewerServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
-        shown = f"[{host}]" if ":" in str(host) else host
+        address, port = self.server_address[:2]
+        host = address.decode() if isinstance(address, bytes) else str(address)
+        shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{port}/"
 
     def server_close(self) -> None:

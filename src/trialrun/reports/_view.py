@@ -142,7 +142,7 @@ class RunView:
         data, summary = self.data, self.data.summary
         labels = self._labels()
         live = self.in_progress()
-        rows = []
+        rows: list[dict[str, Any]] = []  # the page's JSON
         for i, r in enumerate(self.records):
             status, message = pending_outcome(r) if live else task_outcome(r)
             failed: dict[str, int] = {}
