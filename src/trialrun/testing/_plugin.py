@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from pluggy import Result
 
 from trialrun.errors import UserError
 from trialrun.testing._session import CaseInfo, SessionRecord, outcome_of, utc_now
@@ -207,9 +208,11 @@ def _case(item: Any, policy: str) -> CaseInfo:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Result[pytest.TestReport], None]:
     outcome = yield
-    report = outcome.get_result()  # type: ignore[attr-defined]
+    report = outcome.get_result()
     rig = item.stash.get(RIG, None)
     if rig is not None and report.when == "call" and report.failed:
         report.sections.append(("trialrun eval: tool calls and final answer", rig.describe()))
