@@ -63,7 +63,9 @@ def user_message(task: Task, workspace: Path | None) -> str:
     return "\n".join(parts)
 
 
-def initial_messages(task: Task, workspace: Path | None, system: str = SYSTEM_PROMPT) -> list:
+def initial_messages(
+    task: Task, workspace: Path | None, system: str = SYSTEM_PROMPT
+) -> list[Message]:
     messages: list[Message] = [{"role": "system", "content": system}]
     messages.extend({"role": m.role, "content": m.content} for m in task.inputs.messages)
     messages.append({"role": "user", "content": user_message(task, workspace)})
