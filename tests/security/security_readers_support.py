@@ -12,8 +12,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
-
 from trialrun.cli import main
 
 TASK = """
@@ -38,21 +36,6 @@ default:
   - tool_calls: [{name: read_file, arguments: {path: note.md}}]
   - content: The secret word is banana.
 """
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    """`trialrun ARGS` in-process: (exit code, stdout, stderr)."""
-    old = sys.argv
-    sys.argv = ["trialrun", *(str(a) for a in args)]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        sys.argv = old
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def finished_run(root: Path) -> dict[str, Path]:

@@ -30,6 +30,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from cli_support import cli_process as _trialrun
 from trialrun.core import MASK, may_hold_secret, redact, redacted_json, secret_values
 from trialrun.reports import make_server
 from trialrun.reports._html import decode_payload
@@ -130,11 +131,6 @@ class LeakyRun:
     done: subprocess.CompletedProcess[str]
     agent_env: dict[str, str]
     store: Path
-
-
-def _trialrun(*args: str, cwd: Path, env: dict[str, str] | None = None):
-    return subprocess.run([sys.executable, "-m", "trialrun", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=180)
 
 
 @pytest.fixture(scope="module")
