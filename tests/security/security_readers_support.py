@@ -1,10 +1,8 @@
-"""A finished run folder to damage, and the CLI run in-process.
+"""A finished run folder to damage (the CLI in-process is `cli_support.cli`).
 
 `finished_run` makes a real run with the scripted model: one task, two models (one right,
 one wrong, so there are failed trials to triage and import), k = 3, and a baseline
-blessed from it. `cli` runs `trialrun ARGS` through `trialrun.cli.main` (its one-line
-UserError handling); an exception that escapes it is re-raised, so a traceback fails the
-test that caused it.
+blessed from it.
 """
 
 from __future__ import annotations
