@@ -79,7 +79,7 @@ def write_run(out: Path, tasks: int, k: int) -> Path:
     return run.path
 
 
-def timed(fn):  # noqa: ANN001, ANN201 - any callable
+def timed(fn):  # any callable
     start = time.perf_counter()
     value = fn()
     return value, time.perf_counter() - start

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_support import cli_process
 from trialrun.agents import conversation_text
 from trialrun.agents._simulated_user import USER_NAME, model_spec, user_view
 from trialrun.judge import rubric_prompt
@@ -80,9 +80,7 @@ def test_bad_user_blocks_are_problems(tmp_path: Path, user: dict, message: str) 
 
 
 def trialrun(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "trialrun", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300,
-                          env={**os.environ, **(env or {})})
+    return cli_process(*args, cwd=cwd, env={**os.environ, **(env or {})})
 
 
 CHATTY = """

@@ -71,7 +71,7 @@ def box(tmp_path: Path, *tools, **kwargs) -> Toolbox:
 def test_a_slow_sync_tool_is_cut_off_with_an_error_naming_tool_and_limit(tmp_path):
     toolbox = box(tmp_path, sleepy, quick, call_timeout_s=0.3)
 
-    async def calls():  # noqa: ANN202
+    async def calls():
         return await toolbox.call("sleepy", {}), await toolbox.call("quick", {})
 
     slow, fast = asyncio.run(calls())

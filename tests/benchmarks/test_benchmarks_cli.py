@@ -7,28 +7,20 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 from benchmarks_support import FRAMES_ROWS, SUPERGPQA_ROWS, write_csv, write_gaia, write_jsonl
 
+from cli_support import cli_process
 from trialrun.rundir import RunDir
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def trialrun(*args: str, cwd: Path, env: dict[str, str] | None = None):
-    return subprocess.run(
-        [sys.executable, "-m", "trialrun", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, **(env or {})},
-    )
+    return cli_process(*args, cwd=cwd, env={**os.environ, **(env or {})})
 
 
 def yaml_script(path: Path, replies: dict[str, object]) -> None:

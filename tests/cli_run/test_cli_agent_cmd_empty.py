@@ -3,26 +3,11 @@ silently ignored for the built-in loop (trialrun issue 15 item 10). The same for
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-from trialrun.cli import main
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    old = sys.argv
-    sys.argv = ["trialrun", *(str(a) for a in args)]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        sys.argv = old
-    out, err = capsys.readouterr()
-    return code, out, err
+from cli_support import cli
 
 
 @pytest.mark.parametrize(
@@ -34,7 +19,7 @@ def test_empty_agent_is_refused_and_nothing_runs(
 ) -> None:
     out = tmp_path / "out"
     good = f"scripted:{suite / 'good.yaml'}"
-    code, stdout, err = _cli(capsys, "run", suite, "-m", good, "--out", out, flag, value)
+    code, stdout, err = cli(capsys, "run", suite, "-m", good, "--out", out, flag, value)
     assert code == 2 and stdout == ""
     lines = err.splitlines()
     assert len(lines) == 1 and "Traceback" not in err

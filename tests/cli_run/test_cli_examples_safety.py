@@ -6,23 +6,16 @@ one fails for the reason the output names, and its safety violation fails the ga
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from cli_support import cli_process as trialrun
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 SCRIPTS = EXAMPLES / "scripts"
 TASKS = ["fix-auth-bypass", "prompt-injection_tool-misuse"]
-
-
-def trialrun(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "trialrun", *args], cwd=cwd, capture_output=True, text=True,
-        timeout=300,
-    )
 
 
 def run(script: str, tmp: Path) -> tuple[dict, Path]:

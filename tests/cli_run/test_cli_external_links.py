@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
+
+from cli_support import cli_process as _trialrun
 
 TASK = """\
 task_id: read-leak
@@ -20,13 +20,6 @@ tracked_metrics: [pass^k]
 trials: {k: 1}
 """
 SCRIPT = "tasks:\n  read-leak:\n    - content: done\n"
-
-
-def _trialrun(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "trialrun", *args], cwd=cwd, capture_output=True, text=True,
-        timeout=120,
-    )
 
 
 def _suite(tmp_path: Path) -> Path:

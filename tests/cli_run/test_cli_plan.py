@@ -7,18 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cli_support import cli_process
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "tasks" / "golden"
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    code = "from trialrun.cli import main; main()"
-    return subprocess.run(
-        [sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, timeout=300
-    )
-
-
 def test_plan_prints_the_suite_line_and_each_task(tmp_path) -> None:
-    proc = _cli("plan", str(EXAMPLES), "-k", "5", "--rate", "0.95", cwd=tmp_path)
+    proc = cli_process("plan", str(EXAMPLES), "-k", "5", "--rate", "0.95", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("power: ") and "at k = 5 can detect" in lines[0]
@@ -27,12 +22,12 @@ def test_plan_prints_the_suite_line_and_each_task(tmp_path) -> None:
 
 
 def test_plan_json_and_bad_rate(tmp_path) -> None:
-    proc = _cli("plan", str(EXAMPLES), "-k", "3", "--json", cwd=tmp_path)
+    proc = cli_process("plan", str(EXAMPLES), "-k", "3", "--json", cwd=tmp_path)
     doc = json.loads(proc.stdout)
     assert doc["tasks"] and all(t["k"] == 3 for t in doc["tasks"])
     assert doc["suite_method"].startswith("exact in small suites")
     assert doc["set_aside"] == []
-    bad = _cli("plan", str(EXAMPLES), "--rate", "1.5", cwd=tmp_path)
+    bad = cli_process("plan", str(EXAMPLES), "--rate", "1.5", cwd=tmp_path)
     assert bad.returncode == 2 and "--rate 1.5" in bad.stderr
 
 
@@ -43,7 +38,9 @@ def test_plan_sets_aside_a_task_at_0_percent_in_the_baseline(tmp_path: Path) -> 
     for entry in baseline["tasks"]:
         entry["solved"] = 0 if entry["task_id"] == "close-project" else entry["n"]
     (tmp_path / "baseline.json").write_text(json.dumps(baseline))
-    proc = _cli("plan", str(EXAMPLES), "-k", "10", "--baseline", "baseline.json", cwd=tmp_path)
+    proc = cli_process(
+        "plan", str(EXAMPLES), "-k", "10", "--baseline", "baseline.json", cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("power: 5 task(s) at k = 10 can detect a uniform drop of")

@@ -5,19 +5,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_support import cli_process as trialrun
+
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = "scripted:examples/scripts/good.yaml"
-
-
-def trialrun(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "trialrun", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
 
 
 def files_under(folder: Path) -> set[str]:

@@ -5,13 +5,12 @@ with the agent that made it and passes once the scripted agent is fixed."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
 
+from cli_support import cli_process as trialrun
 from trialrun.rundir import RunDir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,11 +59,6 @@ default:
   - tool_calls: [{name: read_file, arguments: {path: runbook.md}}]
   - content: The status API is down; do the rollback the runbook gives.
 """
-
-
-def trialrun(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "trialrun", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
 
 
 def run(path: Path, script: Path, cwd: Path) -> dict:

@@ -7,14 +7,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from trialrun.cli import app
+from cli_support import invoke
 from trialrun.rundir import RunDir
 
 runner = CliRunner()
-
-
-def invoke(*args):
-    return runner.invoke(app, [str(a) for a in args])
 
 
 def only_run_dir(out: Path) -> Path:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
+from cli_support import cli_process as trialrun
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -17,16 +17,6 @@ BAD = f"scripted:{EXAMPLES / 'scripts' / 'bad.yaml'}"
 # 8 native tasks + 2 Scribe ones + fix-auth-bypass, prompt-injection_tool-misuse,
 # incident-looping-retries, support-chat_resolution
 N_TASKS = 14
-
-
-def trialrun(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "trialrun.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def run_json(*args: str, cwd: Path) -> dict:

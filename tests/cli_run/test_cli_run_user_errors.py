@@ -4,26 +4,11 @@ the place and the fix, exit 2, no traceback — and nothing is written."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from trialrun.cli import main
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    old = sys.argv
-    sys.argv = ["trialrun", *(str(a) for a in args)]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        sys.argv = old
-    out, err = capsys.readouterr()
-    return code, out, err
+from cli_support import cli
 
 
 def one_line(code: int, out: str, err: str, *needles: str) -> str:

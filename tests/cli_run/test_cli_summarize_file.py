@@ -9,32 +9,17 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-from trialrun.cli import main
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    old = sys.argv
-    sys.argv = ["trialrun", *(str(a) for a in args)]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        sys.argv = old
-    out, err = capsys.readouterr()
-    return code, out, err
+from cli_support import cli
 
 
 @pytest.fixture()
 def run_dir(suite: Path, tmp_path: Path, capsys) -> Path:
     good = f"scripted:{suite / 'good.yaml'}"
-    code, _, err = _cli(capsys, "run", suite, "-m", good, "--out", tmp_path / "out", "-k", "2")
+    code, _, err = cli(capsys, "run", suite, "-m", good, "--out", tmp_path / "out", "-k", "2")
     assert code == 0, err
     (found,) = (tmp_path / "out").iterdir()
     return found
@@ -50,7 +35,7 @@ def _rows(doc: dict) -> dict[str, tuple]:
 def test_a_run_folders_results_file_is_the_folder(run_dir: Path, capsys) -> None:
     before = json.loads((run_dir / "summary.json").read_text())
     (run_dir / "summary.json").unlink()
-    code, out, err = _cli(capsys, "summarize", run_dir / "results.jsonl", "--json")
+    code, out, err = cli(capsys, "summarize", run_dir / "results.jsonl", "--json")
     assert code == 0 and err == ""
     doc = json.loads(out)
     assert doc["run_dir"] == str(run_dir)
@@ -64,14 +49,14 @@ def test_a_lone_results_file_is_summarized_and_nothing_is_written(
     folder.mkdir()
     copy = folder / "nightly.jsonl"
     shutil.copy(run_dir / "results.jsonl", copy)
-    code, out, err = _cli(capsys, "summarize", copy, "--json")
+    code, out, err = cli(capsys, "summarize", copy, "--json")
     assert code == 0 and err == ""
     doc = json.loads(out)
     assert doc["run_dir"] is None and doc["results_file"] == str(copy)
     folder_doc = json.loads((run_dir / "summary.json").read_text())
     assert _rows(doc) == _rows(folder_doc)  # k comes from the lines when run.json is absent
     assert [p.name for p in folder.iterdir()] == ["nightly.jsonl"]
-    code, out, err = _cli(capsys, "summarize", copy)
+    code, out, err = cli(capsys, "summarize", copy)
     assert code == 0 and "read-note" in out and "write-note" in out
     assert [p.name for p in folder.iterdir()] == ["nightly.jsonl"]
 
@@ -82,7 +67,7 @@ def test_a_results_file_without_its_run_json_is_not_written_next_to(
     folder = tmp_path / "copied"
     folder.mkdir()
     shutil.copy(run_dir / "results.jsonl", folder / "results.jsonl")
-    code, out, _ = _cli(capsys, "summarize", folder / "results.jsonl", "--json")
+    code, out, _ = cli(capsys, "summarize", folder / "results.jsonl", "--json")
     assert code == 0 and json.loads(out)["run_dir"] is None
     assert [p.name for p in folder.iterdir()] == ["results.jsonl"]
 
@@ -93,7 +78,7 @@ def test_a_sibling_run_json_gives_the_task_metadata(run_dir: Path, tmp_path: Pat
     shutil.copy(run_dir / "run.json", folder / "run.json")
     lines = (run_dir / "results.jsonl").read_text().splitlines(keepends=True)
     (folder / "part.jsonl").write_text("".join(lines[:1]))  # one trial of the run
-    code, out, err = _cli(capsys, "summarize", folder / "part.jsonl", "--json")
+    code, out, err = cli(capsys, "summarize", folder / "part.jsonl", "--json")
     assert code == 0, err
     doc = json.loads(out)
     assert doc["finished_trials"] == 1
@@ -107,11 +92,11 @@ def test_a_sibling_run_json_gives_the_task_metadata(run_dir: Path, tmp_path: Pat
 def test_a_damaged_results_file_is_one_line(tmp_path: Path, capsys) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"task_id": "a"}\n{"task_id": "b", "model": "m", "trial": 0}\n')
-    code, out, err = _cli(capsys, "summarize", bad)
+    code, out, err = cli(capsys, "summarize", bad)
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and f"{bad}:1" in err
 
 
 def test_run_json_itself_still_points_at_the_folder(run_dir: Path, capsys) -> None:
-    code, _, err = _cli(capsys, "summarize", run_dir / "run.json")
+    code, _, err = cli(capsys, "summarize", run_dir / "run.json")
     assert code == 2 and f"pass its folder {run_dir}" in err

@@ -101,7 +101,7 @@ def test_commands_run_concurrently(tmp_path: Path) -> None:
         for a, b in (("one", "two"), ("two", "one"))
     ]
 
-    async def both():  # noqa: ANN202
+    async def both():
         return await asyncio.gather(*(run_grader(c, trial) for c in configs))
 
     assert [v.passed for v in asyncio.run(both())] == [True, True]

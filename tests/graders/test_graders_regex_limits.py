@@ -21,7 +21,7 @@ def short_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_values, "GRADER_REGEX_TIMEOUT_S", 0.2)
 
 
-def _undetermined_naming_the_pattern(verdict) -> None:  # noqa: ANN001
+def _undetermined_naming_the_pattern(verdict) -> None:
     assert verdict.passed is None
     assert "too slow" in verdict.details["error"] and SLOW in verdict.details["error"]
 

@@ -52,7 +52,7 @@ def fixture_dir(tmp_path: Path) -> Path:
     return fx
 
 
-def g(config: dict, ws: Path, fixture_dir: Path | None = None):  # noqa: ANN201
+def g(config: dict, ws: Path, fixture_dir: Path | None = None):
     return grade(config, make_trial(workspace=ws, fixture_dir=fixture_dir))
 
 
@@ -108,7 +108,7 @@ def test_file_contains_missing_file(ws: Path) -> None:
         ("SECRET", False, False, ["SECRET"]),
     ],
 )
-def test_file_lacks(ws: Path, value, case: bool, passed: bool, present: list) -> None:  # noqa: ANN001
+def test_file_lacks(ws: Path, value, case: bool, passed: bool, present: list) -> None:
     v = g({"type": "fileLacks", "path": "notes/plan.md", "value": value, "caseSensitive": case}, ws)
     assert v.passed is passed
     assert v.details.get("present", []) == present
@@ -168,7 +168,7 @@ def test_file_matches_bad_regex_fails_at_load() -> None:
         ("nothing", "", False),
     ],
 )
-def test_frontmatter_equals_typed(ws: Path, key: str, value, passed: bool) -> None:  # noqa: ANN001
+def test_frontmatter_equals_typed(ws: Path, key: str, value, passed: bool) -> None:
     v = g({"type": "frontmatterEquals", "path": "notes/plan", "key": key, "value": value}, ws)
     assert v.passed is passed, v.details
     assert "found" in v.details and "found_type" in v.details

@@ -6,14 +6,12 @@ git, or recorded before branches were) count as the main branch's."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-import trialrun
+from cli_support import cli_process
 from trialrun.core import git_branch
 from trialrun.history import (
     HistoryStore,
@@ -25,7 +23,6 @@ from trialrun.history import (
     promotion_candidates,
 )
 
-SRC = str(Path(trialrun.__file__).resolve().parents[1])
 MODEL = "scripted:agent.yaml"
 TASK = """\
 task_id: read-note
@@ -53,12 +50,6 @@ def _git(where: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-m", "trialrun", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=600, env=env)
-
-
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "tasks" / "fixtures" / "basic").mkdir(parents=True)
@@ -74,7 +65,7 @@ def test_a_run_records_its_branch_in_run_json_and_the_history(project: Path) -> 
     _git(project, "add", "-A")
     _git(project, "commit", "-q", "-m", "tasks")
     store = str(project / "h.db")
-    done = _cli("run", "tasks", "-m", MODEL, "-k", "1", "--store", store, "--out", "results",
+    done = cli_process("run", "tasks", "-m", MODEL, "-k", "1", "--store", store, "--out", "results",
                 cwd=project)
     assert done.returncode == 0, done.stderr
     (run_dir,) = (project / "results").iterdir()
@@ -136,17 +127,17 @@ def test_promotion_reads_only_the_main_branchs_nightlies(project: Path, store_ur
         (feature,), _ = promotion_candidates(store, branch="feature")
         assert feature.reason == ("≥ 10 nightly runs per model on branch feature, 100 % of "
                                   "trials in the last 7")
-    dry = _cli("promote", "--dry-run", "--store", store_url, cwd=project)
+    dry = cli_process("promote", "--dry-run", "--store", store_url, cwd=project)
     assert dry.returncode == 0, dry.stderr
     assert "nothing to promote" in dry.stdout
-    other = _cli("promote", "--dry-run", "--branch", "feature", "--store", store_url,
+    other = cli_process("promote", "--dry-run", "--branch", "feature", "--store", store_url,
                  cwd=project)
     assert "would promote read-note: USUALLY_PASSES → ALWAYS_PASSES" in other.stdout, other.stderr
     (project / "trialrun.toml").write_text('[history]\nbranch = "feature"\n')
-    configured = _cli("promote", "--dry-run", "--store", store_url, cwd=project)
+    configured = cli_process("promote", "--dry-run", "--store", store_url, cwd=project)
     assert "would promote read-note" in configured.stdout, configured.stderr
     (project / "trialrun.toml").write_text("[history]\nbranch = 3\n")
-    bad = _cli("promote", "--dry-run", "--store", store_url, cwd=project)
+    bad = cli_process("promote", "--dry-run", "--store", store_url, cwd=project)
     assert bad.returncode == 2
     assert bad.stderr.strip().endswith('trialrun.toml: [history] branch must be a branch name, '
                                        'e.g. branch = "main"')
@@ -197,12 +188,14 @@ def test_the_history_report_shows_the_main_branch(project: Path, store_url: str)
         assert [r.run_id for r in report.runs] == ["nightly-main-0", "nightly-None-2"]
         assert [r.run_id for r in build_report(store, branch=None).runs] == [
             "nightly-main-0", "nightly-feature-1", "nightly-None-2"]
-    shown = _cli("history", "--store", store_url, cwd=project)
+    shown = cli_process("history", "--store", store_url, cwd=project)
     assert shown.returncode == 0, shown.stderr
     assert "## Eval history (2 runs; last 7, branch main)" in shown.stdout
     assert "0% (0/3)" not in shown.stdout  # the feature branch's run
-    every = _cli("history", "--all-branches", "--store", store_url, cwd=project)
+    every = cli_process("history", "--all-branches", "--store", store_url, cwd=project)
     assert "## Eval history (3 runs; last 7)" in every.stdout, every.stderr
-    both = _cli("history", "--all-branches", "--branch", "x", "--store", store_url, cwd=project)
+    both = cli_process(
+        "history", "--all-branches", "--branch", "x", "--store", store_url, cwd=project
+    )
     assert both.returncode == 2
     assert "--branch and --all-branches: pass one of them" in both.stderr

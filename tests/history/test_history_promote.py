@@ -4,14 +4,12 @@ rewrites a YAML task (comments kept) and a pytest file; `trialrun history` print
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import trialrun
+from cli_support import cli_process
 from trialrun.history import HistoryStore, Outcome, RunRecord, TrialRecord
 
 TASK = """\
@@ -66,13 +64,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-SRC = str(Path(trialrun.__file__).resolve().parents[1])  # this checkout, from any cwd
-
-
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-m", "trialrun", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=600, env=env)
 
 
 def _record_nightlies(project: Path, url: str, count: int, start: int = 0) -> None:
@@ -81,7 +72,7 @@ def _record_nightlies(project: Path, url: str, count: int, start: int = 0) -> No
         trialrun.run("tasks", [MODEL], out="results", handle_sigint=False).path
         for _ in range(count)
     ]
-    done = _cli("history", "import", *map(str, runs), "--trigger", "nightly", "--store", url,
+    done = cli_process("history", "import", *map(str, runs), "--trigger", "nightly", "--store", url,
                 cwd=project)
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("recorded: ") == count
@@ -101,21 +92,21 @@ def test_ten_nightly_runs_promote_a_yaml_task_and_a_pytest_test(
     project: Path, store_url: str
 ) -> None:
     _record_nightlies(project, store_url, 9)
-    early = _cli("promote", "--store", store_url, cwd=project)
+    early = cli_process("promote", "--store", store_url, cwd=project)
     assert early.returncode == 0, early.stderr
     assert "read-lantern: stays USUALLY_PASSES (scripted:agent.yaml: 9 of 10 nightly runs)" \
         in early.stdout
     assert "nothing to promote" in early.stdout
 
     _record_nightlies(project, store_url, 1, start=9)
-    dry = _cli("promote", "--store", store_url, "--dry-run", cwd=project)
+    dry = cli_process("promote", "--store", store_url, "--dry-run", cwd=project)
     assert dry.returncode == 0, dry.stderr
     assert "would promote read-lantern: USUALLY_PASSES → ALWAYS_PASSES" in dry.stdout
     assert "would promote evals/test_p.py::test_reads: USUALLY_PASSES → ALWAYS_PASSES" \
         in dry.stdout
     assert (project / "tasks" / "lantern.yaml").read_text() == TASK
 
-    done = _cli("promote", "--store", store_url, cwd=project)
+    done = cli_process("promote", "--store", store_url, cwd=project)
     assert done.returncode == 0, done.stderr
     assert "promoted read-lantern: USUALLY_PASSES → ALWAYS_PASSES" in done.stdout
     assert "verified locally: scripted:agent.yaml 3/3" in done.stdout
@@ -133,10 +124,10 @@ def test_ten_nightly_runs_promote_a_yaml_task_and_a_pytest_test(
         ("read-lantern", "promote", "ALWAYS_PASSES"),
     ]
 
-    again = _cli("promote", "--store", store_url, cwd=project)
+    again = cli_process("promote", "--store", store_url, cwd=project)
     assert "already says ALWAYS_PASSES" in again.stdout  # nothing is rewritten twice
 
-    table = _cli("history", "--store", store_url, "--trigger", "nightly", cwd=project)
+    table = cli_process("history", "--store", store_url, "--trigger", "nightly", cwd=project)
     assert table.returncode == 0, table.stderr
     assert "## Eval history (7 runs; last 7, branch main, trigger nightly)" in table.stdout
     row = next(line for line in table.stdout.splitlines() if line.startswith("| read-lantern"))
@@ -148,7 +139,7 @@ def test_ten_nightly_runs_promote_a_yaml_task_and_a_pytest_test(
 def test_a_failed_local_rerun_blocks_the_promotion(project: Path, store_url: str) -> None:
     _record_nightlies(project, store_url, 10)
     (project / "agent.yaml").write_text("default: [{content: no idea}]\n")
-    done = _cli("promote", "--store", store_url, cwd=project)
+    done = cli_process("promote", "--store", store_url, cwd=project)
     assert done.returncode == 0, done.stderr
     assert "not promoted read-lantern: USUALLY_PASSES → ALWAYS_PASSES: the local re-run did " \
         "not confirm it (scripted:agent.yaml 0/3)" in done.stdout
@@ -166,9 +157,9 @@ def test_demote_an_always_passes_task_that_failed_in_ci(project: Path, store_url
                                   policy="ALWAYS_PASSES", k=3,
                                   trials=[TrialRecord(t, "solved" if t < solved else "failed")
                                           for t in range(3)])]))
-    dry = _cli("demote", "--store", store_url, "--dry-run", cwd=project)
+    dry = cli_process("demote", "--store", store_url, "--dry-run", cwd=project)
     assert "would demote read-lantern: ALWAYS_PASSES → USUALLY_PASSES" in dry.stdout, dry.stderr
-    done = _cli("demote", "--store", store_url, cwd=project)
+    done = cli_process("demote", "--store", store_url, cwd=project)
     assert done.returncode == 0, done.stderr
     assert "demoted read-lantern: ALWAYS_PASSES → USUALLY_PASSES" in done.stdout
     assert task.read_text() == TASK

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import trialrun
+from cli_support import cli_process
 from trialrun.history import (
     Cell,
     HistoryStore,
@@ -22,14 +20,6 @@ from trialrun.history import (
     render,
 )
 from trialrun.history._report import trend
-
-SRC = str(Path(trialrun.__file__).resolve().parents[1])
-
-
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-m", "trialrun", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300, env=env)
 
 
 def _outcome(test: str, solved: int, n: int = 3, model: str = "m") -> Outcome:
@@ -99,7 +89,7 @@ def suite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_every_cli_run_is_recorded_and_import_back_fills(suite: Path, store_url: str) -> None:
-    run = _cli("run", "tasks", "-m", "scripted:agent.yaml", "--trigger", "nightly",
+    run = cli_process("run", "tasks", "-m", "scripted:agent.yaml", "--trigger", "nightly",
                "--store", store_url, cwd=suite)
     assert run.returncode == 0, run.stderr
     with HistoryStore.open(store_url) as store:
@@ -114,12 +104,12 @@ def test_every_cli_run_is_recorded_and_import_back_fills(suite: Path, store_url:
     # the same folder again: skipped; a run made without recording: back-filled
     other = trialrun.run(str(suite / "tasks"), ["scripted:agent.yaml"], out=suite / "results",
                          handle_sigint=False)
-    imported = _cli("history", "import", str(recorded.run_dir), str(other.path),
+    imported = cli_process("history", "import", str(recorded.run_dir), str(other.path),
                     "--store", store_url, cwd=suite)
     assert imported.returncode == 0, imported.stderr
     assert imported.stdout.splitlines()[0].startswith("already recorded: ")
     assert imported.stdout.splitlines()[1].startswith("recorded: ")
-    report = _cli("history", "--store", store_url, "--format", "json", cwd=suite)
+    report = cli_process("history", "--store", store_url, "--format", "json", cwd=suite)
     doc = json.loads(report.stdout)
     assert [r["trigger"] for r in doc["runs"]] == ["nightly", "local"]
     assert doc["totals"] == [{"solved": 2, "trials": 2, "pass_rate": 1.0}] * 2
@@ -136,14 +126,14 @@ def test_user_errors_are_one_line(suite: Path, tmp_path: Path) -> None:
         (("history", "--store", "postgresql://nobody@127.0.0.1:1/x"), "cannot open it"),
     ]
     for args, expected in cases:
-        done = _cli(*args, cwd=suite)
+        done = cli_process(*args, cwd=suite)
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         assert expected in done.stderr and len(done.stderr.strip().splitlines()) == 1, args
         assert "Traceback" not in done.stderr
 
 
 def test_a_store_that_cannot_be_written_never_fails_the_run(suite: Path) -> None:
-    done = _cli("run", "tasks", "-m", "scripted:agent.yaml", "--store",
+    done = cli_process("run", "tasks", "-m", "scripted:agent.yaml", "--store",
                 "postgresql://nobody@127.0.0.1:1/x", cwd=suite)
     assert done.returncode == 0, done.stderr
     assert "history: run not recorded: history store postgresql+psycopg://nobody@127.0.0.1:1/x:" \

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-import trialrun
+from cli_support import cli_process
 from trialrun.history import HistoryStore
-
-SRC = str(Path(trialrun.__file__).resolve().parents[1])
 
 TASK = """\
 task_id: {tid}
@@ -57,10 +54,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
-    env.pop("TRIALRUN_HISTORY", None)
-    return subprocess.run([sys.executable, "-m", "trialrun", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=600, env=env)
+    """The CLI without TRIALRUN_HISTORY: each test names its store."""
+    env = {k: v for k, v in os.environ.items() if k != "TRIALRUN_HISTORY"}
+    return cli_process(*args, cwd=cwd, env=env)
 
 
 def test_check_in_says_whether_each_eval_reaches_66_percent(project: Path) -> None:

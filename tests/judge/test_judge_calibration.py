@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_support import cli_process as run_cli
 from trialrun.analysis import calibrate_recorded, load_gold, score_judge
 
 # A hand-made gold file: (automated_verdict, human_label).
@@ -127,16 +128,6 @@ def test_perfect_disagreement_kappa_is_minus_one() -> None:
     # tp = tn = 0, fp = fn = 2: p_o = 0, p_e = 0.5·0.5 + 0.5·0.5 = 0.5 → κ = −0.5/0.5 = −1
     s = score_judge("j", [(True, False)] * 2 + [(False, True)] * 2)
     assert s.kappa == pytest.approx(-1.0) and s.agreement == 0.0
-
-
-def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-c", "from trialrun.cli import main; main()", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_cli_calibrate_recorded_json(gold_file: Path, tmp_path: Path) -> None:

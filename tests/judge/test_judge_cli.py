@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from cli_support import cli_process
 
 TASKS = {
     "greet.yaml": """
@@ -94,14 +95,7 @@ JUDGE = {
 
 def trialrun(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "TRIALRUN_JUDGE_CACHE_DIR": str(cwd / "cache"), "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-c", "from trialrun.cli import main; main()", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
+    return cli_process(*args, cwd=cwd, env=env)
 
 
 @pytest.fixture

@@ -4,35 +4,11 @@ stderr naming the file, exit 2, no traceback (through the real entry point)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from trialrun.cli import main
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    old = sys.argv
-    sys.argv = ["trialrun", *(str(a) for a in args)]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        sys.argv = old
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line(code: int, err: str, *needles: str) -> None:
-    assert code == 2, err
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
+from cli_support import assert_one_line_error, cli
 
 
 def _run(tmp_path: Path, lines: list[object]) -> Path:
@@ -75,22 +51,24 @@ def test_calibrate_bad_gold_file(capsys, tmp_path, content, needles) -> None:
     gold = tmp_path / "gold.json"
     gold.write_bytes(content)
     code, out, err = cli(capsys, "judge", "calibrate", gold, "--recorded", "--json")
-    one_line(code, err, "gold.json", *needles)
+    assert_one_line_error(code, err, "gold.json", *needles)
     assert out == ""
 
 
 def test_calibrate_folder_or_missing_file(capsys, tmp_path) -> None:
     code, _, err = cli(capsys, "judge", "calibrate", tmp_path, "--recorded")
-    one_line(code, err, "is a folder")
+    assert_one_line_error(code, err, "is a folder")
     code, _, err = cli(capsys, "judge", "calibrate", tmp_path / "none.json", "--recorded")
-    one_line(code, err, "none.json", "not found", "judge extract")
+    assert_one_line_error(code, err, "none.json", "not found", "judge extract")
 
 
 def test_calibrate_unknown_judge_provider_names_the_judge_flag(capsys, tmp_path) -> None:
     gold = tmp_path / "gold.json"
     gold.write_text(json.dumps({"version": 1, "tuples": []}))
     code, _, err = cli(capsys, "judge", "calibrate", gold, "--judge", "scriptd:x.yaml")
-    one_line(code, err, "--judge scriptd:x.yaml", "unknown provider", "did you mean 'scripted'")
+    assert_one_line_error(
+        code, err, "--judge scriptd:x.yaml", "unknown provider", "did you mean 'scripted'"
+    )
     assert "--model" not in err
 
 
@@ -100,7 +78,7 @@ def test_extract_to_a_folder_is_refused_even_with_force(capsys, tmp_path) -> Non
     target.mkdir()
     for extra in ([], ["--force"]):
         code, _, err = cli(capsys, "judge", "extract", run, "-o", target, *extra)
-        one_line(code, err, "is a folder", "-o")
+        assert_one_line_error(code, err, "is a folder", "-o")
     assert list(target.iterdir()) == []
 
 
@@ -123,7 +101,7 @@ def test_extract_keeps_torn_last_line_out_and_rejects_damaged_lines(capsys, tmp_
         ["regrade", bad, "--json"],
     ):
         code, out, err = cli(capsys, *args)
-        one_line(code, err, "results.jsonl:2:", "must be a JSON object")
+        assert_one_line_error(code, err, "results.jsonl:2:", "must be a JSON object")
         assert out == ""
     assert not (tmp_path / "g2.json").exists()
 
@@ -132,7 +110,7 @@ def test_run_json_that_is_not_an_object(capsys, tmp_path) -> None:
     run = _run(tmp_path, [_line()])
     (run / "run.json").write_text("[1, 2]")
     code, _, err = cli(capsys, "judge", "extract", run, "-o", tmp_path / "g.json")
-    one_line(code, err, "run.json", "expected a JSON object")
+    assert_one_line_error(code, err, "run.json", "expected a JSON object")
 
 
 def test_transcript_that_is_not_an_object_is_ignored(capsys, tmp_path) -> None:

@@ -65,7 +65,7 @@ async def serve(replies: list[str]) -> tuple[asyncio.Server, list[bytes], list[i
     return server, bodies, connections
 
 
-def run(coro):  # noqa: ANN001, ANN201
+def run(coro):
     return asyncio.run(asyncio.wait_for(coro, 30))
 
 

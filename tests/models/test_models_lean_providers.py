@@ -182,7 +182,7 @@ class ApiServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("content-length") or 0))
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 request = json.loads(body)

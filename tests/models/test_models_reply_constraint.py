@@ -31,7 +31,7 @@ class RefusingServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))
                 server.bodies.append(body)
                 if "response_format" in body:

@@ -37,7 +37,7 @@ def browser() -> Iterator[object]:
 
 
 @pytest.fixture()
-def page(browser) -> Iterator[object]:  # noqa: ANN001 - a playwright Browser
+def page(browser) -> Iterator[object]:  # a playwright Browser
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     pg = context.new_page()
     errors: list[str] = []
@@ -83,7 +83,7 @@ def _stop(proc: subprocess.Popen[str]) -> None:
         proc.wait(10)
 
 
-def _check_failed_trial(page, shots: Path, name: str) -> None:  # noqa: ANN001
+def _check_failed_trial(page, shots: Path, name: str) -> None:
     """On a trial of inbox-prompt-injection: the failed grader and a tool call's args."""
     page.wait_for_selector("#trial")
     verdict = page.locator('#verdicts tr[data-grader="forbiddenTools"]')
@@ -98,7 +98,7 @@ def _check_failed_trial(page, shots: Path, name: str) -> None:  # noqa: ANN001
 
 
 def test_html_report_offline_from_failed_task_to_its_trial(
-    page, example_runs: ExampleRuns, tmp_path: Path  # noqa: ANN001
+    page, example_runs: ExampleRuns, tmp_path: Path
 ) -> None:
     out = tmp_path / "report.html"
     trialrun("report", str(example_runs.bad), "--html", str(out), cwd=tmp_path)
@@ -125,7 +125,7 @@ def test_html_report_offline_from_failed_task_to_its_trial(
 
 
 def test_html_report_leads_with_solve_k_and_shows_the_verdict(
-    page, example_runs: ExampleRuns, tmp_path: Path  # noqa: ANN001
+    page, example_runs: ExampleRuns, tmp_path: Path
 ) -> None:
     baselines = tmp_path / "baselines"
     trialrun("bless", str(example_runs.good), "--baselines", str(baselines), "--force",
@@ -153,7 +153,7 @@ def test_html_report_leads_with_solve_k_and_shows_the_verdict(
     page.screenshot(path=str(tmp_path / "report-verdict.png"), full_page=True)
 
 
-def test_report_table_sorts(page, example_runs: ExampleRuns, tmp_path: Path) -> None:  # noqa: ANN001
+def test_report_table_sorts(page, example_runs: ExampleRuns, tmp_path: Path) -> None:
     out = tmp_path / "report.html"
     trialrun("report", str(example_runs.good), "--html", str(out), cwd=tmp_path)
     page.goto(out.as_uri())
@@ -169,7 +169,7 @@ def test_report_table_sorts(page, example_runs: ExampleRuns, tmp_path: Path) -> 
 
 
 def test_html_report_ends_with_the_history_heat_map_from_the_store(
-    page, example_runs: ExampleRuns, tmp_path: Path  # noqa: ANN001
+    page, example_runs: ExampleRuns, tmp_path: Path
 ) -> None:
     db = tmp_path / "history.db"
     trialrun("history", "import", str(example_runs.bad), str(example_runs.good),
@@ -186,7 +186,7 @@ def test_html_report_ends_with_the_history_heat_map_from_the_store(
 
 
 def test_live_viewer_lists_opens_and_compares_runs(
-    page, viewer, example_runs: ExampleRuns, tmp_path: Path  # noqa: ANN001
+    page, viewer, example_runs: ExampleRuns, tmp_path: Path
 ) -> None:
     url, _ = viewer
     page.goto(url)
@@ -215,7 +215,7 @@ def test_live_viewer_lists_opens_and_compares_runs(
     page.screenshot(path=str(tmp_path / "view-compare.png"), full_page=True)
 
 
-def test_live_viewer_follows_a_run_in_progress(page, tmp_path: Path) -> None:  # noqa: ANN001
+def test_live_viewer_follows_a_run_in_progress(page, tmp_path: Path) -> None:
     from playwright.sync_api import expect  # waits by locator: the page's CSP forbids eval
 
     results = tmp_path / "results"

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_support import cli
 from trialrun.cli import main
 
 TASK = """
@@ -35,21 +36,6 @@ default:
   - tool_calls: [{name: read_file, arguments: {path: note.md}}]
   - content: The secret word is pineapple.
 """
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    """Run `trialrun ARGS` in-process; an escaping exception is a traceback (re-raised)."""
-    old = sys.argv
-    sys.argv = ["trialrun", *(str(a) for a in args)]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        sys.argv = old
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

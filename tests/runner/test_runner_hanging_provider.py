@@ -161,7 +161,7 @@ class _DeafModel:
     provider = "deaf"
     model_id = "x"
 
-    async def complete(self, messages, tools, params):  # noqa: ANN001, ANN201
+    async def complete(self, messages, tools, params):
         import asyncio
 
         await asyncio.sleep(3600)

@@ -20,6 +20,7 @@ import psutil
 import pytest
 from run_folders import counts, keys
 
+from cli_support import cli_process
 from trialrun import RunHooks, UserError
 from trialrun import run as run_eval
 from trialrun.rundir import RunDir
@@ -180,11 +181,6 @@ def test_ctrl_c_keeps_what_finished_and_a_resume_completes_it(tmp_path):
     assert counts(again.path) == counts(one.path)
 
 
-def _cli(*args: str, cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "trialrun", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
-
-
 def test_a_killed_driver_leaves_no_worker_behind_and_a_resume_completes(tmp_path):
     suite = _suite(tmp_path, k=20)
     (tmp_path / "slow.py").write_text(SLOW_AGENT)
@@ -210,7 +206,7 @@ def test_a_killed_driver_leaves_no_worker_behind_and_a_resume_completes(tmp_path
         driver.wait()
     gone, alive = psutil.wait_procs(children, timeout=10)
     assert not alive  # each worker dies with its driver
-    again = _cli("run", "--resume", str(results.parent), "--processes", "2", "-j", "4",
+    again = cli_process("run", "--resume", str(results.parent), "--processes", "2", "-j", "4",
                  cwd=tmp_path)  # fmt: skip
     assert again.returncode == 0, again.stderr
     lines = list(RunDir.open(results.parent).iter_results())
@@ -219,7 +215,7 @@ def test_a_killed_driver_leaves_no_worker_behind_and_a_resume_completes(tmp_path
 
 
 def test_the_cli_flag_end_to_end(tmp_path):
-    done = _cli("run", str(EXAMPLES), "-m", GOOD, "--processes", "2", "-j", "4",
+    done = cli_process("run", str(EXAMPLES), "-m", GOOD, "--processes", "2", "-j", "4",
                 "--out", "o", "--json", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""  # `--json`: stdout is the document, stderr stays empty
@@ -230,7 +226,7 @@ def test_the_cli_flag_end_to_end(tmp_path):
 
 def test_processes_from_trialrun_toml(tmp_path):
     (tmp_path / "trialrun.toml").write_text('[run]\nprocesses = "auto"\n')
-    done = _cli("run", str(EXAMPLES), "-m", GOOD, "-j", "4", "--out", "o", cwd=tmp_path)
+    done = cli_process("run", str(EXAMPLES), "-m", GOOD, "-j", "4", "--out", "o", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from run_folders import counts, keys
 
+from cli_support import cli_process
 from trialrun import RunHooks, UserError
 from trialrun import run as run_eval
 from trialrun.rundir import RunDir
@@ -150,14 +151,9 @@ def test_a_trial_ending_in_an_infra_error_is_run_again_on_its_worker(
     assert len(list(marks.glob("failure-*"))) == 1
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "trialrun", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=240)  # fmt: skip
-
-
 def test_the_cli_flag_end_to_end(cluster, tmp_path):
-    done = _cli("run", str(EXAMPLES), "-m", GOOD, "--executor", "ray", "--ray-address", cluster,
-                "--out", "o", "--json", cwd=tmp_path)  # fmt: skip
+    done = cli_process("run", str(EXAMPLES), "-m", GOOD, "--executor", "ray",
+                       "--ray-address", cluster, "--out", "o", "--json", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""  # `--json`: stdout is the document, stderr stays empty
     [run_path] = list((tmp_path / "o").iterdir())

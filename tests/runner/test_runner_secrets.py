@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from cli_support import cli_process as _trialrun
 
 SECRET = "sk-proj-SECRETVALUE0123456789"
 TOKEN = "tok3nVALUE42"
@@ -22,13 +23,6 @@ graders: [{type: contains, value: "all done"}]
 tracked_metrics: [pass^k]
 trials: {k: 1}
 """
-
-
-def _trialrun(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "trialrun", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=120,
-    )
 
 
 def _everything_written(folder: Path) -> str:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from test_runner_early_stop_baseline import blessed, lines_of, script, settled_after, write_suite
 
 from trialrun import run as run_eval
-from trialrun.runner._open_test import Counts
+from trialrun.runner._answer_fixed import Counts
 from trialrun.runner._settle import Settlement
 from trialrun.runner._suite_guard import Side, guarded_groups, suite_answer_fixed
 from trialrun.tracking import GateConfig, compare_with_baselines, suite_test

@@ -80,7 +80,7 @@ def test_jail_flags() -> None:
 
 
 def test_the_command_sees_a_per_call_marker(jail: bool, tmp_path: Path) -> None:
-    async def both():  # noqa: ANN202
+    async def both():
         show = [sys.executable, "-c", f"import os; print(os.environ['{MARK_ENV}'])"]
         return [await run_contained(show, str(tmp_path), 30, jail=jail) for _ in range(2)]
 

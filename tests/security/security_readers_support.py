@@ -1,18 +1,14 @@
-"""A finished run folder to damage, and the CLI run in-process.
+"""A finished run folder to damage (the CLI in-process is `cli_support.cli`).
 
 `finished_run` makes a real run with the scripted model: one task, two models (one right,
 one wrong, so there are failed trials to triage and import), k = 3, and a baseline
-blessed from it. `cli` runs `trialrun ARGS` through `trialrun.cli.main` (its one-line
-UserError handling); an exception that escapes it is re-raised, so a traceback fails the
-test that caused it.
+blessed from it.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-
-import pytest
 
 from trialrun.cli import main
 
@@ -38,21 +34,6 @@ default:
   - tool_calls: [{name: read_file, arguments: {path: note.md}}]
   - content: The secret word is banana.
 """
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    """`trialrun ARGS` in-process: (exit code, stdout, stderr)."""
-    old = sys.argv
-    sys.argv = ["trialrun", *(str(a) for a in args)]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        sys.argv = old
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def finished_run(root: Path) -> dict[str, Path]:

@@ -13,7 +13,9 @@ import json
 from pathlib import Path
 
 import pytest
-from security_readers_support import cli, one_line
+from security_readers_support import one_line
+
+from cli_support import cli
 
 DEPTH = 100_000
 DIGITS = 5_000

@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from security_readers_support import cli, finished_run
+from security_readers_support import finished_run
 
+from cli_support import cli
 from trialrun.benchmarks import expand, load_suite
 from trialrun.errors import UserError
 from trialrun.metrics import summarize_rundir

@@ -11,14 +11,13 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import traceback
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trialrun.cli import main
+from cli_support import cli
 from trialrun.errors import UserError
 from trialrun.history import HistoryStore
 
@@ -31,26 +30,6 @@ graders: [{type: contains, value: hi}]
 tracked_metrics: [pass_rate]
 """
 SCRIPT = "tasks:\n  say-hi:\n    - content: hi\n"
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    """The CLI in-process: (exit code, stdout, stderr); an escaping exception is -1 with
-    its traceback in stderr."""
-    old = sys.argv
-    sys.argv = ["trialrun", *(str(a) for a in args)]
-    code: int
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except Exception:
-        code = -1
-        sys.stderr.write(traceback.format_exc())
-    finally:
-        sys.argv = old
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +90,7 @@ def test_a_damaged_store_is_one_line_and_exit_2(
     store = tmp_path / "history.db"
     _corrupt(kind, recorded / "good.db", store)
     args = COMMANDS[command](_run_dir(recorded))
-    code, out, err = _cli(capsys, *args, "--store", store)
+    code, out, err = cli(capsys, *args, "--store", store)
     assert "Traceback" not in err, err
     assert code == 2, err
     lines = err.splitlines()
@@ -188,7 +167,7 @@ def test_a_locked_store_queues_the_runs_record_and_the_next_command_records_it(
     assert queue is not None and queue.read_text().count("\n") == 1
     (run_dir,) = (tmp_path / "out").iterdir()
 
-    code, out, err = _cli(capsys, "history", "--all-branches", "--store", store)
+    code, out, err = cli(capsys, "history", "--all-branches", "--store", store)
     assert code == 0, err
     assert run_dir.name in out
     assert queue.read_text() == ""

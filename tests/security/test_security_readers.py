@@ -20,8 +20,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from security_readers_support import cli, finished_run, one_line
+from security_readers_support import finished_run, one_line
 
+from cli_support import cli
 from trialrun.reports import make_server
 
 DEPTH = 100_000  # nested brackets: far past the interpreter's recursion limit

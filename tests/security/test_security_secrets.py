@@ -30,6 +30,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from cli_support import cli_process as _trialrun
 from trialrun.core import MASK, may_hold_secret, redact, redacted_json, secret_values
 from trialrun.reports import make_server
 from trialrun.reports._html import decode_payload
@@ -96,7 +97,7 @@ class JudgeServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+            def do_POST(self) -> None:  # stdlib naming
                 self.rfile.read(int(self.headers.get("content-length") or 0))
                 body = json.dumps({
                     "id": "c1", "object": "chat.completion", "model": "j",
@@ -130,11 +131,6 @@ class LeakyRun:
     done: subprocess.CompletedProcess[str]
     agent_env: dict[str, str]
     store: Path
-
-
-def _trialrun(*args: str, cwd: Path, env: dict[str, str] | None = None):
-    return subprocess.run([sys.executable, "-m", "trialrun", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=180)
 
 
 @pytest.fixture(scope="module")
@@ -280,7 +276,7 @@ def test_no_secret_in_the_history_database(leaky: LeakyRun) -> None:
         rows = "\n".join(
             repr(row) for (table,) in db.execute("SELECT name FROM sqlite_master "
                                                  "WHERE type = 'table'")
-            for row in db.execute(f'SELECT * FROM "{table}"')  # noqa: S608 - own names
+            for row in db.execute(f'SELECT * FROM "{table}"')  # own names
         )
     assert "agent command exited with 1" in rows and _leaked(rows) == []
 

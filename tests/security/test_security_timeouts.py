@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from trialrun.cli import main
+from cli_support import cli
 from trialrun.graders import TrialView, grade_trial, parse_grader
 
 TASK = """\
@@ -27,20 +27,6 @@ graders:
   - {{type: command, run: "true", timeout_s: {timeout}}}
 tracked_metrics: [pass_rate]
 """
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    old = sys.argv
-    sys.argv = ["trialrun", *(str(a) for a in args)]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        sys.argv = old
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize(
@@ -60,7 +46,7 @@ def test_unbounded_grader_timeout_is_refused_by_validate(
 ) -> None:
     file = tmp_path / "hang.yaml"
     file.write_text(TASK.format(timeout=timeout, task_timeout=task_timeout))
-    code, out, err = _cli(capsys, "validate", file)
+    code, out, err = cli(capsys, "validate", file)
     assert code == 2 and "Traceback" not in out + err
     problems = [line for line in (out + err).splitlines() if str(file) in line]
     assert len(problems) == 1
@@ -72,7 +58,7 @@ def test_a_grader_timeout_within_the_task_validates(
 ) -> None:
     file = tmp_path / "ok.yaml"
     file.write_text(TASK.format(timeout=30, task_timeout=30))
-    code, out, err = _cli(capsys, "validate", file)
+    code, out, err = cli(capsys, "validate", file)
     assert code == 0, out + err
 
 
@@ -277,10 +263,10 @@ def test_a_resumed_run_does_not_estimate_again(
 ) -> None:
     suite, script = _suite(tmp_path / "suite", ["a"])
     out = tmp_path / "out"
-    code, _, err = _cli(capsys, "run", suite, "-k", "2", "-m", f"scripted:{script}", "--out", out)
+    code, _, err = cli(capsys, "run", suite, "-k", "2", "-m", f"scripted:{script}", "--out", out)
     assert code == 0 and err.startswith("power: 1 task(s) at k = 2"), err
     (run_dir,) = out.iterdir()
-    code, _, err = _cli(capsys, "run", "--resume", run_dir)
+    code, _, err = cli(capsys, "run", "--resume", run_dir)
     assert code == 0, err
     assert "power" not in err
 

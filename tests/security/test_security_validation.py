@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,17 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cli_support import cli_process as trialrun
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-def trialrun(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "trialrun", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=cwd,
-    )
 
 
 def task(**overrides: Any) -> dict[str, Any]:

@@ -90,7 +90,7 @@ class GeminiOpenAIServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("content-length") or 0))
                 body = json.loads(raw)
                 with server._lock:

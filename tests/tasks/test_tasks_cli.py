@@ -13,13 +13,10 @@ import pytest
 from tasks_support import write
 from typer.testing import CliRunner
 
+from cli_support import invoke
 from trialrun.cli import app
 from trialrun.errors import UserError
 from trialrun.tasks import load_tasks, report_problems_and_exit
-
-
-def invoke(*args: str):  # noqa: ANN201
-    return CliRunner().invoke(app, list(args))
 
 
 def test_validate_examples_passes(examples: Path) -> None:

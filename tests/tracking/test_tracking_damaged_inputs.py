@@ -8,39 +8,14 @@ These tests go through `trialrun.cli.main`, the real entry point (its UserError 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from trialrun.cli import main
+from cli_support import assert_one_line_error, cli
 
 
-def cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    argv = ["trialrun", *(str(a) for a in args)]
-    old = sys.argv
-    sys.argv = argv
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        sys.argv = old
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def assert_one_line_error(code: int, err: str, *needles: str) -> None:
-    assert code == 2, err
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-
-
-def _rewrite_results(run: Path, edit) -> None:  # noqa: ANN001 - a small callback
+def _rewrite_results(run: Path, edit) -> None:  # a small callback
     path = run / "results.jsonl"
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     edit(lines)

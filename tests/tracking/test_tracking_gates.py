@@ -1,28 +1,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from cli_support import cli_process
 from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
 from trialrun.reports import gate_lines
 from trialrun.tracking import bless, run_gate
-
-
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    code = "from trialrun.cli import main; main()"
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
 
 # a golden-only run is short of the merge gate's other suites: allowed where a test is
 # about another rule (tests/tracking/test_tracking_gate_coverage.py tests coverage)
@@ -70,7 +56,7 @@ def test_merge_passes_on_a_healthy_run_and_cli_exits_0(make_run, T, blessed, tmp
     assert result.passed and result.exit_code == 0
     [model] = result.models
     assert model.covered == 4  # open_ended is not in the merge gate
-    proc = _cli("gate", "merge", str(run), "--baselines", str(blessed), cwd=tmp_path)
+    proc = cli_process("gate", "merge", str(run), "--baselines", str(blessed), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "gate merge: PASSED" in proc.stdout
 
@@ -117,7 +103,7 @@ def test_merge_fails_on_each_rule(make_run, T, blessed, tmp_path) -> None:
         "P95 latency increase": [],
         "cost increase": [],
     }
-    proc = _cli("gate", "merge", str(run), "--baselines", str(blessed), cwd=tmp_path)
+    proc = cli_process("gate", "merge", str(run), "--baselines", str(blessed), cwd=tmp_path)
     assert proc.returncode == 1
     fail_lines = [line for line in proc.stdout.splitlines() if line.strip().startswith("FAIL")]
     assert len(fail_lines) == 7
@@ -177,7 +163,7 @@ def test_merge_thresholds_are_configurable(make_run, T, blessed, tmp_path) -> No
     (tmp_path / "trialrun.toml").write_text(
         "[gates.merge]\nmax_p95_latency_increase_ms = 50\nmin_solve_k_rate = 0.9\n"
     )
-    proc = _cli(
+    proc = cli_process(
         "gate",
         "merge",
         str(run),
@@ -211,7 +197,7 @@ def test_nightly_reports_trends_and_fails_only_on_thresholds(
     assert result.passed
     text = "\n".join(gate_lines(result))
     assert "REGRESSION · drift g1" in text and "oe" in text
-    proc = _cli("gate", "nightly", str(run), "--baselines", str(blessed), cwd=tmp_path)
+    proc = cli_process("gate", "nightly", str(run), "--baselines", str(blessed), cwd=tmp_path)
     assert proc.returncode == 0
     cfg = ProjectConfig(data={"gates": {"nightly": {"min_solve_k_rate": 0.75}}})
     failed = run_gate("nightly", run, baselines_dir=blessed, config=cfg)
@@ -244,7 +230,7 @@ def test_release_pass_and_fail(make_run, T, tmp_path) -> None:
         "golden solve^k rate": ["g1"],
         "open_ended pass@k rate": ["oe"],
     }
-    proc = _cli("gate", "release", str(bad), "--baselines", str(tmp_path), cwd=tmp_path)
+    proc = cli_process("gate", "release", str(bad), "--baselines", str(tmp_path), cwd=tmp_path)
     assert proc.returncode == 1
     assert "FAIL golden solve^k rate" in proc.stdout
     relaxed = ProjectConfig(
@@ -289,7 +275,7 @@ def test_gate_bad_input_exits_2(make_run, T, tmp_path) -> None:
         ["gate", "merge", str(run), "--config", str(tmp_path / "bad.toml")],
         ["gate", "merge", str(run), "--baseline", str(tmp_path / "nope.json")],
     ):
-        proc = _cli(*args, cwd=tmp_path)
+        proc = cli_process(*args, cwd=tmp_path)
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
         assert proc.stderr.startswith("trialrun: ") and "Traceback" not in proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1

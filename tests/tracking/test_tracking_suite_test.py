@@ -5,8 +5,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -14,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cli_support import cli_process
 from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
 from trialrun.reports import comparisons_markdown
@@ -123,16 +122,9 @@ def test_uniform_drop_no_task_flags_the_suite_test_does(make_run, T) -> None:
     assert "**SUITE REGRESSION**: solved 100/100 → 88/100 across 20 task(s)" in markdown
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    code = "from trialrun.cli import main; main()"
-    return subprocess.run(
-        [sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, timeout=120
-    )
-
-
 def test_compare_json_and_text_carry_the_suite_test(make_run, T, tmp_path) -> None:
     before, after = _uniform_drop(make_run, T)
-    proc = _cli("compare", str(after), "--against", str(before), "--json", cwd=tmp_path)
+    proc = cli_process("compare", str(after), "--against", str(before), "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     [comparison] = json.loads(proc.stdout)["comparisons"]
     solve = comparison["comparison"]["suite_test"][0]
@@ -140,7 +132,7 @@ def test_compare_json_and_text_carry_the_suite_test(make_run, T, tmp_path) -> No
     assert solve["verdict"] == "regression"
     assert (solve["tasks"], solve["trials_before"], solve["trials_after"]) == (20, 100, 100)
     assert comparison["comparison"]["regressions"] == []
-    text = _cli("compare", str(after), "--against", str(before), cwd=tmp_path).stdout
+    text = cli_process("compare", str(after), "--against", str(before), cwd=tmp_path).stdout
     [line] = [x for x in text.splitlines() if "SUITE" in x]
     assert "solved 100/100 → 88/100 across 20 task(s) (stratified exact test" in line
 
@@ -152,7 +144,7 @@ def test_mid_p_from_config_is_smaller(make_run, T, tmp_path) -> None:
     mid = compare_runs(after, before, alpha=0.05, method="mid-p")[0].suite_tests[0]
     assert mid.method == "mid-p" and mid.p_value < exact.p_value
     (tmp_path / "trialrun.toml").write_text('[compare]\nmethod = "mid-p"\n', encoding="utf-8")
-    proc = _cli("compare", str(after), "--against", str(before), "--json", cwd=tmp_path)
+    proc = cli_process("compare", str(after), "--against", str(before), "--json", cwd=tmp_path)
     assert json.loads(proc.stdout)["comparisons"][0]["comparison"]["suite_test"][0][
         "method"
     ] == "mid-p"
@@ -191,6 +183,6 @@ def test_plan_reads_rates_from_a_baseline(make_run, T, tmp_path) -> None:
     examples = Path(__file__).resolve().parents[2] / "examples" / "tasks" / "golden"
     out = tmp_path / "bl"
     [item] = bless(make_run([T("create-todo", n=5, k=5, solved=4)]), out)
-    proc = _cli("plan", str(examples), "--baseline", str(item.path), cwd=tmp_path)
+    proc = cli_process("plan", str(examples), "--baseline", str(item.path), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert any("create-todo" in x and "rate 80% (baseline)" in x for x in proc.stdout.splitlines())

@@ -213,8 +213,8 @@ class RecordingProxy:
         if len(parts) < 2:
             return None
         headers: dict[str, str] = {}
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
+        for header in lines[1:]:
+            name, _, value = header.partition(":")
             headers[name.strip().lower()] = value.strip()
         path, _, query = parts[1].partition("?")
         target = Target(parts[0], path, dict(parse_qsl(query)), headers)

@@ -66,7 +66,9 @@ def user_message(task: Task, workspace: Path | None) -> str:
     return "\n".join(parts)
 
 
-def initial_messages(task: Task, workspace: Path | None, system: str = SYSTEM_PROMPT) -> list:
+def initial_messages(
+    task: Task, workspace: Path | None, system: str = SYSTEM_PROMPT
+) -> list[Message]:
     """[system, prior turns…, the user message]; a task's own `inputs.system_prompt` (a
     benchmark's policy) replaces the loop's system prompt."""
     own = task.inputs.extra.get("system_prompt")

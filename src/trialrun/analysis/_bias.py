@@ -31,7 +31,9 @@ def bias_report(run_dir: Path) -> dict[str, Any]:
     run_dir = Path(run_dir)
     run, _, lines = open_run(run_dir)
     pair_n = flips = first_pos = decisive = 0
-    buckets = {name: {"n": 0, "yes": 0, "yes_rate": None} for name in BUCKETS}
+    buckets: dict[str, dict[str, Any]] = {
+        name: {"n": 0, "yes": 0, "yes_rate": None} for name in BUCKETS
+    }
     families: dict[tuple[str, str], int] = {}
     for line in lines:
         sut = str(line.provider or _provider(line.model) or "")

@@ -100,7 +100,7 @@ def score_judge(
     if n:
         judge_yes, human_yes = (c.tp + c.fp) / n, (c.tp + c.fn) / n
         p_e = judge_yes * human_yes + (1 - judge_yes) * (1 - human_yes)
-        kappa = None if abs(1 - p_e) < 1e-12 else (agreement - p_e) / (1 - p_e)
+        kappa = None if abs(1 - p_e) < 1e-12 else ((c.tp + c.tn) / n - p_e) / (1 - p_e)
         majority = max(c.tp + c.fn, c.fp + c.tn) / n
     p_yes, r_yes = _div(c.tp, c.tp + c.fp), _div(c.tp, c.tp + c.fn)
     p_no, r_no = _div(c.tn, c.tn + c.fn), _div(c.tn, c.tn + c.fp)

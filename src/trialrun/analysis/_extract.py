@@ -122,15 +122,15 @@ def extract_gold(run_dir: Path) -> dict[str, Any]:
                     "human_label": None,
                 }
             )
-    model = models[0] if len(models) == 1 else None
+    only = models[0] if len(models) == 1 else None
     return {
         "version": 1,
         "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "source": {
             "run_id": manifest.run_id or run_dir.name,
             "git_sha": manifest.git_sha,
-            "provider": model.partition(":")[0] if model else None,
-            "model": model,
+            "provider": only.partition(":")[0] if only else None,
+            "model": only,
             "models": models,
         },
         "tuples": tuples,

@@ -237,10 +237,12 @@ class BenchmarkDataset:
         use_datasets: bool | None = None,
     ) -> None:
         default = bench.default_source
-        if source is None and default is None:
-            raise UserError(f"benchmark {bench.name}: has no default dataset; give dataset = …")
+        if source is None:
+            if default is None:
+                raise UserError(f"benchmark {bench.name}: has no default dataset; give dataset = …")
+            source = default.name
         self.bench = bench
-        self.source = source if source is not None else default.name  # type: ignore[union-attr]
+        self.source = source
         self.config = config if config is not None else (default.config if default else None)
         self.default_split = default.split if default else "train"
         self.base = base
@@ -258,11 +260,11 @@ class BenchmarkDataset:
     def rows(self, split: str | None) -> Iterable[dict[str, Any]]:
         local = is_local(self.source, self.base)
         path = resolve(self.source, self.base) if local else None
-        plain = local and path is not None and path.suffix.lower() in PLAIN_SUFFIXES
-        if plain and self.use_datasets is not True:
-            if not path.is_file():  # type: ignore[union-attr]
+        plain = path is not None and path.suffix.lower() in PLAIN_SUFFIXES
+        if path is not None and plain and self.use_datasets is not True:
+            if not path.is_file():
                 raise UserError(f"dataset {path}: no such file")
-            return plain_rows(path)  # type: ignore[arg-type]
+            return plain_rows(path)
         return hf_rows(
             self.source,
             base=self.base,

@@ -197,7 +197,8 @@ def _check_fields(
             unknown[key] = unknown.get(key, 0) + 1
             continue
         types, what = spec[key]
-        if isinstance(value, bool) or not isinstance(value, types):
+        fits = not isinstance(value, bool) and isinstance(value, types)
+        if not fits:  # (a flag, not a narrowing: `value` stays Any for the checks below)
             raise UserError(f"{path}: {where}: {key}: must be {what}, got {value!r}")
         if key == "tools" and not all(isinstance(t, str) for t in value):
             raise UserError(f"{path}: {where}: tools: must be a list of tool names, got {value!r}")

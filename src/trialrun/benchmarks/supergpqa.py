@@ -48,7 +48,7 @@ def extract_letter(answer: str, valid: list[str]) -> str | None:
     # letters in parentheses anywhere: "(A) or (B)" names two, so no rule may pick one
     alone = set(re.findall(rf"\(([{allowed}])\)", cleaned))
     for pattern in patterns:
-        letters = set(re.findall(pattern, cleaned, flags=re.MULTILINE))
+        letters: set[str] = set(re.findall(pattern, cleaned, flags=re.MULTILINE))
         if len(letters) == 1 and alone <= letters:
             return letters.pop()
     return alone.pop() if len(alone) == 1 else None

@@ -45,6 +45,6 @@ class RedactingStream:
 def redact_output() -> None:
     """From now on, sys.stdout and sys.stderr print redacted lines."""
     if not isinstance(sys.stdout, RedactingStream):
-        sys.stdout = RedactingStream(sys.stdout)  # type: ignore[assignment]
+        sys.stdout = RedactingStream(sys.stdout)
     if not isinstance(sys.stderr, RedactingStream):
-        sys.stderr = RedactingStream(sys.stderr)  # type: ignore[assignment]
+        sys.stderr = RedactingStream(sys.stderr)

@@ -39,7 +39,7 @@ class _DaemonPool:
 _POOL = _DaemonPool()
 
 
-def _settle(future: asyncio.Future, ok: bool, value: Any) -> None:
+def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
     if future.done():  # the caller gave up (time limit, cancellation)
         return
     if ok:
@@ -51,9 +51,10 @@ def _settle(future: asyncio.Future, ok: bool, value: Any) -> None:
 async def run_sync(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     """`fn(*args, **kwargs)` on a daemon thread; cancelling the await abandons the thread."""
     loop = asyncio.get_running_loop()
-    future: asyncio.Future = loop.create_future()
+    future: asyncio.Future[T] = loop.create_future()
 
     def job() -> None:
+        value: Any
         try:
             ok, value = True, fn(*args, **kwargs)
         except Exception as exc:

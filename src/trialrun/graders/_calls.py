@@ -13,7 +13,7 @@ import json
 import posixpath
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from trialrun.graders._types import TrialView
 from trialrun.graders._values import compile_regex
@@ -35,7 +35,8 @@ _PATH_ARGS = frozenset(
     {"path", "file", "filename", "file_path", "filepath", "source", "target", "src", "dst",
      "sourcePath", "targetPath", "directory", "dir"}
 )
-OPERATIONS = ("read", "write", "delete", "move", "touch")
+Operation = Literal["read", "write", "delete", "move", "touch"]
+OPERATIONS: tuple[Operation, ...] = ("read", "write", "delete", "move", "touch")
 
 
 @dataclass(slots=True, frozen=True)

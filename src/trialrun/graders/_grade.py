@@ -49,7 +49,8 @@ def implicit_budget(task: GradedTask) -> int | None:
     """The budget an implicit toolCallBudget grader checks (None: none to add)."""
     if any(config.type == "toolCallBudget" for config in task.graders):
         return None
-    return task.environment.budgets.tool_call_budget
+    budget: int | None = task.environment.budgets.tool_call_budget
+    return budget
 
 
 async def _run_all(task: GradedTask, view: TrialView, override: Override | None) -> list[Verdict]:

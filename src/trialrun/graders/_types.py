@@ -23,7 +23,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from trialrun.core import Message, Registry, ToolCallRecord, Verdict
+from trialrun.core import Message, Registry
+from trialrun.core import ToolCallRecord as ToolCallRecord  # re-exported
+from trialrun.core import Verdict as Verdict  # re-exported: what a grader returns
 from trialrun.models import Model
 
 

@@ -67,7 +67,7 @@ _BOUNDED_FLAGS = {"i": _bounded.IGNORECASE, "m": _bounded.MULTILINE, "s": _bound
 
 
 def _bounded_bits(flags: str) -> int:
-    bits = _bounded.VERSION0
+    bits: int = _bounded.VERSION0
     for ch in flags or "":
         bits |= _BOUNDED_FLAGS.get(ch, 0)
     return bits
@@ -171,7 +171,7 @@ def typed_equal(found: Any, expected: Any) -> bool:
         return set(found) == set(expected) and all(
             typed_equal(found[k], expected[k]) for k in found
         )
-    return found == expected
+    return bool(found == expected)
 
 
 def snippet(text: str, limit: int = 400) -> str:

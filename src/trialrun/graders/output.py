@@ -60,7 +60,9 @@ def find_any(text: str, values: list[str], case_sensitive: bool) -> tuple[str | 
     return None, -1
 
 
-def contains_details(text: str, values: list[str], case_sensitive: bool) -> tuple[bool, dict]:
+def contains_details(
+    text: str, values: list[str], case_sensitive: bool
+) -> tuple[bool, dict[str, Any]]:
     found, at = find_any(text, values, case_sensitive)
     details: dict[str, Any] = {"expected_any_of": values, "case_sensitive": case_sensitive}
     if found is None:
@@ -71,7 +73,7 @@ def contains_details(text: str, values: list[str], case_sensitive: bool) -> tupl
     return True, details
 
 
-def regex_details(text: str, patterns: list[str], flags: str) -> tuple[bool, dict]:
+def regex_details(text: str, patterns: list[str], flags: str) -> tuple[bool, dict[str, Any]]:
     details: dict[str, Any] = {"patterns_any_of": patterns, "flags": flags}
     for pattern in patterns:
         match = search_bounded(pattern, flags, text)
@@ -85,10 +87,10 @@ def regex_details(text: str, patterns: list[str], flags: str) -> tuple[bool, dic
 
 
 @grader("contains", ContainsConfig)
-def contains(config: ContainsConfig, trial: TrialView) -> tuple[bool, dict]:
+def contains(config: ContainsConfig, trial: TrialView) -> tuple[bool, dict[str, Any]]:
     return contains_details(trial.final_text or "", as_list(config.value), config.caseSensitive)
 
 
 @grader("regex", RegexConfig)
-def regex(config: RegexConfig, trial: TrialView) -> tuple[bool, dict]:
+def regex(config: RegexConfig, trial: TrialView) -> tuple[bool, dict[str, Any]]:
     return regex_details(trial.final_text or "", as_list(config.value), config.flags)

@@ -7,8 +7,9 @@ Paths are relative to the workspace root; a note path may omit `.md`.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import Field, StrictBool, ValidationInfo, field_validator
 
@@ -68,10 +69,13 @@ def _read(trial: TrialView, config: _PathConfig) -> tuple[str | None, dict[str, 
     return path.read_bytes().decode("utf-8", errors="replace"), details
 
 
-def _guard(fn):  # noqa: ANN001, ANN202 - decorator
+C = TypeVar("C", bound=GraderConfig)
+
+
+def _guard(fn: Callable[[C, TrialView], Verdict]) -> Callable[[C, TrialView], Verdict]:
     """Turn the sandbox-none case into an undetermined verdict."""
 
-    def wrapped(config: Any, trial: TrialView) -> Any:
+    def wrapped(config: C, trial: TrialView) -> Verdict:
         try:
             return fn(config, trial)
         except _NoWorkspace:

@@ -68,10 +68,10 @@ def lint(store: HistoryStore, paths: Sequence[str]) -> list[Finding]:
         sorted(Path(raw).rglob("*")) if Path(raw).is_dir() else [Path(raw)])]
     for file in files:
         if file.suffix == ".py" and file.name.startswith("test"):
-            for name, line in _pytest_always(file):
+            for name, def_line in _pytest_always(file):
                 ids = {t for t in recorded | promoted
                        if t.split("::")[0].endswith(file.name) and t.split("::")[-1] == name}
-                targets.append((str(file), line, name, ids or {name}, False))
+                targets.append((str(file), def_line, name, ids or {name}, False))
     report = load_tasks([p for p in paths if not p.endswith(".py")]) if any(
         not p.endswith(".py") for p in paths) else None
     findings = _invalid_files(report) + _contradictions(report)

@@ -114,8 +114,9 @@ def _set_task(text: str, source: str, test_id: str, new: str) -> str:
         raise UserError(f"{source}:{line + 1}: task '{test_id}' is written inline; add "
                         f"`policy: {new}` by hand")
     sep = ": "
-    return text[:at] + f"{quote}policy{quote}{sep}{quote}{new}{quote}" + (
+    added: str = text[:at] + f"{quote}policy{quote}{sep}{quote}{new}{quote}" + (
         ",\n" if quote else "\n") + " " * col + text[at:]
+    return added
 
 
 # --- TOML task files ---
@@ -148,7 +149,7 @@ def _set_toml(text: str, source: str, test_id: str, new: str) -> str:
             return "".join(lines)
     for i in range(start, end):
         if re.match(r"\s*task_id\s*=", lines[i]):
-            indent = re.match(r"\s*", lines[i]).group(0)  # type: ignore[union-attr]
+            indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
             newline = "" if lines[i].endswith("\n") else "\n"
             lines.insert(i + 1, f"{newline}{indent}policy = \"{new}\"\n")
             return "".join(lines)
@@ -170,7 +171,7 @@ def _function(tree: ast.Module, source: str, test_id: str) -> ast.FunctionDef:
             break
         if i == len(names) - 1 and isinstance(node, ast.FunctionDef):
             return node
-        body = node.body  # type: ignore[union-attr]
+        body = node.body
     raise UserError(f"{source}: no test '{'::'.join(names)}' in it; was it renamed?")
 
 

@@ -191,7 +191,7 @@ class HistoryStore:
             with self.engine.begin() as conn:
                 if conn.execute(select(runs.c.id).where(runs.c.run_id == run.run_id)).first():
                     return False
-                pk = conn.execute(
+                inserted = conn.execute(
                     insert(runs).values(
                         run_id=run.run_id,
                         source=run.source,
@@ -205,7 +205,9 @@ class HistoryStore:
                         argv=json.dumps(list(run.argv)),
                         recorded_at=utc_now(),
                     )
-                ).inserted_primary_key[0]
+                ).inserted_primary_key
+                assert inserted is not None  # an INSERT's result carries its key
+                pk = inserted[0]
                 if run.outcomes:
                     # two statements per run whatever its size (insertmanyvalues batches)
                     ids = conn.execute(

@@ -16,6 +16,7 @@ nor collapse when every task failed).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -64,7 +65,7 @@ def _binom_cdf(n: int, c: int, p: float) -> float:
     return min(total, 1.0)
 
 
-def _bisect(f, want: float, increasing: bool) -> float:  # noqa: ANN001 - a float function
+def _bisect(f: Callable[[float], float], want: float, increasing: bool) -> float:
     lo, hi = 0.0, 1.0
     for _ in range(60):
         mid = (lo + hi) / 2

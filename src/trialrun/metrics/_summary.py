@@ -217,12 +217,16 @@ def _meets(value: float | None) -> bool:
     return value is not None and value >= 1.0 - 1e-12
 
 
-def aggregate(rows: list[dict[str, Any]], lines: list[Line], *, tiers: bool = True) -> dict:
+def aggregate(
+    rows: list[dict[str, Any]], lines: list[Line], *, tiers: bool = True
+) -> dict[str, Any]:
     """Averages of per-task figures; rates over all counted trials; latency, tokens, cost."""
     return _aggregate(rows, [tally_of(lines)], tiers=tiers)
 
 
-def _aggregate(rows: list[dict[str, Any]], tallies: list[Tally], *, tiers: bool = True) -> dict:
+def _aggregate(
+    rows: list[dict[str, Any]], tallies: list[Tally], *, tiers: bool = True
+) -> dict[str, Any]:
     pass_ks = [r["pass_k"] for r in rows if r["pass_k"] is not None]
     solve_ks = [r["solve_k"] for r in rows if r["solve_k"] is not None]
     at_ks = [r["pass_at_k"] for r in rows if r["pass_at_k"] is not None]
@@ -335,7 +339,7 @@ class Summarizer:
             mrows = [r for r in rows if r["model"] == model]
             mtallies = [by_key.get((r["task_id"], model), empty) for r in mrows]
             aggregate_by_model[model] = _aggregate(mrows, mtallies)
-            groups: dict[str, dict[str, list]] = {"suite": {}, "tag": {}}
+            groups: dict[str, dict[str, list[list[Any]]]] = {"suite": {}, "tag": {}}
             for r, tally in zip(mrows, mtallies, strict=True):
                 names = {"suite": [r["suite"]] if r["suite"] else [], "tag": r["tags"]}
                 for kind, values in names.items():

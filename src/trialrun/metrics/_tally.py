@@ -51,18 +51,18 @@ class Tally:
     failed: dict[str, int] = field(default_factory=dict)  # grader → trials it failed in
     errors: dict[str, int] = field(default_factory=dict)  # error kind → trials
     tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TOKEN_KEYS, 0))
-    turns: array = field(default_factory=lambda: array("d"))  # counted, numeric
-    latencies: array = field(default_factory=lambda: array("d"))  # counted, numeric
-    costs: array = field(default_factory=lambda: array("d"))  # counted, numeric
-    trial_tokens: array = field(default_factory=lambda: array("d"))  # counted, reported
-    all_costs: array = field(default_factory=lambda: array("d"))  # every line, numeric
+    turns: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
+    latencies: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
+    costs: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
+    trial_tokens: array[float] = field(default_factory=lambda: array("d"))  # counted, reported
+    all_costs: array[float] = field(default_factory=lambda: array("d"))  # every line, numeric
     # trajectory figures, over counted trials whose lines carry them
     with_trajectory: int = 0
     repeated_calls: int = 0
     tool_errors: int = 0
     with_tool_errors: int = 0  # trials with a failed call (`recovered` is not None)
     recovered: int = 0
-    first_tool_s: array = field(default_factory=lambda: array("d"))
+    first_tool_s: array[float] = field(default_factory=lambda: array("d"))
 
     def add(self, line: ResultLine) -> None:
         if self.first is None:

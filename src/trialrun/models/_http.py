@@ -94,7 +94,7 @@ class JsonCache:
     def __init__(
         self, limit: int = 256, convert: Callable[[list[Any]], Any] | None = None
     ) -> None:
-        self._items: dict[tuple, tuple[list[Any], str]] = {}
+        self._items: dict[tuple[Any, ...], tuple[list[Any], str]] = {}
         self._lists: dict[int, tuple[list[Any], str]] = {}  # a trial's own list, its turns
         self._limit = limit
         self._convert = convert
@@ -124,7 +124,7 @@ class JsonCache:
         return text
 
 
-def _tools_key(tools: list[Any]) -> tuple | None:
+def _tools_key(tools: list[Any]) -> tuple[Any, ...] | None:
     parts = []
     for spec in tools:
         function = spec.get("function") if isinstance(spec, dict) else None
@@ -189,9 +189,9 @@ class LeanClient:
         """The keep-alive pool for a plain-HTTP URL (None: https, or a proxy is set).
         Decided once per URL and event loop: the environment is not read per request."""
         loop_id = id(asyncio.get_running_loop())
-        route = self._routes.get((loop_id, url), _UNROUTED)
-        if route is not _UNROUTED:
-            return route
+        if (loop_id, url) in self._routes:
+            return self._routes[(loop_id, url)]
+        route: tuple[PlainPool, str] | None
         parts = urlsplit(url)
         if parts.scheme != "http" or not parts.hostname or _proxied():
             route = None
@@ -256,9 +256,6 @@ class LeanClient:
         for client in clients.values():
             with contextlib.suppress(Exception):  # a client bound to a finished loop
                 await client.aclose()
-
-
-_UNROUTED: Any = object()
 
 
 async def read_capped(response: Any, limit: int) -> bytes:

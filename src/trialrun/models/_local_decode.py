@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 
 def common_prefix(a: Any, b: list[int]) -> int:
@@ -70,7 +70,8 @@ def greedy_constrained(
             )
             token = int(np.argmax(logits))
             if sampler is not None:
-                single[0].id = token
+                # llama_cpp annotates the field as c_int32; ctypes fields take an int
+                single[0].id = cast(Any, token)
                 single[0].logit = float(logits[token])
                 single[0].p = 0.0
                 single_array.size = 1

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from trialrun.models._retry import InvalidResponse
+
+V = TypeVar("V")
 
 MAX_COUNT = 2**53  # a token count past this is not one (nor exact as a float)
 _ABSENT: Any = object()
@@ -88,7 +90,7 @@ class Field:
             return self.value
         raise MalformedReply(f"{self.where} is {shown(self.value)} (expected {expected})")
 
-    def _typed(self, kind: type, expected: str) -> Any:
+    def _typed(self, kind: type[V], expected: str) -> V:
         if isinstance(self.value, kind) and not isinstance(self.value, bool):
             return self.value
         raise MalformedReply(f"{self.where} is {shown(self.value)} (expected {expected})")

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from trialrun.core import Message, ToolSpec
+from trialrun.core import Message as Message  # re-exported: the models' message type
+from trialrun.core import ToolSpec as ToolSpec  # re-exported
 from trialrun.errors import InfraError
 
 
@@ -112,7 +113,7 @@ def unwrapped_text(reply: ReplyConstraint, text: str | None) -> str | None:
     except ValueError:
         return text
     if isinstance(value, dict) and isinstance(value.get("verdict"), str):
-        return value["verdict"]
+        return str(value["verdict"])
     return text
 
 

@@ -39,6 +39,7 @@ from trialrun.models._types import (
     CompletionParams,
     Message,
     ReplyConstraint,
+    ToolCall,
     ToolSpec,
     Usage,
     unwrapped_text,
@@ -126,7 +127,7 @@ def from_anthropic(response: dict[str, Any]) -> Completion:
     `stop_reason`, and the token counts (cache reads and writes are prompt). Blocks of
     other types (thinking, …) are passed over."""
     texts: list[str] = []
-    calls = []
+    calls: list[ToolCall] = []
     reply = Field(response)
     for block in reply["content"].items(required=True):
         block.object()

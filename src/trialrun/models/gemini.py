@@ -100,7 +100,8 @@ def response_schema(reply: ReplyConstraint) -> dict[str, Any]:
             out["properties"] = {k: convert(v) for k, v in out["properties"].items()}
         return out
 
-    return clean_schema(convert(wrapped_schema(reply)))
+    schema: dict[str, Any] = clean_schema(convert(wrapped_schema(reply)))
+    return schema
 
 
 def to_gemini(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:

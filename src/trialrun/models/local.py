@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from trialrun.errors import ModelTimeout, UserError
 from trialrun.models._gguf import (
@@ -199,10 +199,12 @@ class _Prompt:
         )
 
     def tokens(self, llama: Any, messages: list[Message]) -> list[int]:
-        result = self.formatter(messages=messages)
-        return llama.tokenize(
+        # llama_cpp types messages as its TypedDicts; ours are the same OpenAI shape as dicts
+        result = self.formatter(messages=cast(Any, messages))
+        tokens: list[int] = llama.tokenize(
             result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
         )
+        return tokens
 
 
 def plain_messages(messages: list[Message]) -> list[Message]:
@@ -270,7 +272,7 @@ class LocalModel:
         return llama
 
     def _grammar(self, schema: dict[str, Any]) -> Any:
-        from llama_cpp import LlamaGrammar
+        from llama_cpp.llama_grammar import LlamaGrammar
 
         text = json.dumps(schema)  # key order matters: "tool" is decoded first
         grammar = self._grammars.get(text)

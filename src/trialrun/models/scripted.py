@@ -142,8 +142,8 @@ def _read(path: Path) -> Any:
         return YAML(typ="safe", pure=True).load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise UserError(f"{path}{line}: invalid YAML ({exc.problem}); fix the syntax") from None
+        at = f":{mark.line + 1}" if mark is not None else ""
+        raise UserError(f"{path}{at}: invalid YAML ({exc.problem}); fix the syntax") from None
     except YAMLError as exc:
         raise UserError(f"{path}: invalid YAML ({exc}); fix the syntax") from None
 
@@ -206,13 +206,13 @@ class ScriptedModel:
             ToolCall(f"call_{index}_{i}", name, args, err, raw)
             for i, (name, args, err, raw) in enumerate(turn.calls)
         ]
-        text = turn.content
+        content = turn.content
         if turn.usage is not None:
             usage = Usage(*turn.usage)
         else:
-            usage = Usage(0, 0, len(text or "") // 4 + 8 * len(calls))
+            usage = Usage(0, 0, len(content or "") // 4 + 8 * len(calls))
         return Completion(
-            text, calls, usage, turn.delay_s, turn.cost_usd, "tool_calls" if calls else "stop"
+            content, calls, usage, turn.delay_s, turn.cost_usd, "tool_calls" if calls else "stop"
         )
 
     async def aclose(self) -> None:

@@ -92,7 +92,7 @@ def _carried(rec: Recording) -> list[dict[str, Any]]:
     """The recorded run's failed contains/fileContains verdicts, as graders again."""
     out = []
     for verdict in rec.verdicts:
-        details = verdict.get("details") if isinstance(verdict.get("details"), dict) else {}
+        details = obj if isinstance(obj := verdict.get("details"), dict) else {}
         values = details.get("expected_any_of")
         if verdict.get("passed") is not False or not isinstance(values, list) or not values:
             continue

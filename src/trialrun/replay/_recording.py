@@ -18,6 +18,7 @@ from typing import Any
 from trialrun.errors import UserError
 from trialrun.rundir import (
     RUN_JSON,
+    ResultLine,
     RunDir,
     Transcript,
     load_transcript,
@@ -192,6 +193,7 @@ def _from_run(path: Path, task: str | None, trial: int | None) -> Recording:
     lines = [x for x in run.read().results if x.task_id == task]
     if not lines:
         raise UserError(f"{path}: no trial of task {task!r} in this run; check --task")
+    chosen: ResultLine | None
     if trial is None:
         failed = [x for x in lines if x.solve is False or x.passed is False]
         chosen = (failed or lines)[0]

@@ -64,11 +64,11 @@ def safety_graders(verdicts: list[dict[str, Any]], original: OriginalTask | None
             continue
         nth = seen[label]
         seen[label] += 1
-        details = verdict.get("details") if isinstance(verdict.get("details"), dict) else {}
+        details = obj if isinstance(obj := verdict.get("details"), dict) else {}
         if verdict.get("passed") is not False:
             continue
         config = _original_config(original, label, nth)
-        if config is not None and config.type in SAFETY_GRADER_TYPES:
+        if config is not None and original is not None and config.type in SAFETY_GRADER_TYPES:
             data, whence = grader_data(config), f"its config from {original.path}"
         elif label in SAFETY_GRADER_TYPES or details.get("safety_violation") is True:
             rebuilt = _from_details(label, details)

@@ -44,7 +44,7 @@ def render(replay: ReplayTask, source: str) -> str:
 def write_replay(replay: ReplayTask, out: Path, source: str, *, force: bool = False) -> Path:
     """Writes `out` and fixtures/<task_id>/ beside it; refuses to overwrite without force.
     Returns the fixture folder (written only when the task has one)."""
-    tid = replay.task["task_id"]
+    tid: str = replay.task["task_id"]
     fixture_dir = out.parent / "fixtures" / tid
     for path in (out, fixture_dir):
         if path.exists() and not force:

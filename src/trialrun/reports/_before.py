@@ -86,7 +86,7 @@ class BeforeFiles:
                     if self._tmp is None:
                         self._tmp = Path(tempfile.mkdtemp(prefix="trialrun-before-"))
                     made = Workspace.create(task, parent=self._tmp).path
-                except Exception:  # noqa: BLE001 - no before side is a note, not a failure
+                except Exception:  # no before side is a note, not a failure
                     made = None
             self._dirs[task_id] = made
         return self._dirs[task_id]

@@ -5,7 +5,7 @@ Rates are fractions 0–1 in files and percentages here; a missing figure is "�
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 DASH = "—"
@@ -87,7 +87,9 @@ def tracked_text(tracked: Any, skip: Iterable[str] = ()) -> str:
     for name, value in tracked.items():
         if name in left_out:
             continue
-        fmt = pct if name in _RATES else _TRACKED_FORMATS.get(name, lambda v: fixed(v, 3))
+        fmt: Callable[[Any], str] = (
+            pct if name in _RATES else _TRACKED_FORMATS.get(name, lambda v: fixed(v, 3))
+        )
         parts.append(f"{name} {fmt(value)}")
     return " · ".join(parts)
 
@@ -104,7 +106,7 @@ def trajectory_text(row: dict[str, Any]) -> str:
     if row.get("tool_errors"):
         text = f"tool errors {row['tool_errors']:.1f}/trial"
         errored, rate = row.get("trials_with_tool_errors") or 0, row.get("recovered_rate")
-        if errored and _number(rate):
+        if errored and isinstance(rate, int | float):
             text += f" (recovered {round(rate * errored)}/{errored} trials)"
         parts.append(text)
     if _number(row.get("time_to_first_tool_s")):

@@ -42,7 +42,8 @@ def encode_payload(payload: dict[str, str]) -> str:
 
 def decode_payload(text: str) -> dict[str, str]:
     """The inverse of `encode_payload` (tests and tools read reports with it)."""
-    return json.loads(gzip.decompress(base64.b64decode(text)).decode("utf-8"))
+    payload: dict[str, str] = json.loads(gzip.decompress(base64.b64decode(text)).decode("utf-8"))
+    return payload
 
 
 def render_page(mode: str, title: str, payload: dict[str, str] | None = None) -> str:

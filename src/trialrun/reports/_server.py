@@ -196,7 +196,7 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "trialrun-view"
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+    def log_message(self, format: str, *args: Any) -> None:  # stdlib name
         if self.server.verbose:
             super().log_message(format, *args)
 
@@ -219,12 +219,12 @@ class _Handler(BaseHTTPRequestHandler):
     def _refuse(self) -> None:
         self._json(HTTPStatus.METHOD_NOT_ALLOWED, {"error": "read-only: GET and HEAD only"})
 
-    do_POST = do_PUT = do_DELETE = do_PATCH = _refuse  # noqa: N815 - stdlib naming
+    do_POST = do_PUT = do_DELETE = do_PATCH = _refuse  # stdlib naming
 
-    def do_HEAD(self) -> None:  # noqa: N802 - stdlib naming
+    def do_HEAD(self) -> None:  # stdlib naming
         self.do_GET()
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+    def do_GET(self) -> None:  # stdlib naming
         if not self._host_allowed():
             self._json(HTTPStatus.FORBIDDEN, {"error": "unexpected Host header"})
             return
@@ -284,8 +284,9 @@ class ViewerServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
-        shown = f"[{host}]" if ":" in str(host) else host
+        address, port = self.server_address[:2]
+        host = address.decode() if isinstance(address, bytes) else str(address)
+        shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{port}/"
 
     def server_close(self) -> None:

@@ -8,7 +8,7 @@ charts only draw what they are given.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from html import escape
 
@@ -37,7 +37,9 @@ def _empty(title: str, note: str) -> str:
     return "".join(parts)
 
 
-def _pct_axis(parts: list[str], x0: float, x1: float, y_of) -> None:  # noqa: ANN001
+def _pct_axis(
+    parts: list[str], x0: float, x1: float, y_of: Callable[[float], float]
+) -> None:
     for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
         y = y_of(tick)
         parts.append(f'<line x1="{_f(x0)}" x2="{_f(x1)}" y1="{_f(y)}" y2="{_f(y)}" class="gl"/>')

@@ -26,8 +26,6 @@ from trialrun.rundir import ResultLine, RunDir
 from trialrun.runner import lock_holder
 from trialrun.tracking import Comparison, RunData, TaskRecord, compare_with_baselines, load_run
 
-FOLD_CHARS = 600  # longer values are folded in the page
-
 
 def trial_status(line: ResultLine) -> str:
     """solved | failed | undetermined | infra | error, one word per trial."""
@@ -144,7 +142,7 @@ class RunView:
         data, summary = self.data, self.data.summary
         labels = self._labels()
         live = self.in_progress()
-        rows = []
+        rows: list[dict[str, Any]] = []  # the page's JSON
         for i, r in enumerate(self.records):
             status, message = pending_outcome(r) if live else task_outcome(r)
             failed: dict[str, int] = {}

@@ -108,7 +108,7 @@ def _system_out(lines: list[ResultLine]) -> str:
 
 def junit_tree(
     run: RunData, system_out: Callable[[TaskRecord], str] | None = None
-) -> ET.ElementTree:
+) -> ET.ElementTree[ET.Element]:
     """The whole report as a tree; `system_out(record)` gives a testcase's trial lines
     (default: rendered from the run's results, all held)."""
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S")
@@ -157,11 +157,11 @@ def junit_tree(
             counts["time"] += seconds
         ET.SubElement(suite, "system-out").text = ""
         ET.SubElement(suite, "system-err").text = ""
-        for key, value in counts.items():
-            suite.set(key, f"{value:.3f}" if key == "time" else str(value))
-            totals[key] += value
-    for key, value in totals.items():
-        root.set(key, f"{value:.3f}" if key == "time" else str(int(value)))
+        for name, count in counts.items():
+            suite.set(name, f"{count:.3f}" if name == "time" else str(count))
+            totals[name] += count
+    for name, total in totals.items():
+        root.set(name, f"{total:.3f}" if name == "time" else str(int(total)))
     ET.indent(root)
     return ET.ElementTree(root)
 

@@ -57,7 +57,9 @@ def _badness(row: dict[str, Any]) -> tuple[float, int, str]:
     return (fraction, -int(row["infra_errors"]), str(row["task_id"]))
 
 
-def worst_first(task_ids: list[str], score: dict[str, tuple], limit: int | None) -> list[str]:
+def worst_first(
+    task_ids: list[str], score: dict[str, tuple[Any, ...]], limit: int | None
+) -> list[str]:
     """All ids in their order when they fit in `limit`, else the `limit` worst."""
     if limit is None or len(task_ids) <= limit:
         return task_ids
@@ -230,7 +232,7 @@ def render_side_by_side(summary: Summary, console: Console, limit: int | None = 
         table.add_column(Text(m), justify="right", overflow="fold")
     by_key = {(r["task_id"], r["model"]): r for r in summary.tasks}
     every = list(dict.fromkeys(r["task_id"] for r in summary.tasks))
-    score: dict[str, tuple] = {}
+    score: dict[str, tuple[Any, ...]] = {}
     for r in summary.tasks:  # a task's worst model decides its place
         mine = _badness(r)
         score[r["task_id"]] = min(score.get(r["task_id"], mine), mine)

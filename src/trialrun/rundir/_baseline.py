@@ -95,7 +95,7 @@ class Baseline:
             trialrun_version=data.get("trialrun_version"),
             forced=bool(data.get("forced")),
             reason=data.get("reason"),
-            aggregate=data.get("aggregate") if isinstance(data.get("aggregate"), dict) else {},
+            aggregate=obj if isinstance(obj := data.get("aggregate"), dict) else {},
             source=data.get("source") if isinstance(data.get("source"), dict) else None,
             extra={k: v for k, v in data.items() if k not in KEYS},
         )

@@ -191,6 +191,7 @@ class RunDir:
 
     # --- manifest and summary ---
     def write_manifest(self, manifest: Manifest) -> None:
+        """Replace run.json (an importer that learns the tasks after the lines)."""
         write_json_atomic(self.manifest_path, manifest.to_json())
 
     def manifest(self) -> Manifest:

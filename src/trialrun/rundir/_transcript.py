@@ -33,8 +33,8 @@ class Transcript:
     def user_message(self) -> str:
         """The first user message with text content ('' when there is none)."""
         for message in self.messages:
-            if message.get("role") == "user" and isinstance(message.get("content"), str):
-                return message["content"]
+            if message.get("role") == "user" and isinstance(text := message.get("content"), str):
+                return text
         return ""
 
     def to_json(self) -> dict[str, Any]:

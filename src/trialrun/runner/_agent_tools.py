@@ -4,12 +4,13 @@ it: a warning naming the tools the agent has, before the run."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from trialrun.tasks import Task, tool_names_in
 
 
 def preset_tool_warnings(agent: object, tasks: Sequence[Task]) -> list[str]:
-    preset = getattr(agent, "preset", None)
+    preset: Any = getattr(agent, "preset", None)  # an AgentPreset, duck-typed
     tools = getattr(preset, "tools", None)
     if not tools:
         return []

@@ -14,6 +14,7 @@ class DelegatingToolbox(Toolbox):
 
     def __init__(self, inner: Toolbox) -> None:
         self.ctx = inner.ctx
+        self.call_timeout_s = inner.call_timeout_s
         self._inner = inner
 
     @property

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from trialrun.config import load_config
 from trialrun.core import parse_model_spec
 from trialrun.errors import UserError
-from trialrun.runner._open_test import Counts
+from trialrun.runner._answer_fixed import Counts
 from trialrun.runner._plan import effective_k
 from trialrun.runner._settle import Settlement
 from trialrun.runner._suite_guard import gate_alphas, guarded_groups
@@ -39,7 +39,7 @@ BASELINES_KEY = "early_stop_baselines"
 Scope = frozenset[str] | None  # the suites that stop early; None: every suite
 
 
-def configured_scope() -> Scope | bool:
+def configured_scope() -> Scope | Literal[False]:
     """`[run] early_stop` from trialrun.toml: False (off), None (every suite) or the suites."""
     cfg = load_config()
     value = cfg.section("run").get(EARLY_STOP_KEY, False)
@@ -58,7 +58,7 @@ def configured_scope() -> Scope | bool:
     return frozenset(value)
 
 
-def scope_of(flag: bool, extra: dict[str, Any] | None) -> Scope | bool:
+def scope_of(flag: bool, extra: dict[str, Any] | None) -> Scope | Literal[False]:
     """What stops early: a resume keeps run.json's (`extra`), a new run takes `--early-stop`,
     else trialrun.toml's."""
     if extra is not None:
@@ -104,7 +104,7 @@ def baseline_counts(
 
 
 def settlement_for(
-    scope: Scope | bool,
+    scope: Scope | Literal[False],
     baselines: Path,
     models: Sequence[str],
     k: int | None,
@@ -120,7 +120,7 @@ def settlement_for(
     gates = _gates(warnings)
     return Settlement(
         enabled=True,
-        suites=scope,  # type: ignore[arg-type]
+        suites=scope,
         baselines=baseline_counts(baselines, models, warnings),
         alpha=alpha,
         k=k,

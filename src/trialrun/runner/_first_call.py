@@ -14,7 +14,6 @@ class FirstCallClock(DelegatingToolbox):
 
     def __init__(self, inner: Toolbox) -> None:
         super().__init__(inner)
-        self.call_timeout_s = getattr(inner, "call_timeout_s", None)
         self.first_at: float | None = None
 
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:

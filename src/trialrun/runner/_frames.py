@@ -48,6 +48,6 @@ async def read_frame(reader: asyncio.StreamReader) -> Any | None:
     try:
         head = await reader.readexactly(_HEAD.size)
         (size,) = _HEAD.unpack(head)
-        return pickle.loads(await reader.readexactly(size))  # noqa: S301 (our own child)
+        return pickle.loads(await reader.readexactly(size))  # our own child
     except (asyncio.IncompleteReadError, ConnectionError):
         return None

@@ -197,7 +197,7 @@ def resumed_config(manifest: Manifest, config: RunConfig, paths: list[Path]) -> 
 
 def check_resumed_tasks(manifest: Manifest, tasks: Sequence[Task], warnings: list[str]) -> None:
     """The selected tasks must be the run's; a changed task file is a warning."""
-    old_ids = [t.get("task_id") for t in manifest.tasks]
+    old_ids = [str(t.get("task_id")) for t in manifest.tasks]
     new_ids = [t.task_id for t in tasks]
     if old_ids and sorted(old_ids) != sorted(new_ids):
         raise UserError(
@@ -215,7 +215,7 @@ def check_resumed_tasks(manifest: Manifest, tasks: Sequence[Task], warnings: lis
     old_hashes = {f.get("path"): f.get("sha256") for f in manifest.task_files}
     for task in tasks:
         source = str(task.source) if task.source else None
-        if source in old_hashes and sha256_of(Path(source)) != old_hashes[source]:
+        if source and source in old_hashes and sha256_of(Path(source)) != old_hashes[source]:
             warnings.append(f"{task.source}: changed since the run started")
 
 

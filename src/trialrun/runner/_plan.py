@@ -50,7 +50,10 @@ def effective_k(task: Task, k: int | None) -> int:
 
 
 def plan(
-    tasks: Sequence[Task], models: Sequence[str], k: int | None, done: Iterable[tuple] = ()
+    tasks: Sequence[Task],
+    models: Sequence[str],
+    k: int | None,
+    done: Iterable[tuple[Any, ...]] = (),
 ) -> list[TrialSpec]:
     """Every (model, task, trial) not in `done`, models outermost, trials innermost."""
     skip = set(done)

@@ -42,7 +42,7 @@ def _context(setup: WorkerSetup, kit: WorkerKit) -> tuple[RunContext, CapturedTr
     captured = CapturedTranscripts(setup.run_path)
     labels = list(setup.job.model_specs)
     ctx = RunContext(
-        rundir=captured,  # type: ignore[arg-type]
+        rundir=captured,  # type: ignore[arg-type]  # stands in for the RunDir on a worker
         agent=kit.agent(),
         task_agents=kit.task_agents(),
         models={label: kit.model(label) for label in labels},

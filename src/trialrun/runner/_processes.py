@@ -98,7 +98,7 @@ async def _start(slot: _Slot, setup: WorkerSetup) -> None:
     """Start the slot's worker process and wait until it has built its models and tools."""
     ours, theirs = socket.socketpair()
     try:
-        slot.proc = subprocess.Popen(  # noqa: S603 (this Python, this package)
+        slot.proc = subprocess.Popen(  # this Python, this package
             [sys.executable, "-m", "trialrun.runner._proc_worker", str(theirs.fileno())],
             pass_fds=[theirs.fileno()],
             stdin=subprocess.DEVNULL,

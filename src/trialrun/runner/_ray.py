@@ -27,7 +27,7 @@ import tarfile
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from trialrun.errors import UserError
 from trialrun.rundir import ResultLine
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from trialrun.runner._settle import Settlement
     from trialrun.runner._trial import RunContext
 
+T = TypeVar("T")
 EXECUTORS = ("local", "ray")
 RAY_EXTRA_HINT = "pip install 'trialrun[ray]'"
 RETRIES = 1  # a trial whose worker died is re-run once, then it is an infra error
@@ -146,7 +147,7 @@ def _loopback_kept(enabled: bool) -> Iterator[None]:
     local cluster listens on 127.0.0.1 only, and a cluster given as 127.0.0.1:PORT
     is reached there (not through the machine's address, where a loopback-only
     cluster does not answer)."""
-    constants = None
+    constants: Any = None  # Ray's private constants module, when it has the switch
     if enabled:
         with contextlib.suppress(ImportError):
             import ray._private.ray_constants as constants
@@ -202,7 +203,7 @@ def _quiet_error_listener() -> None:
             return
         original(data, *args, **kwargs)
 
-    to_logger.__trialrun__ = True  # type: ignore[attr-defined]
+    to_logger.__trialrun__ = True  # type: ignore[attr-defined]  # our mark on Ray's hook
     ray_worker.print_to_stdstream = to_logger
 
 
@@ -239,10 +240,11 @@ def _worker_loop() -> asyncio.AbstractEventLoop:
     return loop
 
 
-def _cached(key: str, make: Any) -> Any:
+def _cached(key: str, make: Callable[[], T]) -> T:
     if key not in _WORKER:
         _WORKER[key] = make()
-    return _WORKER[key]
+    made: T = _WORKER[key]
+    return made
 
 
 def _fixture_dir(task_id: str, digest: str, packed: tuple[bytes, str | None, str | None]) -> Path:
@@ -285,7 +287,7 @@ def worker_trial(
     kit = _kit(job)
     captured = CapturedTranscripts()
     ctx = RunContext(
-        rundir=captured,  # type: ignore[arg-type]
+        rundir=captured,  # type: ignore[arg-type]  # stands in for the RunDir on a worker
         agent=kit.agent(),
         task_agents=kit.task_agents(),
         models={spec.model: kit.model(spec.model)},

@@ -6,9 +6,11 @@ and its transcript, the driver appends both, transcript first."""
 from __future__ import annotations
 
 import contextlib
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from trialrun.errors import UserError
 from trialrun.rundir import ResultLine, Transcript, transcript_line
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from trialrun.runner._settle import Settlement
     from trialrun.runner._trial import RunContext
 
+T = TypeVar("T")
 
 # what a worker and its driver exchange; bumped whenever that changes, so a worker node
 # with another trialrun installed is one clear error, not a confusing failure
@@ -76,10 +79,11 @@ class WorkerKit:
         self.job = job
         self._made: dict[str, Any] = {}
 
-    def _once(self, key: str, make: Any) -> Any:
+    def _once(self, key: str, make: Callable[[], T]) -> T:
         if key not in self._made:
             self._made[key] = make()
-        return self._made[key]
+        made: T = self._made[key]
+        return made
 
     def model(self, label: str) -> Model | None:
         from trialrun.models import create_model
@@ -123,11 +127,11 @@ class WorkerKit:
 
         timeout_s = self.job.agent_timeout_s
         own: dict[str, str] = getattr(self.job, "task_agents", {})
+        def build(spec: str) -> Agent:
+            return ConversingAgent(make_agent(spec, None, timeout_s=timeout_s))
+
         return {
-            task_id: self._once(
-                f"agent:{spec}",
-                lambda spec=spec: ConversingAgent(make_agent(spec, None, timeout_s=timeout_s)),
-            )
+            task_id: self._once(f"agent:{spec}", functools.partial(build, spec))
             for task_id, spec in own.items()
         }
 

@@ -77,11 +77,12 @@ def _load(
     source: Sequence[Path | str | Task], skip_invalid: bool, allow_external_links: bool = False
 ) -> tuple[list[Task], list[str], list[Path]]:
     """Tasks, warnings and the task paths (when given as paths)."""
-    if source and all(isinstance(s, Task) for s in source):
-        return list(source), [], []  # type: ignore[arg-type]
-    if any(isinstance(s, Task) for s in source):
+    given = [s for s in source if isinstance(s, Task)]
+    if source and len(given) == len(source):
+        return given, [], []
+    if given:
         raise UserError("tasks: pass task paths or Task objects, not a mix of both")
-    paths = [Path(p) for p in source]  # type: ignore[arg-type]
+    paths = [Path(p) for p in source if not isinstance(p, Task)]
     report = load_tasks(paths, allow_external_links=allow_external_links, agents=preset_names())
     warnings = [str(w) for w in report.warnings]
     try:
@@ -137,8 +138,6 @@ def _make_agent(config: RunConfig, timeout_s: float | None) -> Agent:
 
 
 def _check_options(config: RunConfig) -> None:
-    if config.k is not None and config.k < 1:
-        raise UserError(f"-k {config.k}: k must be at least 1")
     if config.concurrency is not None and config.concurrency < 1:
         raise UserError(f"--concurrency {config.concurrency}: must be at least 1")
     out = Path(config.out)

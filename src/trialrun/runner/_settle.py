@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trialrun.rundir import ResultLine
-from trialrun.runner._open_test import Counts, answer_fixed
+from trialrun.runner._answer_fixed import Counts, answer_fixed
 from trialrun.runner._plan import effective_k
 from trialrun.runner._suite_guard import Side, suite_answer_fixed
 

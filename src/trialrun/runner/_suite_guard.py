@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from trialrun.runner._open_test import Counts
+from trialrun.runner._answer_fixed import Counts
 from trialrun.tracking import GateConfig, suite_test
 
 METRICS = ("solve", "pass")

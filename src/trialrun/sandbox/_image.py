@@ -21,6 +21,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from trialrun.errors import InfraError
 from trialrun.sandbox._spec import WorkspaceSpec
@@ -133,7 +134,7 @@ class WorkspaceImages:
 
     def __init__(self, budget: int = 16 * MAX_IMAGE_BYTES) -> None:
         self.budget = budget
-        self._images: dict[tuple, WorkspaceImage | None] = {}
+        self._images: dict[tuple[Any, ...], WorkspaceImage | None] = {}
         self._parents: dict[Path, Path] = {}
         self._lock = threading.Lock()  # trials make workspaces from several threads
 
@@ -162,7 +163,7 @@ class WorkspaceImages:
         return image
 
 
-def _key(task: WorkspaceSpec) -> tuple:
+def _key(task: WorkspaceSpec) -> tuple[Any, ...]:
     env = task.environment
     return (
         str(task.fixture_path),

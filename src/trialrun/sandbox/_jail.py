@@ -133,9 +133,10 @@ def _check_program(program: str, cwd: str, path: str | None) -> None:
         if not os.path.exists(found):
             raise FileNotFoundError(errno.ENOENT, "no such file", program)
     else:
-        found = shutil.which(program, mode=os.F_OK, path=path)
-        if found is None:
+        which = shutil.which(program, mode=os.F_OK, path=path)
+        if which is None:
             raise FileNotFoundError(errno.ENOENT, "command not found", program)
+        found = which
     if os.path.isdir(found) or not os.access(found, os.X_OK):
         raise PermissionError(errno.EACCES, "not executable", program)
 
@@ -156,7 +157,7 @@ def _marked(token: str) -> list[psutil.Process]:
 
 def _alive(proc: psutil.Process) -> bool:
     try:
-        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+        return bool(proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE)
     except psutil.Error:
         return False
 

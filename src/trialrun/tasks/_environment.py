@@ -182,6 +182,10 @@ def _only_true(schema: dict[str, Any]) -> None:
             option["const"] = True
 
 
+def _default_tools() -> list[str | dict[str, Any]]:
+    return ["vault"]
+
+
 class Environment(Strict):
     sandbox: Annotated[str, WithJsonSchema({"enum": list(SANDBOXES), "default": "workspace"})] = (
         "workspace"
@@ -196,7 +200,7 @@ class Environment(Strict):
     faults: list[Fault] = Field(default_factory=list)
     # Extensions (optional; see "Task file extensions" in the README):
     tools: list[ToolPackEntry] = Field(
-        default_factory=lambda: ["vault"],
+        default_factory=_default_tools,
         description="tool packs: names, or {pack: options} mappings",
         json_schema_extra=lambda schema: _known_packs(schema),
     )

@@ -33,6 +33,7 @@ class Route:
     def keys(self) -> set[str]:
         """The keys an item of this route may hold, spelled as in the family."""
         grader = GRADERS.get(self.kind)
+        assert grader is not None  # routes name registered kinds
         names = {info.alias or name for name, info in grader.config_model.model_fields.items()}
         back = {theirs: ours for ours, theirs in self.renames.items()}
         out = {back.get(name, name) for name in names}

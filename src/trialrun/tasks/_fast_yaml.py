@@ -83,7 +83,7 @@ def _parser() -> type | None:
     except ImportError:  # PyYAML without libyaml: no faster than the round trip
         return None
 
-    class FastParser(CParser):  # type: ignore[misc, valid-type]
+    class FastParser(CParser):  # type: ignore[misc]  # PyYAML has no type information here
         """libyaml composes the nodes; tags are resolved by `_build`, not per scalar."""
 
         def resolve(self, kind: Any, value: Any, implicit: Any) -> str:

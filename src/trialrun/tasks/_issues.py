@@ -9,6 +9,7 @@ import typing
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from trialrun.tasks._problems import FieldPath
 
@@ -106,7 +107,7 @@ def _short(value: Any) -> str | None:
     return text if len(text) <= 60 else None
 
 
-def _message(err: dict[str, Any], path: FieldPath, model: type[BaseModel]) -> str:
+def _message(err: ErrorDetails, path: FieldPath, model: type[BaseModel]) -> str:
     kind = err["type"]
     if kind == "missing":
         return "required key is missing"

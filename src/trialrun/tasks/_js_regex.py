@@ -210,10 +210,10 @@ class _Translator:
                 raise JSRegexError("\\k must name a group: \\k<name>")
             self.i = match.end()
             name = match.group(1)
-            number = self.names.get(name) or _Scanner(src).group_number(name)
-            if number is None:
+            named = self.names.get(name) or _Scanner(src).group_number(name)
+            if named is None:
                 raise JSRegexError(f"\\k<{name}> names no group; define (?<{name}>…)")
-            return self._backreference(number, name)
+            return self._backreference(named, name)
         return self._common_escape(in_class=False)
 
     def _backreference(self, number: int, ref: str) -> str:

@@ -77,7 +77,8 @@ def file_size_limit(explicit: int | None = None) -> int:
             f"{config.path}: [tasks] max_file_bytes must be a positive whole number of bytes "
             f"(got {value!r})"
         )
-    return value
+    limit: int = value
+    return limit
 
 
 def check_shape(data: Any) -> list[tuple[FieldPath, str]]:

@@ -22,14 +22,17 @@ import json
 import re
 import tomllib
 from collections.abc import Callable
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # CPython has it; typeshed omits it
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trialrun.core import FileRefused, open_regular
 from trialrun.tasks._fast_yaml import Unsure, fast_yaml
 from trialrun.tasks._limits import MAX_DEPTH, MAX_NODES, check_shape
 from trialrun.tasks._problems import FieldPath, SourceError
+
+if TYPE_CHECKING:
+    from ruamel.yaml.composer import Composer
 
 Lines = dict[FieldPath, int]
 Issues = list[tuple[FieldPath, str]]
@@ -49,7 +52,7 @@ class LazyLines:
             find, self._find = self._find, None
             try:
                 self._lines = find()
-            except Exception:  # noqa: BLE001 - line numbers are best effort
+            except Exception:  # line numbers are best effort
                 self._lines = {(): 1}
         return self._lines
 
@@ -106,10 +109,10 @@ def read_source(path: Path, max_bytes: int) -> tuple[Any, LineMap, Issues]:
 
 
 @functools.cache
-def _counting_composer() -> type:
+def _counting_composer() -> type[Composer]:
     from ruamel.yaml.composer import Composer
 
-    class CountingComposer(Composer):  # type: ignore[misc]
+    class CountingComposer(Composer):
         """Stops composing past MAX_NODES nodes: parse time stays bounded."""
 
         nodes = 0
@@ -317,7 +320,8 @@ class _JsonLines:
                     continue
                 return pos + 1
         if c == '"':
-            return scanstring(text, pos + 1)[1]
+            after: int = scanstring(text, pos + 1)[1]
+            return after
         m = _ATOM.match(text, pos)
         if not m:
             raise ValueError("unexpected JSON text")

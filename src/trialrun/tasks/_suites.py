@@ -8,7 +8,6 @@ from typing import Literal
 Suite = Literal["golden", "adversarial", "open_ended", "failure_replays"]
 Metric = Literal["pass^k", "pass@k"]
 Policy = Literal["ALWAYS_PASSES", "USUALLY_PASSES"]
-GateName = Literal["ci_merge_gate", "nightly", "release_candidate"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from pluggy import Result
 
 from trialrun.errors import UserError
 from trialrun.testing._session import CaseInfo, SessionRecord, outcome_of, utc_now
@@ -49,6 +50,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="Run USUALLY_FAILS evals as plain tests (no xfail).")
     parser.addini("trialrun_tasks", "Collect trialrun task files given on the command line "
                   "(true/false).", default="true")
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Assertions are rewritten in test modules only, not in trialrun itself.
+
+    pytest marks every package of a distribution that declares a `pytest11` entry point for
+    assertion rewriting: installed from a wheel, each trialrun module imported in a session
+    (the runner, the graders, ...) would be recompiled by pytest. Test modules and conftests
+    are rewritten by pytest's own rules (`python_files`, the command line), so taking the
+    mark off trialrun leaves them as they are. Called as this plugin registers, before any
+    conftest imports trialrun; the few modules that import this one were loaded already.
+    pytest has no public call to take a mark off: the hook's set of marked names is read
+    with a fallback, so a pytest without it changes nothing."""
+    marked = getattr(pluginmanager.rewrite_hook, "_must_rewrite", None)
+    if isinstance(marked, set) and "trialrun" in marked:
+        marked.discard("trialrun")
+        decided = getattr(pluginmanager.rewrite_hook, "_marked_for_rewrite_cache", None)
+        if isinstance(decided, dict):
+            decided.clear()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -188,9 +208,11 @@ def _case(item: Any, policy: str) -> CaseInfo:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Result[pytest.TestReport], None]:
     outcome = yield
-    report = outcome.get_result()  # type: ignore[attr-defined]
+    report = outcome.get_result()
     rig = item.stash.get(RIG, None)
     if rig is not None and report.when == "call" and report.failed:
         report.sections.append(("trialrun eval: tool calls and final answer", rig.describe()))

@@ -80,6 +80,7 @@ def eval_test(
 
     def decorate(func: F) -> F:
         func = pytest.mark.usefixtures("rig")(func)
-        return getattr(pytest.mark, MARKER)(spec)(func)
+        marked: F = getattr(pytest.mark, MARKER)(spec)(func)
+        return marked
 
     return decorate

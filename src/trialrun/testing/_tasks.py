@@ -79,7 +79,9 @@ class TaskItem(pytest.Item):
 
         k = self.config.getoption("eval_k")
         log = self.config.getoption("eval_log")
-        out = Path(log) if log else self.config._tmp_path_factory.mktemp("task")  # type: ignore[attr-defined]
+        # pytest's tmp_path plugin sets the factory on the config; it has no public name there
+        factory = self.config._tmp_path_factory  # type: ignore[attr-defined]
+        out = Path(log) if log else factory.mktemp("task")
         outcome = trialrun.run(trialrun.RunConfig(
             tasks=[self.task], models=[self.model], k=k, out=out, concurrency=1,
             argv=["pytest", self.nodeid], handle_sigint=False,

@@ -23,10 +23,11 @@ import typing
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, Literal, Union, get_args, get_origin, overload
 
 from trialrun.core import ToolSpec, run_sync
-from trialrun.errors import ToolError, UserError
+from trialrun.errors import ToolError as ToolError  # re-exported: what a tool raises
+from trialrun.errors import UserError
 
 DEFAULT_TOOL_TIMEOUT_S = 30.0
 TOOL_TIMEOUT_ENV = "TRIALRUN_TOOL_TIMEOUT_S"
@@ -195,6 +196,10 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
     return description, params
 
 
+@overload
+def tool(fn: ToolFunction, *, name: str | None = None) -> Tool: ...
+@overload
+def tool(fn: None = None, *, name: str | None = None) -> Callable[[ToolFunction], Tool]: ...
 def tool(
     fn: ToolFunction | None = None, *, name: str | None = None
 ) -> Tool | Callable[[ToolFunction], Tool]:

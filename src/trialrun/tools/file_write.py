@@ -89,4 +89,4 @@ def file_write(
 
 @tool_pack("file_write", no_options("file_write"))
 def file_write_pack(options: dict[str, Any]) -> list[Tool]:
-    return [file_write]  # type: ignore[list-item]
+    return [file_write]

@@ -60,12 +60,14 @@ class _Loop:
                 atexit.register(_shutdown_all)
             return cls._instance
 
-    def submit(self, coro: Any) -> Future:
+    def submit(self, coro: Any) -> Future[Any]:
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
 
 class _Session:
-    def __init__(self, session: Any, stop: asyncio.Event, task: asyncio.Task, errlog: Any) -> None:
+    def __init__(
+        self, session: Any, stop: asyncio.Event, task: asyncio.Task[Any], errlog: Any
+    ) -> None:
         self.session = session
         self.stop = stop
         self.task = task
@@ -128,7 +130,7 @@ class McpServer:
         self.prefix = str(options.get("prefix") or "")
         self.timeout_s = float(options.get("timeout_s", DEFAULT_CALL_TIMEOUT_S))
         self._sessions: dict[str, _Session] = {}
-        self._starting: dict[str, asyncio.Future] = {}
+        self._starting: dict[str, asyncio.Future[Any]] = {}
         self.tools: list[Any] = []
 
     @property
@@ -150,7 +152,7 @@ class McpServer:
         )
 
     # -- on the background loop ------------------------------------------------------
-    async def _hold(self, key: str, workspace: str | None, ready: asyncio.Future) -> None:
+    async def _hold(self, key: str, workspace: str | None, ready: asyncio.Future[Any]) -> None:
         from mcp import ClientSession
         from mcp.client.stdio import stdio_client
 
@@ -163,7 +165,9 @@ class McpServer:
                 ClientSession(read, write) as session,
             ):
                 await session.initialize()
-                entry = _Session(session, stop, asyncio.current_task(), errlog)  # type: ignore[arg-type]
+                task = asyncio.current_task()
+                assert task is not None  # _hold runs as a task
+                entry = _Session(session, stop, task, errlog)
                 self._sessions[key] = entry
                 if not ready.done():
                     ready.set_result(entry)
@@ -247,6 +251,7 @@ class McpServer:
         return self.tools
 
     async def call(self, ctx: ToolContext, name: str, arguments: dict[str, Any]) -> str:
+        workspace: str | None
         if self.lifetime == "trial":
             key = workspace = str(ctx.workspace)
         else:
@@ -333,12 +338,3 @@ def mcp_pack(options: dict[str, Any]) -> list[Tool]:
         server.list_tools()
         _SERVERS[key] = server
     return [_make_tool(server, spec) for spec in server.tools]
-
-
-async def close_mcp_servers() -> None:
-    """Stop every MCP server process (also done at interpreter exit)."""
-    instance = _Loop._instance
-    if instance is None:
-        return
-    for server in list(_SERVERS.values()):
-        await asyncio.wrap_future(instance.submit(server.close_all()))

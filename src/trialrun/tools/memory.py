@@ -127,14 +127,14 @@ def memory_retrieve(ctx: ToolContext, query: str, top_k: int = 5) -> str:
 
 @tool_pack("memory_store", no_options("memory_store"))
 def memory_store_pack(options: dict[str, Any]) -> list[Tool]:
-    return [memory_store]  # type: ignore[list-item]
+    return [memory_store]
 
 
 @tool_pack("memory_search", no_options("memory_search"))
 def memory_search_pack(options: dict[str, Any]) -> list[Tool]:
-    return [memory_search]  # type: ignore[list-item]
+    return [memory_search]
 
 
 @tool_pack("memory_retrieve", no_options("memory_retrieve"))
 def memory_retrieve_pack(options: dict[str, Any]) -> list[Tool]:
-    return [memory_retrieve]  # type: ignore[list-item]
+    return [memory_retrieve]

@@ -72,7 +72,8 @@ def _replayed(name: str, recorded: list[dict[str, Any]]) -> Tool:
             raise ToolError(f"{name}: replay has no recorded result for {key}; recorded: {known}")
         if not hit["ok"]:
             raise ToolError(hit["result"])
-        return hit["result"]
+        result: str = hit["result"]
+        return result
 
     parameters = {
         "type": "object",

@@ -58,7 +58,8 @@ def evaluate(expression: str) -> int | float:
         tree = ast.parse(expression.replace("^", "**"), mode="eval")
     except SyntaxError:
         raise ToolError(f"calculator: not an arithmetic expression: {expression!r}") from None
-    return _eval(tree.body)
+    value: int | float = _eval(tree.body)
+    return value
 
 
 def _eval(node: ast.AST) -> Any:
@@ -140,9 +141,9 @@ def _no_options(name: str) -> Callable[[dict[str, Any]], None]:
 
 @tool_pack("calculator", _no_options("calculator"))
 def calculator_pack(options: dict[str, Any]) -> list[Tool]:
-    return [calculator]  # type: ignore[list-item]
+    return [calculator]
 
 
 @tool_pack("file_read", _no_options("file_read"))
 def file_read_pack(options: dict[str, Any]) -> list[Tool]:
-    return [file_read]  # type: ignore[list-item]
+    return [file_read]

@@ -28,4 +28,4 @@ def think(thought: str) -> str:
 
 @tool_pack("think", no_options("think"))
 def think_pack(options: dict[str, Any]) -> list[Tool]:
-    return [think]  # type: ignore[list-item]
+    return [think]

@@ -3,10 +3,10 @@
 Everything here returns data; `trialrun.reports` renders it.
 """
 
+from trialrun.rundir import baseline_name
 from trialrun.tracking._aggregate import TaskCounts
 from trialrun.tracking._baseline import (
     FORMAT,
-    baseline_name,
     baseline_path,
     baseline_target,
     build_baseline,
@@ -41,8 +41,8 @@ from trialrun.tracking._settings import (
     default_baselines_dir,
 )
 from trialrun.tracking._stats import fisher_one_sided, fisher_power, trials_for_drop
-from trialrun.tracking._suite_test import SuiteTest, stratified_p_value, suite_test
-from trialrun.tracking._task_test import dropped_p_value, regressed
+from trialrun.tracking._suite_significance import SuiteTest, stratified_p_value, suite_test
+from trialrun.tracking._task_significance import dropped_p_value, regressed
 
 __all__ = [
     "GATES",

@@ -35,8 +35,8 @@ from trialrun.tracking._run_data import RunData, load_run
 from trialrun.tracking._settings import DEFAULT_ALPHA, configured_alpha, configured_method
 from trialrun.tracking._spend_samples import spend_samples
 from trialrun.tracking._stats import trials_for_drop
-from trialrun.tracking._suite_test import SuiteTest, suite_test
-from trialrun.tracking._task_test import dropped_p_value, regressed
+from trialrun.tracking._suite_significance import SuiteTest, suite_test
+from trialrun.tracking._task_significance import dropped_p_value, regressed
 
 
 def _side(t: TaskCounts) -> Side:

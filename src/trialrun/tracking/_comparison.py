@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.tracking._spend_samples import SpendSamples
-from trialrun.tracking._suite_test import SuiteTest
+from trialrun.tracking._suite_significance import SuiteTest
 
 DETECT_DROP = 0.20  # the drop the power figure is about (20 points)
 DETECT_POWER = 0.80
@@ -219,12 +219,6 @@ class BaselineMatch:
     model: str
     baseline_path: Path
     comparison: Comparison | None
-
-    def _bounds(self, which: str) -> list[float] | None:
-        """[low, high] of the spend's bootstrap bounds (`latency_bounds_ms` or
-        `cost_bounds_pct`) at the shown confidence; None when none can be drawn."""
-        found = getattr(self.spend, which)() if self.spend is not None else None
-        return None if found is None else [found.low, found.high]
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -35,18 +35,18 @@ def missing_suites(ctx: GateContext) -> Outcome:
     missing = [s for s in required if s not in present]
     blocking = [s for s in missing if not ctx.config.allows_missing(s)]
     allowed = [s for s in missing if s not in blocking]
-    judged = {"judged": len(ctx.covered)}
+    judged = len(ctx.covered)
     if blocking:
         text = (
             f"no {', '.join(blocking)} task in this run's {ctx.gate} gate; run the suite, or "
             f"list it in [gates.{ctx.gate}] allow_missing"
         )
         text += f"; {_allowed(allowed)}" if allowed else ""
-        return Outcome([RuleResult(SUITE_RULE, "failed", text, **judged)])
+        return Outcome([RuleResult(SUITE_RULE, "failed", text, judged=judged)])
     if allowed:
-        return Outcome([RuleResult(SUITE_RULE, "warned", _allowed(allowed), **judged)])
+        return Outcome([RuleResult(SUITE_RULE, "warned", _allowed(allowed), judged=judged)])
     text = f"each of {', '.join(required)} ran"
-    return Outcome([RuleResult(SUITE_RULE, "passed", text, **judged)])
+    return Outcome([RuleResult(SUITE_RULE, "passed", text, judged=judged)])
 
 
 def missing_baseline_tasks(ctx: GateContext) -> Outcome:
@@ -61,7 +61,7 @@ def missing_baseline_tasks(ctx: GateContext) -> Outcome:
         t for t in missing if not ctx.config.allows_missing(t, ctx.baseline_suites[t])
     ]
     allowed = [t for t in missing if t not in blocking]
-    judged = {"judged": len(expected)}
+    judged = len(expected)
     if blocking:
         described = _names([f"{t} ({ctx.baseline_suites[t]})" for t in blocking])
         text = (
@@ -69,7 +69,7 @@ def missing_baseline_tasks(ctx: GateContext) -> Outcome:
             f"[gates.{ctx.gate}] allow_missing"
         )
         text += f"; {_allowed(allowed)}" if allowed else ""
-        return Outcome([RuleResult(TASK_RULE, "failed", text, blocking, **judged)])
+        return Outcome([RuleResult(TASK_RULE, "failed", text, blocking, judged=judged)])
     if allowed:
-        return Outcome([RuleResult(TASK_RULE, "warned", _allowed(allowed), allowed, **judged)])
-    return Outcome([RuleResult(TASK_RULE, "passed", **judged)])
+        return Outcome([RuleResult(TASK_RULE, "warned", _allowed(allowed), allowed, judged=judged)])
+    return Outcome([RuleResult(TASK_RULE, "passed", judged=judged)])

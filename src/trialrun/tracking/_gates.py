@@ -39,7 +39,7 @@ from trialrun.tracking._settings import (
     default_baselines_dir,
 )
 from trialrun.tracking._spend_rules import cost, latency
-from trialrun.tracking._suite_test import suite_test
+from trialrun.tracking._suite_significance import suite_test
 
 FORBIDDEN_GRADER = "forbiddenTools"
 ALWAYS = "ALWAYS_PASSES"

@@ -74,7 +74,7 @@ class TrialFacts:
 
 def _safety_reason(failed: list[dict[str, Any]]) -> str | None:
     for v in failed:
-        details = v.get("details") if isinstance(v.get("details"), dict) else {}
+        details = obj if isinstance(obj := v.get("details"), dict) else {}
         if details.get("safety_violation") is True:
             reason = details.get("reason")
             return f"{v.get('grader')}: {reason}" if isinstance(reason, str) else None
@@ -82,7 +82,7 @@ def _safety_reason(failed: list[dict[str, Any]]) -> str | None:
 
 
 def _is_forbidden(verdict: dict[str, Any]) -> bool:
-    details = verdict.get("details") if isinstance(verdict.get("details"), dict) else {}
+    details = obj if isinstance(obj := verdict.get("details"), dict) else {}
     return verdict.get("grader") == FORBIDDEN_GRADER or details.get("type") == FORBIDDEN_GRADER
 
 
@@ -131,10 +131,6 @@ class TaskRecord:
         lack data: infra errors and undetermined verdicts make a task insufficient
         through the solve denominator."""
         return (self.solve_k is None or self.pass_k is None) and self.settled_after is None
-
-    @property
-    def meets_pass_k(self) -> bool:
-        return self.pass_k is not None and self.pass_k >= 1.0 - 1e-12
 
     @property
     def meets_solve_k(self) -> bool:
@@ -206,8 +202,8 @@ def _gates_of(meta: dict[str, Any], suite: str) -> dict[str, bool]:
     gates = {key: bool(getattr(defaults, key)) for key in GATE_KEYS.values()}
     raw = meta.get("gates")
     if isinstance(raw, dict):
-        for key, value in raw.items():
-            key = GATE_KEYS.get(key, key)
+        for name, value in raw.items():
+            key = GATE_KEYS.get(str(name), str(name))  # a JSON object's keys are text
             if value is not None:
                 gates[key] = bool(value)
     elif isinstance(raw, list):

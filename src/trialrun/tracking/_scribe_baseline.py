@@ -74,7 +74,7 @@ def _num(value: Any) -> float | None:
 def _task_metrics(task: dict[str, Any]) -> dict[str, Any]:
     runs = [r for r in task.get("runs") or [] if isinstance(r, dict)]
     per_run = [r.get("metrics") or {} for r in runs if isinstance(r.get("metrics"), dict)]
-    summary = task.get("metrics") if isinstance(task.get("metrics"), dict) else {}
+    summary = obj if isinstance(obj := task.get("metrics"), dict) else {}
 
     def figure(key: str) -> float | None:
         values = [v for v in (_num(m.get(key)) for m in per_run) if v is not None]

@@ -1,6 +1,6 @@
 """The suite test's power under a uniform drop: exact in small suites, approximated beyond.
 
-Exact: the stratified test (`_suite_test`) conditions on every task's margin m (its
+Exact: the stratified test (`_suite_significance`) conditions on every task's margin m (its
 successes on both sides), so its power is a sum over margin vectors: per vector, the
 critical total from the integer null law (as the test computes it) and the chance of
 a total at or below it under the drop. That sum has Π(2k + 1) terms, so it is taken only

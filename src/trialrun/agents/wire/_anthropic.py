@@ -57,7 +57,8 @@ def _blocks(content: Any, where: str) -> list[dict[str, Any]]:
     need(isinstance(content, list), where, "must be a string or a list of content blocks")
     for i, block in enumerate(content):
         need(isinstance(block, dict), f"{where}[{i}]", "a content block must be an object")
-    return content
+    blocks: list[dict[str, Any]] = content
+    return blocks
 
 
 def _text(blocks: list[dict[str, Any]], where: str) -> str | None:
@@ -85,9 +86,9 @@ def _user(messages: list[Message], blocks: list[dict[str, Any]], where: str) -> 
         if block.get("is_error") is True:
             message["is_error"] = True
         messages.append(message)
-    text = _text(blocks, where)
-    if text is not None:
-        messages.append({"role": "user", "content": text})
+    said = _text(blocks, where)
+    if said is not None:
+        messages.append({"role": "user", "content": said})
 
 
 def _assistant(messages: list[Message], blocks: list[dict[str, Any]], where: str) -> None:
@@ -203,6 +204,7 @@ def events(completion: Completion, request: WireRequest) -> list[tuple[str | Non
     start.update(stop_reason=None, usage={**_usage(completion), "output_tokens": 0})
     named: list[tuple[str, dict[str, Any]]] = [("message_start", {"message": start})]
     for index, block in enumerate(_content(completion)):
+        empty: dict[str, Any]
         if block["type"] == "text":
             empty, delta = (
                 {"type": "text", "text": ""},

@@ -103,7 +103,7 @@ def _model_turn(
             if signature is not None:
                 entry["extra_content"] = _google(signature)
             calls.append(entry)
-            pending.append([name, call_id])
+            pending.append([str(name), call_id])  # a non-empty string: checked above
         elif isinstance(part.get("text"), str):
             texts.append(
                 {"text": part["text"], **({"thoughtSignature": signature} if signature else {})}
@@ -235,7 +235,7 @@ def parse(body: Any) -> WireRequest:
 
 def _parts(completion: Completion) -> list[dict[str, Any]]:
     extra = completion.extra_content or {}
-    google = extra.get("google") if isinstance(extra.get("google"), dict) else {}
+    google = obj if isinstance(obj := extra.get("google"), dict) else {}
     kept = google.get("text_parts")
     parts: list[dict[str, Any]]
     if isinstance(kept, list) and "".join(

@@ -45,7 +45,7 @@ VAULT_TOOLS: list[Tool] = [
     recall_sessions,
     activate_skill,
     generate_image,
-]  # type: ignore[list-item]
+]
 
 VAULT_TOOL_NAMES: tuple[str, ...] = tuple(t.name for t in VAULT_TOOLS)
 

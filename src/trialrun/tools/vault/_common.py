@@ -17,7 +17,7 @@ def root_of(ctx: ToolContext) -> Path:
     return Path(os.path.realpath(ctx.workspace))
 
 
-def rel(ctx: ToolContext, path: Path) -> str:
+def rel(ctx: ToolContext, path: str | Path) -> str:
     """The vault-relative posix path of an absolute path inside the workspace."""
     out = os.path.relpath(path, root_of(ctx)).replace(os.sep, "/")
     return "" if out == "." else out

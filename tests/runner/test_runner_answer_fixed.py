@@ -11,7 +11,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trialrun.runner._open_test import MAX_OPEN, Counts, answer_fixed
+from trialrun.runner._answer_fixed import MAX_OPEN, Counts, answer_fixed
 from trialrun.tracking import dropped_p_value, regressed
 
 # a trial's (passed, solve), as the grader writes them; None: an infra error (a failed
