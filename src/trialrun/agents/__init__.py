@@ -3,7 +3,7 @@ the agent CLIs people ship (presets: gemini-cli, claude-code, codex)."""
 
 from trialrun.agents._simulated_user import conversation_text
 from trialrun.agents._types import Agent, AgentLimits, AgentRun
-from trialrun.agents.factory import make_agent
+from trialrun.agents.factory import check_agent_choice, make_agent
 from trialrun.agents.loop import ToolLoopAgent
 from trialrun.agents.presets import (
     AgentPreset,
@@ -15,6 +15,7 @@ from trialrun.agents.presets import (
 )
 
 __all__ = [
+    "check_agent_choice",
     "Agent",
     "AgentLimits",
     "AgentPreset",
