@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import trialrun.reports as reports  # its face loads a writer on first use
 from trialrun.errors import UserError
-from trialrun.reports import write_junit, write_markdown
 from trialrun.tracking import Blessed, Comparison, GateResult, configured_alpha, load_run, run_gate
 from trialrun.tracking import bless as bless_run
 from trialrun.tracking import compare as compare_run
@@ -88,6 +88,6 @@ def report(
     check_output_path("markdown", markdown)
     run = load_run(run_dir)
     return Report(
-        junit=write_junit(run, junit) if junit is not None else None,
-        markdown=write_markdown(run, markdown, baselines) if markdown is not None else None,
+        junit=reports.write_junit(run, junit) if junit is not None else None,
+        markdown=reports.write_markdown(run, markdown, baselines) if markdown is not None else None,
     )
