@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from trialrun.cli._power_estimate import PowerEstimate
     from trialrun.rundir import ResultLine, RunDir, Summary
+    from trialrun.runner import Run
     from trialrun.workflow import FollowUp
 
 
@@ -34,6 +35,42 @@ def _print_comparison(follow_up: FollowUp, console: Console) -> None:
     render_comparisons(follow_up.comparisons or [], console)
     for note in follow_up.notes:
         print(f"note: {note}", file=sys.stderr)
+
+
+def _json_run(outcome: Run, follow_up: FollowUp) -> None:
+    """`trialrun run --json`: the summary, the warnings and the baseline comparison."""
+    extra: dict[str, Any] = {}
+    if follow_up.comparison_error is not None:
+        outcome.warnings.append(f"baseline comparison skipped: {follow_up.comparison_error}")
+    elif follow_up.comparisons is not None:
+        extra["baseline_comparison"] = [m.to_dict() for m in follow_up.comparisons]
+        outcome.warnings.extend(follow_up.notes)
+    _json_out(outcome.summary, outcome.path, outcome.warnings,
+              interrupted=outcome.interrupted, **extra)  # fmt: skip
+
+
+def _print_run(outcome: Run, follow_up: FollowUp, show_all: bool) -> None:
+    """The end table, the warnings, the run folder, then the comparison (or how to resume)."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    from trialrun.reports import ROW_CAP, render_summary
+
+    console = Console()
+    render_summary(outcome.summary, console, limit=None if show_all else ROW_CAP)
+    err = Console(stderr=True)
+    for warning in outcome.warnings:
+        err.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False, soft_wrap=True)
+    console.print(f"run: {outcome.path}", highlight=False, soft_wrap=True)
+    if outcome.interrupted:
+        err.print(
+            f"interrupted: {outcome.summary.finished_trials} trial(s) kept; "
+            f"resume with: trialrun run --resume {outcome.path}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    else:
+        _print_comparison(follow_up, console)
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -283,12 +320,9 @@ def register(app: typer.Typer) -> None:
         if given:
             _fail(f"{', '.join(given)}: only for a suite config; run `trialrun run suite.toml`")
         out = out or Path("results")
-        from rich.console import Console
-        from rich.markup import escape
 
         from trialrun import AfterRun, Filters, FollowUp, RunConfig, RunHooks, UserError
         from trialrun import run as run_eval
-        from trialrun.reports import ROW_CAP, render_summary
 
         if not paths and resume is None:
             _fail("no task paths given; pass task files or folders (or --resume RUN_DIR)")
@@ -346,39 +380,9 @@ def register(app: typer.Typer) -> None:
         follow_up = outcome.follow_up or FollowUp()
         outcome.warnings.extend(follow_up.warnings)
         if as_json:
-            extra: dict[str, Any] = {}
-            if follow_up.comparison_error is not None:
-                outcome.warnings.append(
-                    f"baseline comparison skipped: {follow_up.comparison_error}"
-                )
-            elif follow_up.comparisons is not None:
-                extra["baseline_comparison"] = [m.to_dict() for m in follow_up.comparisons]
-                outcome.warnings.extend(follow_up.notes)
-            _json_out(
-                outcome.summary,
-                outcome.path,
-                outcome.warnings,
-                interrupted=outcome.interrupted,
-                **extra,
-            )
+            _json_run(outcome, follow_up)
         else:
-            console = Console()
-            render_summary(outcome.summary, console, limit=None if show_all else ROW_CAP)
-            err = Console(stderr=True)
-            for warning in outcome.warnings:
-                err.print(
-                    f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False, soft_wrap=True
-                )
-            console.print(f"run: {outcome.path}", highlight=False, soft_wrap=True)
-            if outcome.interrupted:
-                err.print(
-                    f"interrupted: {outcome.summary.finished_trials} trial(s) kept; "
-                    f"resume with: trialrun run --resume {outcome.path}",
-                    highlight=False,
-                    soft_wrap=True,
-                )
-            else:
-                _print_comparison(follow_up, console)
+            _print_run(outcome, follow_up, show_all)
         if outcome.interrupted:
             raise SystemExit(130)
         raise SystemExit(0)
