@@ -19,8 +19,15 @@ from trialrun.version import __version__
 
 # public name -> the package that defines it
 _EXPORTS: dict[str, str] = {
-    "run": "trialrun.runner",
-    "run_async": "trialrun.runner",
+    "run": "trialrun.workflow",
+    "run_async": "trialrun.workflow",
+    "AfterRun": "trialrun.workflow",
+    "FollowUp": "trialrun.workflow",
+    "Report": "trialrun.workflow",
+    "bless": "trialrun.workflow",
+    "compare": "trialrun.workflow",
+    "gate": "trialrun.workflow",
+    "report": "trialrun.workflow",
     "RunConfig": "trialrun.runner",
     "Run": "trialrun.runner",
     "RunHooks": "trialrun.runner",
@@ -48,6 +55,9 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "__version__",
+    "AfterRun",
+    "FollowUp",
+    "Report",
     "Filters",
     "GraderConfig",
     "ResultLine",
@@ -63,11 +73,15 @@ __all__ = [
     "TrialView",
     "UserError",
     "Verdict",
+    "bless",
+    "compare",
+    "gate",
     "grader",
     "load_tasks",
     "model_provider",
     "pass_at_k",
     "pass_hat_k",
+    "report",
     "run",
     "run_async",
     "summarize",
@@ -82,9 +96,20 @@ if TYPE_CHECKING:
     from trialrun.metrics import pass_at_k, pass_hat_k, summarize
     from trialrun.models import model_provider
     from trialrun.rundir import ResultLine, RunDir, Summary
-    from trialrun.runner import Filters, Run, RunConfig, RunHooks, run, run_async
+    from trialrun.runner import Filters, Run, RunConfig, RunHooks
     from trialrun.tasks import Task, load_tasks
     from trialrun.tools import ToolContext, tool, tool_pack
+    from trialrun.workflow import (
+        AfterRun,
+        FollowUp,
+        Report,
+        bless,
+        compare,
+        gate,
+        report,
+        run,
+        run_async,
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -34,9 +34,9 @@ LAYERS: list[set[str]] = [
     {"graders"},
     {"tasks"},
     {"agents"},
-    {"tracking"},
-    {"runner"},  # --early-stop against a baseline reads tracking's test
+    {"tracking", "runner"},  # neither imports the other: early stop is a StopRule handed in
     {"analysis", "reports", "history", "benchmarks", "replay"},
+    {"workflow"},  # a run with its stop rule and after-run steps; bless, compare, gate, report
     {ROOT},
     {"cli", "testing"},
     {"__main__"},

@@ -11,8 +11,8 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trialrun.runner._answer_fixed import MAX_OPEN, Counts, answer_fixed
 from trialrun.tracking import dropped_p_value, regressed
+from trialrun.tracking._open_answer import MAX_OPEN, Counts, answer_fixed
 
 # a trial's (passed, solve), as the grader writes them; None: an infra error (a failed
 # pass, left out of solve)

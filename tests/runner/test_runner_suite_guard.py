@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from test_runner_early_stop_baseline import blessed, lines_of, script, settled_after, write_suite
 
 from trialrun import run as run_eval
-from trialrun.runner._answer_fixed import Counts
-from trialrun.runner._settle import Settlement
-from trialrun.runner._suite_guard import Side, guarded_groups, suite_answer_fixed
 from trialrun.tracking import GateConfig, compare_with_baselines, suite_test
+from trialrun.tracking._open_answer import Counts
+from trialrun.tracking._settle import Settlement
+from trialrun.tracking._suite_guard import Side, guarded_groups, suite_answer_fixed
 
 # what one more trial adds to (passed, n, solved, solve_n)
 OUTCOMES = {
@@ -119,8 +119,9 @@ def test_the_merge_gate_guards_a_golden_task_whatever_its_policy():
 
 
 def test_the_gates_of_trialrun_toml_are_guarded(tmp_path, monkeypatch):
-    from trialrun.runner._early_stop import settlement_for
+    from trialrun.runner import StopPlan
     from trialrun.tasks import Task
+    from trialrun.tracking import early_stop_rule
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "trialrun.toml").write_text(
@@ -132,7 +133,8 @@ def test_the_gates_of_trialrun_toml_are_guarded(tmp_path, monkeypatch):
                                   "graders": [{"type": "contains", "value": "x"}],
                                   "tracked_metrics": ["pass^k"]})
              for t, s in (("a", "golden"), ("b", "adversarial"))]  # fmt: skip
-    settlement = settlement_for(None, tmp_path / "baselines", ["m"], None, [], tasks)
+    plan = StopPlan(None, tmp_path / "baselines", ["m"], {"a": 1, "b": 1}, tasks)
+    settlement = early_stop_rule(plan, [])
     assert (frozenset("b"), 0.2) in settlement.suite_groups
     assert (frozenset("ab"), settlement.alpha) in settlement.suite_groups
     assert settlement.gate_alphas == {"b": (0.2,)}  # the gate's per-task rule, at its alpha

@@ -114,10 +114,11 @@ def test_gate_cli_says_it_used_the_old_name(make_run, T, tmp_path: Path) -> None
 def test_run_end_summary_says_it_used_the_old_name(make_run, T, tmp_path: Path, capsys) -> None:
     from rich.console import Console
 
-    from trialrun.cli._run import _after_run
-    from trialrun.tracking import load_run
+    from trialrun.cli._run import _print_comparison
+    from trialrun.workflow import AfterRun, follow_up
 
     old = _old_baseline(make_run, T, tmp_path)
     run = make_run([T("a", n=10, k=10)], model=COMPAT)
-    _after_run(run, load_run(run).summary, Console(file=None), old.parent)
+    found = follow_up(run, False, AfterRun(compare=True, baselines=old.parent))
+    _print_comparison(found, Console(file=None))
     assert f"note: {old}" in capsys.readouterr().err

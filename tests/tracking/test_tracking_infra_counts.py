@@ -17,11 +17,11 @@ import pytest
 
 from trialrun.config import ProjectConfig
 from trialrun.rundir import RunDir
-from trialrun.runner._answer_fixed import Counts
-from trialrun.runner._early_stop import baseline_counts
-from trialrun.runner._settle import Settlement
 from trialrun.tracking import bless, compare, load_run, run_gate
 from trialrun.tracking._aggregate import counts_of_entry
+from trialrun.tracking._early_stop import baseline_counts
+from trialrun.tracking._open_answer import Counts
+from trialrun.tracking._settle import Settlement
 
 MODEL = "gemini:gemini-2.5-flash"
 

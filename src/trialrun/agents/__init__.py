@@ -5,7 +5,7 @@ from trialrun.agents._conversing import ConversingAgent
 from trialrun.agents._served import NOT_SERVED_PREFIX
 from trialrun.agents._simulated_user import conversation_text
 from trialrun.agents._types import Agent, AgentLimits, AgentRun
-from trialrun.agents.factory import make_agent
+from trialrun.agents.factory import check_agent_choice, make_agent
 from trialrun.agents.loop import ToolLoopAgent
 from trialrun.agents.presets import (
     AgentPreset,
@@ -18,6 +18,7 @@ from trialrun.agents.presets import (
 
 __all__ = [
     "NOT_SERVED_PREFIX",
+    "check_agent_choice",
     "Agent",
     "AgentLimits",
     "AgentPreset",

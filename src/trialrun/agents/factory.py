@@ -51,6 +51,23 @@ def check_command(agent_cmd: str) -> None:
         )
 
 
+EMPTY_FIX = "or leave the flag out for the built-in tool loop"
+
+
+def check_agent_choice(agent: str | None, agent_cmd: str | None) -> None:
+    """`--agent` / `--agent-cmd` as given: at most one, and not empty (an empty value is a
+    mistake, an unset variable, not "use the built-in loop"). The one check of them."""
+    if agent_cmd is not None and not agent_cmd.strip():
+        raise UserError(
+            f'--agent-cmd: empty command; e.g. --agent-cmd "my-agent --prompt {{prompt}}", '
+            f"{EMPTY_FIX}"
+        )
+    if agent is not None and not agent.strip():
+        raise UserError(f"--agent: empty; e.g. --agent my_pkg.agent:run, {EMPTY_FIX}")
+    if agent and agent_cmd:
+        raise UserError("--agent and --agent-cmd: give one of them, not both")
+
+
 def check_agent_api(agent_api: str | None, agent_cmd: str | None) -> None:
     if agent_api is None:
         return
@@ -71,14 +88,9 @@ def make_agent(
     agent_api: str | None = None,
 ) -> Agent:
     """The agent under test for `--agent` (a preset or a Python callable) or `--agent-cmd`."""
-    if agent and agent_cmd:
-        raise UserError("--agent and --agent-cmd: give one of them, not both")
+    check_agent_choice(agent, agent_cmd)
     check_agent_api(agent_api, agent_cmd)
     if agent_cmd is not None:
-        if not agent_cmd.strip():
-            raise UserError(
-                '--agent-cmd: empty command; e.g. --agent-cmd "my-agent --prompt {prompt}"'
-            )
         check_command(agent_cmd)
         return CommandAgent(agent_cmd, timeout_s=timeout_s, api=agent_api)
     if agent and (preset := get_preset(agent.strip())) is not None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from trialrun.cli._benchmarks import BENCH_HELP
-from trialrun.cli._history import STORE_HELP, record_cli_run
+from trialrun.cli._history import STORE_HELP
 from trialrun.core import redact
 
 if TYPE_CHECKING:
@@ -19,79 +19,59 @@ if TYPE_CHECKING:
 
     from trialrun.cli._power_estimate import PowerEstimate
     from trialrun.rundir import ResultLine, RunDir, Summary
+    from trialrun.runner import Run
+    from trialrun.workflow import FollowUp
 
 
-def _compare_with_baselines(run_dir: Path, baselines: Path | None) -> list[Any]:
-    """Each model of the run against its blessed baseline (missing ones say where they looked)."""
-    from trialrun.tracking import compare_with_baselines, default_baselines_dir
-
-    return compare_with_baselines(run_dir, baselines or default_baselines_dir())
-
-
-def _legacy_notes(matches: list[Any], baselines: Path | None) -> list[str]:
-    """Baselines found under their old name (base URL in it): one note each."""
-    from trialrun.cli._tracking import legacy_notes
-    from trialrun.tracking import default_baselines_dir
-
-    return legacy_notes([m.model for m in matches], baselines or default_baselines_dir())
-
-
-def _write_ci_outputs(run_dir: Path, junit: Path | None, markdown: Path | None,
-                      baselines: Path | None) -> list[str]:
-    """The --junit/--markdown files; returns warnings (a damaged baseline), fails on I/O."""
-    from trialrun.errors import UserError
-
-    warnings: list[str] = []
-    if junit is not None:
-        from trialrun.reports import write_junit
-
-        try:
-            write_junit(run_dir, junit)
-        except OSError as exc:
-            _fail(f"--junit {junit}: cannot write it ({exc.strerror or exc}); pick a writable path")
-    if markdown is not None:
-        from trialrun.reports import write_markdown
-
-        try:
-            write_markdown(run_dir, markdown, baselines_dir=baselines)
-        except OSError as exc:
-            _fail(f"--markdown {markdown}: cannot write it ({exc.strerror or exc}); "
-                  "pick a writable path")
-        except UserError as exc:
-            warnings.append(f"--markdown {markdown}: not written: {exc}")
-    return warnings
-
-
-def _check_output_paths(**paths: Path | None) -> None:
-    """--junit/--markdown pointing at a folder: said before the run, not after it."""
-    for flag, path in paths.items():
-        if path is not None and path.is_dir():
-            _fail(f"--{flag} {path}: is a folder; pass a file path, e.g. {path / 'report'}")
-
-
-def _after_run(run_dir: Path, summary: Summary, console: Console,
-               baselines: Path | None = None) -> None:
-    """After a completed run: the regressions-only comparison with each model's baseline.
-
-    The run is complete and kept whatever happens here: a damaged baseline is a warning
-    (the run still exits 0), not a failed run.
-    """
-    from trialrun.errors import UserError
+def _print_comparison(follow_up: FollowUp, console: Console) -> None:
+    """After a completed run: the regressions-only comparison with each model's baseline
+    (a damaged baseline is a warning: the run still exits 0)."""
     from trialrun.reports import render_comparisons
 
-    try:
-        matches = _compare_with_baselines(run_dir, baselines)
-    except UserError as exc:
-        _warn_comparison(exc)
+    if follow_up.comparison_error is not None:
+        print(f"warning: baseline comparison skipped: {follow_up.comparison_error}",
+              file=sys.stderr)
         return
     console.print()
-    render_comparisons(matches, console)
-    for note in _legacy_notes(matches, baselines):
+    render_comparisons(follow_up.comparisons or [], console)
+    for note in follow_up.notes:
         print(f"note: {note}", file=sys.stderr)
 
 
-def _warn_comparison(exc: Exception) -> None:
-    print(f"warning: baseline comparison skipped: {exc}", file=sys.stderr)
+def _json_run(outcome: Run, follow_up: FollowUp) -> None:
+    """`trialrun run --json`: the summary, the warnings and the baseline comparison."""
+    extra: dict[str, Any] = {}
+    if follow_up.comparison_error is not None:
+        outcome.warnings.append(f"baseline comparison skipped: {follow_up.comparison_error}")
+    elif follow_up.comparisons is not None:
+        extra["baseline_comparison"] = [m.to_dict() for m in follow_up.comparisons]
+        outcome.warnings.extend(follow_up.notes)
+    _json_out(outcome.summary, outcome.path, outcome.warnings,
+              interrupted=outcome.interrupted, **extra)  # fmt: skip
+
+
+def _print_run(outcome: Run, follow_up: FollowUp, show_all: bool) -> None:
+    """The end table, the warnings, the run folder, then the comparison (or how to resume)."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    from trialrun.reports import ROW_CAP, render_summary
+
+    console = Console()
+    render_summary(outcome.summary, console, limit=None if show_all else ROW_CAP)
+    err = Console(stderr=True)
+    for warning in outcome.warnings:
+        err.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False, soft_wrap=True)
+    console.print(f"run: {outcome.path}", highlight=False, soft_wrap=True)
+    if outcome.interrupted:
+        err.print(
+            f"interrupted: {outcome.summary.finished_trials} trial(s) kept; "
+            f"resume with: trialrun run --resume {outcome.path}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    else:
+        _print_comparison(follow_up, console)
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -371,40 +351,14 @@ def register(app: typer.Typer) -> None:
         if given:
             _fail(f"{', '.join(given)}: only for a suite config; run `trialrun run suite.toml`")
         out = out or Path("results")
-        from rich.console import Console
-        from rich.markup import escape
 
-        from trialrun import Filters, RunConfig, RunHooks, UserError
+        from trialrun import AfterRun, Filters, FollowUp, RunConfig, RunHooks, UserError
         from trialrun import run as run_eval
-        from trialrun.reports import ROW_CAP, render_summary
 
-        # an empty value is a mistake (an unset variable), not "use the built-in loop"
-        if agent_cmd is not None and not agent_cmd.strip():
-            _fail(
-                '--agent-cmd: empty command; e.g. --agent-cmd "my-agent --prompt {prompt}", '
-                "or leave the flag out for the built-in tool loop"
-            )
-        if agent is not None and not agent.strip():
-            _fail(
-                "--agent: empty; e.g. --agent my_pkg.agent:run, or leave the flag out for the "
-                "built-in tool loop"
-            )
-        if agent and agent_cmd:
-            _fail("--agent and --agent-cmd: pass only one")
-        if baselines is not None and not baselines.is_dir():
-            _fail(f"--baselines {baselines}: no such folder; pass the folder `trialrun bless` "
-                  "writes to")
-        if judge:
-            from trialrun.judge import check_judge_spec
-
-            check_judge_spec(judge)
         if not paths and resume is None:
             _fail("no task paths given; pass task files or folders (or --resume RUN_DIR)")
-        if trigger is not None:
-            from trialrun.history import detect_trigger
-
-            detect_trigger(trigger)  # a bad value is refused before the run, not after
-        _check_output_paths(junit=junit, markdown=markdown)
+        after = AfterRun(junit=junit, markdown=markdown, record=True, store=store,
+                         trigger=trigger, compare=True, baselines=baselines)  # fmt: skip
         progress = None if as_json else _Progress(resumed=resume is not None)
         hooks = (
             RunHooks(progress.start, progress.trial, progress.loaded) if progress else RunHooks()
@@ -434,7 +388,11 @@ def register(app: typer.Typer) -> None:
                 ray_address=ray_address,
                 processes=processes,
             )
-            outcome = run_eval(config, hooks=hooks)
+            if judge:
+                from trialrun.judge import check_judge_spec
+
+                check_judge_spec(judge)
+            outcome = run_eval(config, hooks=hooks, after=after)
             if progress:
                 progress.settle_estimate(wait=not outcome.interrupted)
         except UserError as exc:
@@ -450,43 +408,12 @@ def register(app: typer.Typer) -> None:
         finally:
             if progress:
                 progress.stop()
-        outcome.warnings.extend(_write_ci_outputs(outcome.path, junit, markdown, baselines))
-        if not outcome.interrupted and (note := record_cli_run(outcome.path, trigger, store)):
-            outcome.warnings.append(note)
+        follow_up = outcome.follow_up or FollowUp()
+        outcome.warnings.extend(follow_up.warnings)
         if as_json:
-            extra: dict[str, Any] = {}
-            if not outcome.interrupted:
-                try:
-                    matches = _compare_with_baselines(outcome.path, baselines)
-                    extra["baseline_comparison"] = [m.to_dict() for m in matches]
-                    outcome.warnings.extend(_legacy_notes(matches, baselines))
-                except UserError as exc:
-                    outcome.warnings.append(f"baseline comparison skipped: {exc}")
-            _json_out(
-                outcome.summary,
-                outcome.path,
-                outcome.warnings,
-                interrupted=outcome.interrupted,
-                **extra,
-            )
+            _json_run(outcome, follow_up)
         else:
-            console = Console()
-            render_summary(outcome.summary, console, limit=None if show_all else ROW_CAP)
-            err = Console(stderr=True)
-            for warning in outcome.warnings:
-                err.print(
-                    f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False, soft_wrap=True
-                )
-            console.print(f"run: {outcome.path}", highlight=False, soft_wrap=True)
-            if outcome.interrupted:
-                err.print(
-                    f"interrupted: {outcome.summary.finished_trials} trial(s) kept; "
-                    f"resume with: trialrun run --resume {outcome.path}",
-                    highlight=False,
-                    soft_wrap=True,
-                )
-            else:
-                _after_run(outcome.path, outcome.summary, console, baselines)
+            _print_run(outcome, follow_up, show_all)
         if outcome.interrupted:
             raise SystemExit(130)
         raise SystemExit(0)

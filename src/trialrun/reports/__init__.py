@@ -3,26 +3,60 @@ comparisons, gate verdicts, the leaderboard, Markdown, JUnit XML, the self-conta
 report and the local viewer server (`trialrun view`).
 
 `trialrun.tracking` and `trialrun.rundir` return data; this package renders it.
+Names are imported on first use: a run that writes no report loads none of it.
 """
 
-from trialrun.reports._across import HISTORY_RUNS, HeatCell
-from trialrun.reports._html import render_report, write_html_report
-from trialrun.reports._server import ViewerServer, make_server
-from trialrun.reports._view import RunView
-from trialrun.reports.comparison import (
-    comparison_lines,
-    comparisons_json,
-    comparisons_markdown,
-    one_sided_lines,
-    render_comparisons,
-)
-from trialrun.reports.gate import gate_lines
-from trialrun.reports.junit import junit_tree, task_outcome, write_junit
-from trialrun.reports.leaderboard import leaderboard_markdown
-from trialrun.reports.markdown import render_run_markdown, write_markdown
-from trialrun.reports.models import render_models_markdown
-from trialrun.reports.terminal import ROW_CAP, render_summary
-from trialrun.reports.transcript import render_transcript
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# public name -> the module that defines it
+_EXPORTS: dict[str, str] = {
+    "HISTORY_RUNS": "trialrun.reports._across",
+    "HeatCell": "trialrun.reports._across",
+    "render_report": "trialrun.reports._html",
+    "write_html_report": "trialrun.reports._html",
+    "ViewerServer": "trialrun.reports._server",
+    "make_server": "trialrun.reports._server",
+    "RunView": "trialrun.reports._view",
+    "comparison_lines": "trialrun.reports.comparison",
+    "comparisons_json": "trialrun.reports.comparison",
+    "comparisons_markdown": "trialrun.reports.comparison",
+    "one_sided_lines": "trialrun.reports.comparison",
+    "render_comparisons": "trialrun.reports.comparison",
+    "gate_lines": "trialrun.reports.gate",
+    "junit_tree": "trialrun.reports.junit",
+    "task_outcome": "trialrun.reports.junit",
+    "write_junit": "trialrun.reports.junit",
+    "leaderboard_markdown": "trialrun.reports.leaderboard",
+    "render_run_markdown": "trialrun.reports.markdown",
+    "write_markdown": "trialrun.reports.markdown",
+    "render_models_markdown": "trialrun.reports.models",
+    "ROW_CAP": "trialrun.reports.terminal",
+    "render_summary": "trialrun.reports.terminal",
+    "render_transcript": "trialrun.reports.transcript",
+}
+
+if TYPE_CHECKING:
+    from trialrun.reports._across import HISTORY_RUNS, HeatCell
+    from trialrun.reports._html import render_report, write_html_report
+    from trialrun.reports._server import ViewerServer, make_server
+    from trialrun.reports._view import RunView
+    from trialrun.reports.comparison import (
+        comparison_lines,
+        comparisons_json,
+        comparisons_markdown,
+        one_sided_lines,
+        render_comparisons,
+    )
+    from trialrun.reports.gate import gate_lines
+    from trialrun.reports.junit import junit_tree, task_outcome, write_junit
+    from trialrun.reports.leaderboard import leaderboard_markdown
+    from trialrun.reports.markdown import render_run_markdown, write_markdown
+    from trialrun.reports.models import render_models_markdown
+    from trialrun.reports.terminal import ROW_CAP, render_summary
+    from trialrun.reports.transcript import render_transcript
 
 __all__ = [
     "HISTORY_RUNS",
@@ -49,3 +83,16 @@ __all__ = [
     "write_junit",
     "write_markdown",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'trialrun.reports' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trialrun.errors import UserError
+from trialrun.agents import check_agent_choice
 from trialrun.rundir import ResultLine, RunDir, Summary
 from trialrun.runner._plan import Filters
 from trialrun.tasks import check_k_option
@@ -72,11 +72,7 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         check_k_option(self.k)  # a huge k would validate, then exhaust memory
-        for name in ("agent", "agent_cmd"):
-            value = getattr(self, name)
-            if value is not None and not value.strip():
-                flag = name.replace("_", "-")
-                raise UserError(f"--{flag}: empty; give your agent, or leave --{flag} out")
+        check_agent_choice(self.agent, self.agent_cmd)
 
     @classmethod
     def of(cls, source: Any = None, **options: Any) -> RunConfig:

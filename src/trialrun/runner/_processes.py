@@ -29,14 +29,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trialrun.errors import UserError
+from trialrun.runner._executor import Executed
 from trialrun.runner._frames import WorkerSetup, frame, read_frame
 from trialrun.runner._interrupt import on_interrupt
-from trialrun.runner._remote import WorkerJob, infra_line, write_finished
+from trialrun.runner._remote import WorkerJob, infra_line
 
 if TYPE_CHECKING:
-    from trialrun.runner._config import RunHooks
     from trialrun.runner._plan import TrialSpec
-    from trialrun.runner._settle import Settlement
+    from trialrun.runner._sink import TrialSink
     from trialrun.runner._trial import RunContext
 
 MAX_PROCESSES = 256
@@ -142,143 +142,157 @@ async def _close(slot: _Slot) -> None:
     slot.writer = slot.reader = None
 
 
-async def execute_processes(
-    specs: list[TrialSpec],
-    ctx: RunContext,
-    job: WorkerJob,
-    processes: int,
-    in_flight: int,
-    hooks: RunHooks,
-    handle_sigint: bool,
-    settlement: Settlement,
-    warnings: list[str] | None = None,
-) -> tuple[int, bool]:
-    """Run `specs` on `processes` worker processes, write each trial as it comes back:
-    (trials run, interrupted). A worker slot that cannot start is one line in `warnings`."""
-    processes = max(1, min(processes, in_flight, len(specs)))
-    shares = [in_flight // processes + (i < in_flight % processes) for i in range(processes)]
-    tasks = {spec.task.task_id: spec.task for spec in specs}
-    setup_of = [
-        WorkerSetup(
-            job=job,
-            tasks=list(tasks.values()),
-            task_slugs={tid: ctx.prep[tid].task_slug for tid in tasks},
-            model_slugs=dict(ctx.model_slugs),
-            run_path=ctx.rundir.path,
-            workspace_parent=ctx.workspace_parent or ctx.rundir.path,
-            in_flight=share,
-            keep_artifacts=ctx.keep_artifacts,
-            sys_path=_driver_path(),
-        )
-        for share in shares
-    ]
-    queue: deque[TrialSpec] = deque(specs)
-    lost: dict[tuple[str, str, int], int] = {}
-    slots = [_Slot(number=i) for i in range(processes)]
-    finished = 0
-    stop = False
-    loop = asyncio.get_running_loop()
-    given_up: list[str] = []  # why each worker slot that never started was given up
+@dataclass(slots=True)
+class WorkerProcesses:
+    """The local executor on `processes` worker processes, `in_flight` trials in flight in
+    all; a worker slot that cannot start is one line in `warnings`."""
 
-    def hand_out(slot: _Slot, n: int) -> None:
+    ctx: RunContext
+    job: WorkerJob
+    processes: int
+    in_flight: int
+    handle_sigint: bool = True
+    warnings: list[str] = field(default_factory=list)
+
+    async def execute(self, trials: list[TrialSpec], sink: TrialSink) -> Executed:
+        """Run `trials` on the worker processes, write each trial as it comes back."""
+        spread = _Spread(self, trials, sink)
+        await spread.run()
+        return Executed(spread.finished, spread.stop)
+
+    def setups(self, trials: list[TrialSpec]) -> list[WorkerSetup]:
+        """Each worker slot's setup (its share of the trials in flight)."""
+        ctx, in_flight = self.ctx, self.in_flight
+        processes = max(1, min(self.processes, in_flight, len(trials)))
+        shares = [in_flight // processes + (i < in_flight % processes) for i in range(processes)]
+        tasks = {spec.task.task_id: spec.task for spec in trials}
+        return [
+            WorkerSetup(
+                job=self.job,
+                tasks=list(tasks.values()),
+                task_slugs={tid: ctx.prep[tid].task_slug for tid in tasks},
+                model_slugs=dict(ctx.model_slugs),
+                run_path=ctx.rundir.path,
+                workspace_parent=ctx.workspace_parent or ctx.rundir.path,
+                in_flight=share,
+                keep_artifacts=ctx.keep_artifacts,
+                sys_path=_driver_path(),
+            )
+            for share in shares
+        ]
+
+
+class _Spread:
+    """One execution over worker processes: the queue, the slots and what came back."""
+
+    def __init__(self, executor: WorkerProcesses, trials: list[TrialSpec], sink: TrialSink):
+        self.executor = executor
+        self.sink = sink
+        self.setup_of = executor.setups(trials)
+        self.queue: deque[TrialSpec] = deque(trials)
+        self.lost: dict[tuple[str, str, int], int] = {}
+        self.slots = [_Slot(number=i) for i in range(len(self.setup_of))]
+        self.finished = 0
+        self.stop = False
+        self.given_up: list[str] = []  # why each worker slot that never started was given up
+
+    def write(self, spec: TrialSpec, line: Any, transcript: bytes | None) -> None:
+        self.sink.write(spec, line, transcript)
+        self.finished += 1
+
+    def hand_out(self, slot: _Slot, n: int) -> None:
         batch: list[tuple[str, str, int]] = []
-        while not stop and queue and len(batch) < n:
-            spec = queue.popleft()
-            if settlement.is_settled(spec.task.task_id, spec.model):
-                settlement.skipped += 1
+        while not self.stop and self.queue and len(batch) < n:
+            spec = self.queue.popleft()
+            if self.sink.skips(spec):
                 continue
-            key = (spec.task.task_id, spec.model, spec.trial)
-            slot.pending[key] = spec
-            batch.append(key)
+            slot.pending[spec.key] = spec
+            batch.append(spec.key)
         if batch:
             slot.send(("run", batch))
 
-    def lose(slot: _Slot, why: str) -> None:
+    def lose(self, slot: _Slot, why: str) -> None:
         """The slot's worker died: its trials run once more, or are infra errors."""
-        nonlocal finished
         for key, spec in reversed(list(slot.pending.items())):
-            lost[key] = lost.get(key, 0) + 1
-            if lost[key] > RETRIES or stop:
-                if stop:
-                    continue  # interrupted: not run, a resume runs it
-                line, transcript = infra_line(spec, ctx, why)
-                write_finished(ctx, spec, line, transcript, settlement, hooks)
-                finished += 1
+            self.lost[key] = self.lost.get(key, 0) + 1
+            if self.stop:
+                continue  # interrupted: not run, a resume runs it
+            if self.lost[key] > RETRIES:
+                self.write(spec, *infra_line(spec, self.executor.ctx, why))
             else:
-                queue.appendleft(spec)
+                self.queue.appendleft(spec)
         slot.pending.clear()
 
-    async def start(slot: _Slot) -> bool:
+    async def start(self, slot: _Slot) -> bool:
         """Start the slot's worker, again if it dies while starting; False: given up."""
+        why = ""
         for _ in range(START_TRIES):
             try:
-                await _start(slot, setup_of[slot.number])
+                await _start(slot, self.setup_of[slot.number])
                 return True
             except _DiedStarting as exc:
                 why = str(exc)
         why = f"{why}, {START_TRIES} times in a row; this worker slot is given up"
-        given_up.append(why)
-        if warnings is not None:
-            warnings.append(why)
+        self.given_up.append(why)
+        self.executor.warnings.append(why)
         return False
 
-    async def drive(slot: _Slot) -> None:
-        nonlocal finished
-        share = setup_of[slot.number].in_flight
-        while not stop and (queue or slot.pending):
-            if not await start(slot):
+    async def receive(self, slot: _Slot, share: int) -> None:
+        """Write what the slot's worker hands back until it has nothing in flight or dies."""
+        assert slot.reader is not None
+        while slot.pending:
+            message = await read_frame(slot.reader)
+            if message is None:
                 return
-            hand_out(slot, share)
-            assert slot.reader is not None
-            while slot.pending:
-                message = await read_frame(slot.reader)
-                if message is None:
-                    break
-                if message[0] == "crash":
-                    raise RuntimeError(f"worker process {slot.number}:\n{message[1]}")
-                for line, transcript in message[1]:
-                    spec = slot.pending.pop(line.key)
-                    write_finished(ctx, spec, line, transcript, settlement, hooks)
-                    finished += 1
-                hand_out(slot, share - len(slot.pending))
+            if message[0] == "crash":
+                raise RuntimeError(f"worker process {slot.number}:\n{message[1]}")
+            for line, transcript in message[1]:
+                self.write(slot.pending.pop(line.key), line, transcript)
+            self.hand_out(slot, share - len(slot.pending))
+
+    async def drive(self, slot: _Slot) -> None:
+        share = self.setup_of[slot.number].in_flight
+        while not self.stop and (self.queue or slot.pending):
+            if not await self.start(slot):
+                return
+            self.hand_out(slot, share)
+            await self.receive(slot, share)
             if not slot.pending:
                 await _close(slot)
-                if stop or not queue:
+                if self.stop or not self.queue:
                     return
                 continue  # another slot's lost trials came back to the queue
             code = await _exit_code(slot)
             slot.deaths += 1
-            lose(slot, f"worker process died (exit {code}) twice while running this trial")
+            self.lose(slot, f"worker process died (exit {code}) twice while running this trial")
             if slot.deaths > RESTARTS_PER_WORKER:
                 return
 
-    def on_sigint() -> None:
-        nonlocal stop
-        stop = True
-        for slot in slots:
+    def on_sigint(self) -> None:
+        self.stop = True
+        for slot in self.slots:
             slot.send(("stop",))
 
-    drivers = [asyncio.ensure_future(drive(slot)) for slot in slots]
-    with on_interrupt(loop, on_sigint, handle_sigint):
-        try:  # a worker's crash (a bug, as in a one-process run) ends the whole run
-            await asyncio.gather(*drivers)
-        except BaseException:
-            stop = True
-            raise
-        finally:
-            for d in drivers:
-                d.cancel()
-            await asyncio.gather(*drivers, return_exceptions=True)
-            for slot in slots:  # whatever happened, no worker outlives the run
-                with contextlib.suppress(Exception):
-                    await _close(slot)
-    if queue and not stop:  # every worker slot died too often: the rest cannot run
-        why = "no worker process left to run this trial"
-        if given_up:
-            why += f" ({given_up[-1].split(';')[0]})"
-        while queue:
-            spec = queue.popleft()
-            line, transcript = infra_line(spec, ctx, why)
-            write_finished(ctx, spec, line, transcript, settlement, hooks)
-            finished += 1
-    return finished, stop
+    async def run(self) -> None:
+        drivers = [asyncio.ensure_future(self.drive(slot)) for slot in self.slots]
+        loop = asyncio.get_running_loop()
+        with on_interrupt(loop, self.on_sigint, self.executor.handle_sigint):
+            try:  # a worker's crash (a bug, as in a one-process run) ends the whole run
+                await asyncio.gather(*drivers)
+            except BaseException:
+                self.stop = True
+                raise
+            finally:
+                for d in drivers:
+                    d.cancel()
+                await asyncio.gather(*drivers, return_exceptions=True)
+                for slot in self.slots:  # whatever happened, no worker outlives the run
+                    with contextlib.suppress(Exception):
+                        await _close(slot)
+        if self.queue and not self.stop:  # every worker slot died too often: the rest cannot run
+            why = "no worker process left to run this trial"
+            if self.given_up:
+                why += f" ({self.given_up[-1].split(';')[0]})"
+            while self.queue:
+                spec = self.queue.popleft()
+                self.write(spec, *infra_line(spec, self.executor.ctx, why))

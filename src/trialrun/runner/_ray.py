@@ -26,11 +26,13 @@ import sys
 import tarfile
 import tempfile
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from trialrun.errors import UserError
 from trialrun.rundir import ResultLine
+from trialrun.runner._executor import Executed
 from trialrun.runner._interrupt import on_interrupt
 from trialrun.runner._remote import (
     CapturedTranscripts,
@@ -38,13 +40,11 @@ from trialrun.runner._remote import (
     WorkerKit,
     check_returned,
     infra_line,
-    write_finished,
 )
 
 if TYPE_CHECKING:
-    from trialrun.runner._config import RunHooks
     from trialrun.runner._plan import TrialSpec
-    from trialrun.runner._settle import Settlement
+    from trialrun.runner._sink import TrialSink
     from trialrun.runner._trial import RunContext
 
 T = TypeVar("T")
@@ -323,85 +323,105 @@ def _one_line(exc: BaseException) -> str:
     return f"ray: {type(exc).__name__}: {text[:300]}" if text else f"ray: {type(exc).__name__}"
 
 
-async def execute_ray(
-    specs: list[TrialSpec],
-    ctx: RunContext,
-    job: WorkerJob,
-    workers_n: int | None,
-    hooks: RunHooks,
-    handle_sigint: bool,
-    settlement: Settlement,
-) -> tuple[int, bool]:
-    """Run `specs` as Ray tasks, write each line as it comes back: (trials run, interrupted)."""
-    ray = import_ray()
-    connect_ray(job.address)
-    remote = ray.remote(max_retries=RETRIES, retry_exceptions=False)(worker_trial)
-    if workers_n is None:
-        workers_n = max(1, int(ray.cluster_resources().get("CPU", 1)))
+@dataclass(slots=True)
+class RayCluster:
+    """Trials as Ray tasks, `in_flight` outstanding (None: the cluster's CPUs)."""
 
-    job_ref = ray.put(job)
-    fixtures: dict[str, tuple[str, Any]] = {}
+    ctx: RunContext
+    job: WorkerJob
+    in_flight: int | None = None
+    handle_sigint: bool = True
 
-    def submit(spec: TrialSpec) -> Any:
+    async def execute(self, trials: list[TrialSpec], sink: TrialSink) -> Executed:
+        """Run `trials` as Ray tasks, write each line as it comes back."""
+        ray = import_ray()
+        connect_ray(self.job.address)
+        in_flight = self.in_flight or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        submitted = _Submitted(ray, self.ctx, ray.put(self.job), in_flight)
+        queue = iter(trials)
+        finished = 0
+
+        def on_sigint() -> None:
+            submitted.stop = True
+            submitted.cancel_refs()
+
+        with on_interrupt(asyncio.get_running_loop(), on_sigint, self.handle_sigint):
+            try:
+                submitted.fill(queue, sink)
+                while submitted.pending and not submitted.stop:
+                    for spec, line, transcript in await submitted.next_done():
+                        sink.write(spec, line, transcript)
+                        finished += 1
+                    submitted.fill(queue, sink)
+            except asyncio.CancelledError:
+                submitted.stop = True
+                raise
+            finally:  # interrupted (or an error): nothing outstanding keeps running
+                submitted.cancel_all()
+        return Executed(finished, submitted.stop)
+
+
+@dataclass(slots=True)
+class _Submitted:
+    """The Ray tasks in flight of one execution, and each task's fixtures, put once."""
+
+    ray: Any
+    ctx: RunContext
+    job_ref: Any
+    in_flight: int
+    stop: bool = False
+    pending: dict[asyncio.Future[Any], tuple[TrialSpec, Any]] = field(default_factory=dict)
+    fixtures: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    remote: Any = None
+
+    def submit(self, spec: TrialSpec) -> None:
+        if self.remote is None:
+            self.remote = self.ray.remote(max_retries=RETRIES, retry_exceptions=False)(
+                worker_trial
+            )
         task_id = spec.task.task_id
-        if task_id not in fixtures:
+        if task_id not in self.fixtures:
             packed = pack_fixtures(spec.task)
-            fixtures[task_id] = (hashlib.sha1(packed[0]).hexdigest()[:16], ray.put(packed))
-        digest, packed_ref = fixtures[task_id]
-        slug = ctx.model_slugs.get(spec.model) or spec.model
-        return remote.remote(job_ref, spec, ctx.prep[task_id].task_slug, slug, digest, packed_ref)
+            digest = hashlib.sha1(packed[0]).hexdigest()[:16]
+            self.fixtures[task_id] = (digest, self.ray.put(packed))
+        digest, packed_ref = self.fixtures[task_id]
+        slug = self.ctx.model_slugs.get(spec.model) or spec.model
+        task_slug = self.ctx.prep[task_id].task_slug
+        ref = self.remote.remote(self.job_ref, spec, task_slug, slug, digest, packed_ref)
+        self.pending[asyncio.wrap_future(ref.future())] = (spec, ref)
 
-    queue = iter(specs)
-    pending: dict[asyncio.Future[Any], tuple[TrialSpec, Any]] = {}
-    finished = 0
-    stop = False
-    loop = asyncio.get_running_loop()
-
-    def fill() -> None:
-        while not stop and len(pending) < workers_n:
+    def fill(self, queue: Iterator[TrialSpec], sink: TrialSink) -> None:
+        while not self.stop and len(self.pending) < self.in_flight:
             spec = next(queue, None)
             if spec is None:
                 return
-            if settlement.is_settled(spec.task.task_id, spec.model):
-                settlement.skipped += 1
-                continue
-            ref = submit(spec)
-            pending[asyncio.wrap_future(ref.future())] = (spec, ref)
+            if not sink.skips(spec):
+                self.submit(spec)
 
-    def on_sigint() -> None:
-        nonlocal stop
-        stop = True
-        for _fut, (_spec, ref) in pending.items():
+    async def next_done(self) -> list[tuple[TrialSpec, ResultLine, bytes | None]]:
+        """The trials finished next (a finished trial is written, even after Ctrl-C)."""
+        done, _ = await asyncio.wait(list(self.pending), return_when=asyncio.FIRST_COMPLETED)
+        out = []
+        for fut in done:
+            spec, _ref = self.pending.pop(fut)
+            try:
+                line, transcript = fut.result()
+                check_returned(line, transcript)
+            except self.ray.exceptions.RayError as exc:
+                if isinstance(getattr(exc, "cause", None), UserError):
+                    raise UserError(f"--executor ray: {exc.cause}") from None
+                if self.stop:  # cancelled by Ctrl-C: not run, a resume runs it
+                    continue
+                line, transcript = infra_line(spec, self.ctx, _one_line(exc))
+            out.append((spec, line, transcript))
+        return out
+
+    def cancel_refs(self) -> None:
+        for _fut, (_spec, ref) in self.pending.items():
             with contextlib.suppress(Exception):
-                ray.cancel(ref, force=True)
+                self.ray.cancel(ref, force=True)
 
-    with on_interrupt(loop, on_sigint, handle_sigint):
-        try:
-            fill()
-            while pending and not stop:
-                done, _ = await asyncio.wait(list(pending), return_when=asyncio.FIRST_COMPLETED)
-                for fut in done:
-                    spec, _ref = pending.pop(fut)  # a finished trial is written, even after Ctrl-C
-                    try:
-                        line, transcript = fut.result()
-                        check_returned(line, transcript)
-                    except ray.exceptions.RayError as exc:
-                        if isinstance(getattr(exc, "cause", None), UserError):
-                            raise UserError(f"--executor ray: {exc.cause}") from None
-                        if stop:  # cancelled by Ctrl-C: not run, a resume runs it
-                            continue
-                        line, transcript = infra_line(spec, ctx, _one_line(exc))
-                    write_finished(ctx, spec, line, transcript, settlement, hooks)
-                    finished += 1
-                fill()
-        except asyncio.CancelledError:
-            stop = True
-            raise
-        finally:
-            if pending:  # interrupted (or an error): nothing outstanding keeps running
-                for _fut, (_spec, ref) in pending.items():
-                    with contextlib.suppress(Exception):
-                        ray.cancel(ref, force=True)
-                for fut in pending:
-                    fut.cancel()
-    return finished, stop
+    def cancel_all(self) -> None:
+        self.cancel_refs()
+        for fut in self.pending:
+            fut.cancel()

@@ -1,7 +1,7 @@
 """Trials run away from the driver (Ray tasks, the run's worker processes): the job every
 worker needs, what a worker builds from it, and the driver's side of writing what comes
 back. The driver stays the run folder's only writer: a worker hands back the results line
-and its transcript, the driver appends both, transcript first."""
+and its transcript, the driver's `TrialSink` appends both, transcript first."""
 
 from __future__ import annotations
 
@@ -19,9 +19,7 @@ from trialrun.version import __version__
 if TYPE_CHECKING:
     from trialrun.agents import Agent
     from trialrun.models import Model
-    from trialrun.runner._config import RunHooks
     from trialrun.runner._plan import TrialSpec
-    from trialrun.runner._settle import Settlement
     from trialrun.runner._trial import RunContext
 
 T = TypeVar("T")
@@ -184,28 +182,3 @@ def infra_line(spec: TrialSpec, ctx: RunContext, message: str) -> tuple[ResultLi
         task_id=spec.task.task_id, model=spec.model, trial=spec.trial, messages=[], error=error
     )
     return line, transcript_line(transcript)
-
-
-def write_finished(
-    ctx: RunContext,
-    spec: TrialSpec,
-    line: ResultLine,
-    transcript: bytes | None,
-    settlement: Settlement,
-    hooks: RunHooks,
-) -> None:
-    """Write a finished trial: its transcript (unless written already: None), then its
-    results line; then the hooks."""
-    if transcript is not None:
-        slug = ctx.model_slugs.get(spec.model) or spec.model
-        rel, offset = ctx.rundir.append_transcript_line(slug, transcript)
-        line.transcript = rel
-        line.extra["transcript_offset"] = offset
-    settlement.record(spec.task, line)
-    ctx.rundir.append(line, sync=False)
-    if ctx.io_pool is not None:
-        ctx.rundir.sync_soon(ctx.io_pool)
-    else:
-        ctx.rundir.sync()
-    if hooks.trial:
-        hooks.trial(line)

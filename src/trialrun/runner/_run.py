@@ -15,7 +15,7 @@ import contextlib
 import hashlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,27 +33,23 @@ from trialrun.runner._config import Run, RunConfig, RunHooks
 from trialrun.runner._early_stop import (
     BASELINES_KEY,
     EARLY_STOP_KEY,
+    Scope,
     baselines_folder,
     recorded,
     scope_of,
-    settlement_for,
 )
+from trialrun.runner._executor import Executed, Executor, LocalLoop
 from trialrun.runner._inflight import fresh_inflight_dir, run_lock
 from trialrun.runner._infra_trials import configured_infra_trials
-from trialrun.runner._interrupt import on_interrupt
 from trialrun.runner._manifest import check_resumed_tasks, new_manifest, resumed_config
 from trialrun.runner._plan import TrialSpec, effective_k, plan, trials_first
-from trialrun.runner._processes import check_processes, execute_processes
-from trialrun.runner._ray import (
-    check_executor,
-    connect_ray,
-    execute_ray,
-    import_ray,
-)
-from trialrun.runner._remote import WorkerJob, write_finished
-from trialrun.runner._settle import Settlement
+from trialrun.runner._processes import WorkerProcesses, check_processes
+from trialrun.runner._ray import RayCluster, check_executor, connect_ray, import_ray
+from trialrun.runner._remote import WorkerJob
+from trialrun.runner._sink import TrialSink
+from trialrun.runner._stop_rule import NeverStop, StopPlan, StopRule, StopRules
 from trialrun.runner._task_agents import configured_agent, own_agents, task_agents
-from trialrun.runner._trial import RunContext, prepare_task, run_trial
+from trialrun.runner._trial import RunContext, prepare_task
 from trialrun.sandbox import WorkspaceImages, jail_available, remove_tree
 from trialrun.tasks import Task, load_tasks, report_problems_and_exit
 from trialrun.tools import load_pack
@@ -214,27 +210,97 @@ def _default_agent(config: RunConfig) -> RunConfig:
     return config if configured is None else replace(config, agent=configured)
 
 
-async def run_async(config: RunConfig, hooks: RunHooks | None = None) -> Run:
-    """Run models × tasks × k trials into `out/<run-id>/` (or resume a run folder)."""
+async def run_async(
+    config: RunConfig, hooks: RunHooks | None = None, stop_rules: StopRules | None = None
+) -> Run:
+    """Run models × tasks × k trials into `out/<run-id>/` (or resume a run folder).
+
+    `stop_rules` builds early stop's rule when it is on (`trialrun.tracking.early_stop_rule`
+    compares with baselines); without it every planned trial runs."""
     _check_options(config)
     with contextlib.ExitStack() as held:  # the run folder's lock, released last
-        return await _run(config, hooks or RunHooks(), held)
+        return await _run(config, hooks or RunHooks(), held, stop_rules)
 
 
-async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -> Run:
+@dataclass(slots=True)
+class _Setup:
+    """A run's parts, checked and built before anything is written."""
+
+    config: RunConfig
+    tasks: list[Task]
+    paths: list[Path]
+    warnings: list[str]
+    spec_of: dict[str, str]  # model label -> spec
+    executor: str
+    processes: int
+    models: dict[str, Model | None]
+    judge: Model | None
+    judge_spec: str | None
+    agent: Agent
+    agent_timeout: float | None
+    given_config: RunConfig  # as given (run.json records it: a resume asks trialrun.toml again)
+    task_agents: dict[str, Agent]  # task id -> its own agent (a task file's `agent:`)
+    by_task: dict[str, str]  # task id -> that agent's spec (for worker processes)
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self.spec_of)
+
+    def k_of(self) -> dict[str, int]:
+        return {t.task_id: effective_k(t, self.config.k) for t in self.tasks}
+
+
+async def _run(
+    config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack, stop_rules: StopRules | None
+) -> Run:
+    rundir, manifest, config = _resumed(config, held)
+    setup = _set_up(config, manifest)
+    scope, stop_rule = _early_stop(setup, manifest, stop_rules)
+    infra_trials = configured_infra_trials()  # a bad value: one line, before any writing
+    if rundir is None or manifest is None:
+        rundir, manifest = _new_rundir(setup, scope, stop_rule, held)
+        resumed = False
+    else:
+        rundir.repair_results()
+        resumed = True
+    # the end-of-run summary is added up as lines are written: nothing is read back
+    summarizer = summarizer_for(manifest)
+    done = _replayed(rundir, manifest, setup.tasks, stop_rule, summarizer.add) if resumed else []
+    rundir.open_results()
+    hooks = replace(hooks, trial=_also(summarizer.add, hooks.trial))
+    specs = _planned(setup, done, stop_rule, hooks)
+    ctx = _context(setup, rundir, infra_trials)
+    executor = _executor_for(setup, ctx, infra_trials, len(specs))
+    executed = Executed(0, False)
+    try:
+        executed = await executor.execute(specs, TrialSink(ctx, stop_rule, hooks))
+    finally:
+        await _close(setup, ctx)
+        summary = summarizer.summary([w for w in setup.warnings if "unpinned" not in w])
+        rundir.write_summary(summary)
+    return Run(rundir.path, summary, executed.interrupted, summary.warnings, executed.finished)
+
+
+def _resumed(
+    config: RunConfig, held: contextlib.ExitStack
+) -> tuple[RunDir | None, Manifest | None, RunConfig]:
+    """A resume's run folder (locked before anything in it changes), its manifest and the
+    config it replays; a new run: None, None and the config."""
+    if config.resume is None:
+        return None, None, config
     given_paths = [Path(p) for p in config.tasks if isinstance(p, (str, Path))]
-    rundir: RunDir | None = None
-    manifest: Manifest | None = None
-    if config.resume is not None:
-        rundir = RunDir.open(Path(config.resume), fsync=config.fsync)
-        held.enter_context(run_lock(rundir.path))  # before anything in it changes
-        manifest = rundir.manifest()
-        config = resumed_config(manifest, config, given_paths)
-    given_config = config  # what run.json records: a resume asks trialrun.toml again
+    rundir = RunDir.open(Path(config.resume), fsync=config.fsync)
+    held.enter_context(run_lock(rundir.path))
+    manifest = rundir.manifest()
+    return rundir, manifest, resumed_config(manifest, config, given_paths)
+
+
+def _set_up(config: RunConfig, manifest: Manifest | None) -> _Setup:
+    """Options, tasks, models, judge and agent: every check before anything is written."""
+    given_config = config
     config = _default_agent(config)
     if not config.tasks:
         raise UserError("no task paths given; pass task files or folders")
-
     executor = _executor(config)
     processes = _processes(config, executor)
     if executor == "ray" and config.keep_artifacts:
@@ -242,8 +308,44 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
             "--keep-artifacts: not with --executor ray (workspaces live on the workers); "
             "drop one of the two"
         )
+    tasks, warnings, paths = _tasks_of(config)
+    spec_of = _models_of(config)
+    if manifest is not None:
+        check_resumed_tasks(manifest, tasks, warnings)
+    byo = bool(config.agent or config.agent_cmd)
+    models: dict[str, Model | None] = {
+        label: None if byo and label.startswith("agent:") else create_model(spec)
+        for label, spec in spec_of.items()
+    }
+    judge_spec, judge = _judge_of(config, tasks, list(spec_of), warnings)
+    timeouts = [t.environment.budgets.timeout_s for t in tasks if t.environment.budgets.timeout_s]
+    agent_timeout = max(timeouts) if timeouts else None
+    by_task = own_agents(bool(given_config.agent or given_config.agent_cmd), config.agent, tasks)
+    uses_default = any(t.task_id not in by_task for t in tasks)
+    agent = _make_agent(config, agent_timeout) if uses_default else ToolLoopAgent()
+    own = task_agents(
+        by_task,
+        lambda spec: ConversingAgent(make_agent(spec, None, timeout_s=agent_timeout)),
+        {t.task_id: str(t.source or f"task {t.task_id}") for t in tasks},
+    )
+    warnings.extend(preset_tool_warnings(agent, [t for t in tasks if t.task_id not in own]))
+    for task in tasks:
+        if task.task_id in own:
+            warnings.extend(preset_tool_warnings(own[task.task_id], [task]))
+    warnings.extend(
+        f"model '{spec}' is unpinned (-latest/-preview): results may drift"
+        for spec in spec_of
+        if is_unpinned(parse_model_spec(spec).model_id)
+    )
+    if executor == "ray":  # a dead address is one line, before anything is written
+        connect_ray(_ray_address(config))
+    return _Setup(config, tasks, paths, warnings, spec_of, executor, processes, models, judge,
+                  judge_spec, agent, agent_timeout, given_config, own, by_task)  # fmt: skip
+
+
+def _tasks_of(config: RunConfig) -> tuple[list[Task], list[str], list[Path]]:
+    """The run's tasks (loaded, filtered, each runnable here, ids unique), warnings, paths."""
     tasks, warnings, paths = _load(config.tasks, config.skip_invalid, config.allow_external_links)
-    given = bool(given_config.agent or given_config.agent_cmd)
     tasks = [t for t in tasks if config.filters.matches(t)]
     if not tasks:
         raise UserError("no tasks match the filters (--task/--suite/--tier/--tag)")
@@ -258,208 +360,174 @@ async def _run(config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack) -
         if task.task_id in seen:
             raise UserError(f"task id '{task.task_id}' appears twice; task ids must be unique")
         seen.add(task.task_id)
-    spec_of = _models_of(config)
-    models = list(spec_of)
-    if manifest is not None:
-        check_resumed_tasks(manifest, tasks, warnings)
+    return tasks, warnings, paths
 
-    # models, judge, agent: created before anything is written
-    byo = bool(config.agent or config.agent_cmd)
-    model_objs: dict[str, Model | None] = {
-        label: None if byo and label.startswith("agent:") else create_model(spec)
-        for label, spec in spec_of.items()
-    }
-    judge_obj: Model | None = None
-    judge_spec: str | None = None
-    if _needs_judge(tasks):
-        judge_spec, judge_flag = _judge_spec(config.judge)
-        if judge_spec and model_label(judge_spec) in models and config.self_judge:
-            warnings.append(self_judge_warning(judge_spec))
-        elif judge_spec and model_label(judge_spec) in models:
-            raise UserError(
-                f"{judge_flag} {judge_spec}: is also a model under test, and a model never "
-                "grades its own answers; pick another judge model"
-            )
-        if judge_spec:
-            judge_obj = create_model(judge_spec, flag=judge_flag)
-        else:
-            warnings.append(
-                "some tasks use judge graders but no judge model is configured "
-                "(--judge or [judge] model in trialrun.toml): those verdicts are undetermined"
-            )
-    timeouts = [t.environment.budgets.timeout_s for t in tasks if t.environment.budgets.timeout_s]
-    agent_timeout = max(timeouts) if timeouts else None
-    by_task = own_agents(given, config.agent, tasks)
-    uses_default = any(t.task_id not in by_task for t in tasks)
-    agent_obj = _make_agent(config, agent_timeout) if uses_default else ToolLoopAgent()
-    own = task_agents(
-        by_task,
-        lambda spec: ConversingAgent(make_agent(spec, None, timeout_s=agent_timeout)),
-        {t.task_id: str(t.source or f"task {t.task_id}") for t in tasks},
-    )
-    warnings.extend(preset_tool_warnings(agent_obj, [t for t in tasks if t.task_id not in own]))
-    for task in tasks:
-        if task.task_id in own:
-            warnings.extend(preset_tool_warnings(own[task.task_id], [task]))
-    for spec in models:
-        if is_unpinned(parse_model_spec(spec).model_id):
-            warnings.append(f"model '{spec}' is unpinned (-latest/-preview): results may drift")
 
-    if executor == "ray":  # a dead address is one line, before anything is written
-        connect_ray(_ray_address(config))
+def _judge_of(
+    config: RunConfig, tasks: Sequence[Task], models: Sequence[str], warnings: list[str]
+) -> tuple[str | None, Model | None]:
+    """The judge's spec and model, when some task's grader needs one."""
+    if not _needs_judge(tasks):
+        return None, None
+    judge_spec, judge_flag = _judge_spec(config.judge)
+    if not judge_spec:
+        warnings.append(
+            "some tasks use judge graders but no judge model is configured "
+            "(--judge or [judge] model in trialrun.toml): those verdicts are undetermined"
+        )
+        return None, None
+    if model_label(judge_spec) in models and config.self_judge:
+        warnings.append(self_judge_warning(judge_spec))
+    elif model_label(judge_spec) in models:
+        raise UserError(
+            f"{judge_flag} {judge_spec}: is also a model under test, and a model never "
+            "grades its own answers; pick another judge model"
+        )
+    return judge_spec, create_model(judge_spec, flag=judge_flag)
 
-    # early stop: what it applies to and the baselines, read once, before the first trial
+
+def _early_stop(
+    setup: _Setup, manifest: Manifest | None, stop_rules: StopRules | None
+) -> tuple[Scope, StopRule]:
+    """What stops early (when the rule is enabled: None, every suite) and the rule it
+    stops by, read once, before the first trial."""
     extra = manifest.extra if manifest is not None else None
-    scope = scope_of(config.early_stop, extra)
-    baselines = baselines_folder(config.baselines, extra).resolve()
-    settlement = settlement_for(scope, baselines, models, config.k, warnings, tasks)
-    infra_trials = configured_infra_trials()  # a bad value: one line, before any writing
+    scope = scope_of(setup.config.early_stop, extra)
+    if scope is False:
+        return None, NeverStop()
+    suites = scope if isinstance(scope, frozenset) else None
+    if stop_rules is None:
+        setup.warnings.append("early stop: this caller gives no stop rule; every trial runs")
+        return None, NeverStop()
+    plan = StopPlan(
+        suites=suites,
+        baselines=baselines_folder(setup.config.baselines, extra),
+        models=setup.labels,
+        task_k=setup.k_of(),
+        tasks=setup.tasks,
+    )
+    return suites, stop_rules(plan, setup.warnings)
 
-    # the run folder
-    if rundir is None or manifest is None:
-        manifest = new_manifest(new_run_id(), given_config, spec_of, tasks, paths)
-        if scope is not False:  # a resume keeps stopping early, against the same baselines
-            manifest.extra[EARLY_STOP_KEY] = recorded(scope)
-            manifest.extra[BASELINES_KEY] = str(baselines)
-        rundir = RunDir.create(Path(config.out), str(manifest.run_id), manifest, fsync=config.fsync)
-        held.enter_context(run_lock(rundir.path))
-        resumed = False
-    else:
-        rundir.repair_results()
-        resumed = True
-    # the end-of-run summary is added up as lines are written: nothing is read back
-    summarizer = summarizer_for(manifest)
-    done: list[tuple[str, str, int]] = []
-    if resumed:
-        by_id = {t.task_id: t for t in tasks}
-        for line in rundir.iter_results(manifest=manifest):
-            done.append(line.key)
-            settlement.seen(line, by_id.get(line.task_id))
-            summarizer.add(line)
-    rundir.open_results()
-    hooks = replace(hooks, trial=_also(summarizer.add, hooks.trial))
 
-    specs = plan(tasks, models, config.k, done)
-    specs = [s for s in specs if not settlement.is_settled(s.task.task_id, s.model)]
-    if settlement.enabled:
+def _new_rundir(
+    setup: _Setup, scope: Scope, stop_rule: StopRule, held: contextlib.ExitStack
+) -> tuple[RunDir, Manifest]:
+    """A new run's folder, locked, with its run.json."""
+    config = setup.config
+    manifest = new_manifest(
+        new_run_id(), setup.given_config, setup.spec_of, setup.tasks, setup.paths
+    )
+    if stop_rule.enabled:  # a resume keeps stopping early, against the same baselines
+        manifest.extra[EARLY_STOP_KEY] = recorded(scope)
+        if stop_rule.baselines_dir is not None:
+            manifest.extra[BASELINES_KEY] = str(stop_rule.baselines_dir)
+    rundir = RunDir.create(Path(config.out), str(manifest.run_id), manifest, fsync=config.fsync)
+    held.enter_context(run_lock(rundir.path))
+    return rundir, manifest
+
+
+def _replayed(
+    rundir: RunDir,
+    manifest: Manifest,
+    tasks: Sequence[Task],
+    stop_rule: StopRule,
+    add: Callable[[ResultLine], None],
+) -> list[tuple[str, str, int]]:
+    """A resume: the trials in the folder already, each shown to the stop rule and summary."""
+    by_id = {t.task_id: t for t in tasks}
+    done = []
+    for line in rundir.iter_results(manifest=manifest):
+        done.append(line.key)
+        stop_rule.seen(line, by_id.get(line.task_id))
+        add(line)
+    return done
+
+
+def _planned(
+    setup: _Setup, done: list[tuple[str, str, int]], stop_rule: StopRule, hooks: RunHooks
+) -> list[TrialSpec]:
+    """The trials still to run (a settled task's left out), the hooks told the totals."""
+    config, tasks = setup.config, setup.tasks
+    specs = plan(tasks, setup.labels, config.k, done)
+    specs = [s for s in specs if not stop_rule.is_settled(s.task.task_id, s.model)]
+    if stop_rule.enabled:
         specs = trials_first(specs)
-    total = sum(effective_k(t, config.k) for t in tasks) * len(models)
+    total = sum(effective_k(t, config.k) for t in tasks) * len(setup.spec_of)
     if hooks.loaded:
         hooks.loaded(tasks, config.k)
     if hooks.start:
         hooks.start(total, total - len(specs))
+    return specs
 
+
+def _context(setup: _Setup, rundir: RunDir, infra_trials: int) -> RunContext:
+    """What every trial shares: models, judge, agent, each task's tools and slugs, and the
+    in-flight workspaces' folder (where a killed run's are found again)."""
+    config = setup.config
     ctx = RunContext(
         rundir=rundir,
-        agent=agent_obj,
-        task_agents=own,
-        models=model_objs,
-        judge=judge_obj,
+        agent=setup.agent,
+        task_agents=setup.task_agents,
+        models=setup.models,
+        judge=setup.judge,
         keep_artifacts=config.keep_artifacts,
         infra_trials=infra_trials,
     )
     # transcript names must not collide: ids `a/b` and `a-b` (models `x:a b`, `x:a-b`) share a slug
-    task_slugs = unique_slugs([t.task_id for t in tasks])
-    for task in tasks:
-        k = effective_k(task, config.k)
-        ctx.prep[task.task_id] = prepare_task(task, k, task_slugs[task.task_id], load_pack)
-    ctx.model_slugs = unique_slugs(models)
-
-    workers_n = config.concurrency or default_concurrency(models)
-    for obj in [*model_objs.values(), judge_obj]:
-        size_pool = getattr(obj, "size_pool", None)  # HTTP providers: a connection per trial
-        if callable(size_pool):
-            size_pool(workers_n)
-    interrupted = False
-    finished = 0
-    # trials in flight work in `<run>/.workspaces/`, where a killed run's are found again
-    # (and one small parent folder: entries in a crowded /tmp cost milliseconds per trial)
+    task_slugs = unique_slugs([t.task_id for t in setup.tasks])
+    k_of = setup.k_of()
+    for task in setup.tasks:
+        prep = prepare_task(task, k_of[task.task_id], task_slugs[task.task_id], load_pack)
+        ctx.prep[task.task_id] = prep
+    ctx.model_slugs = unique_slugs(setup.labels)
+    # one small parent folder: entries in a crowded /tmp cost milliseconds per trial
     ctx.workspace_parent = fresh_inflight_dir(rundir.path)
     ctx.images = WorkspaceImages()
     rundir.write_behind()
     ctx.io_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="trialrun-io")
-    try:
-        job = WorkerJob(
-            model_specs=dict(spec_of),
-            judge_spec=judge_spec,
-            agent=config.agent,
-            agent_cmd=config.agent_cmd,
-            agent_api=config.agent_api,
-            agent_timeout_s=agent_timeout,
-            task_agents=by_task,
-            address=_ray_address(config) if executor == "ray" else None,
-            k_of={t.task_id: effective_k(t, config.k) for t in tasks},
-            infra_trials=infra_trials,
-        )
-        if executor == "ray":
-            finished, interrupted = await execute_ray(
-                specs, ctx, job, config.concurrency, hooks, config.handle_sigint, settlement
-            )
-        elif processes > 1 and workers_n > 1 and len(specs) > 1:
-            finished, interrupted = await execute_processes(
-                specs, ctx, job, processes, workers_n, hooks, config.handle_sigint, settlement,
-                warnings,
-            )
-        else:
-            finished, interrupted = await _execute(
-                specs, ctx, workers_n, hooks, config.handle_sigint, settlement
-            )
-    finally:
-        ctx.io_pool.shutdown(wait=True)
-        rundir.close()
-        for obj in [*model_objs.values(), judge_obj]:
-            if obj is not None:
-                with contextlib.suppress(Exception):  # closing must not hide results
-                    await obj.aclose()
+    return ctx
+
+
+def _executor_for(setup: _Setup, ctx: RunContext, infra_trials: int, planned: int) -> Executor:
+    """The executor the options choose, the HTTP providers' pools sized for it."""
+    config = setup.config
+    in_flight = config.concurrency or default_concurrency(setup.labels)
+    for obj in [*setup.models.values(), setup.judge]:
+        size_pool = getattr(obj, "size_pool", None)  # HTTP providers: a connection per trial
+        if callable(size_pool):
+            size_pool(in_flight)
+    if setup.executor != "ray" and not (setup.processes > 1 and in_flight > 1 and planned > 1):
+        return LocalLoop(ctx, in_flight, config.handle_sigint)
+    job = WorkerJob(
+        model_specs=dict(setup.spec_of),
+        judge_spec=setup.judge_spec,
+        agent=config.agent,
+        agent_cmd=config.agent_cmd,
+        agent_api=config.agent_api,
+        agent_timeout_s=setup.agent_timeout,
+        task_agents=setup.by_task,
+        address=_ray_address(config) if setup.executor == "ray" else None,
+        k_of=setup.k_of(),
+        infra_trials=infra_trials,
+    )
+    if setup.executor == "ray":
+        return RayCluster(ctx, job, config.concurrency, config.handle_sigint)
+    return WorkerProcesses(
+        ctx, job, setup.processes, in_flight, config.handle_sigint, setup.warnings
+    )
+
+
+async def _close(setup: _Setup, ctx: RunContext) -> None:
+    """After the trials, whatever happened: pending writes, providers, workspaces."""
+    assert ctx.io_pool is not None
+    ctx.io_pool.shutdown(wait=True)
+    ctx.rundir.close()
+    for obj in [*setup.models.values(), setup.judge]:
+        if obj is not None:
+            with contextlib.suppress(Exception):  # closing must not hide results
+                await obj.aclose()
+    if ctx.workspace_parent is not None:
         remove_tree(ctx.workspace_parent)  # kept workspaces were moved out already
-        summary = summarizer.summary([w for w in warnings if "unpinned" not in w])
-        rundir.write_summary(summary)
-    return Run(rundir.path, summary, interrupted, summary.warnings, finished)
-
-
-async def _execute(
-    specs: list[TrialSpec],
-    ctx: RunContext,
-    workers_n: int,
-    hooks: RunHooks,
-    handle_sigint: bool,
-    settlement: Settlement | None = None,
-) -> tuple[int, bool]:
-    settlement = settlement or Settlement()
-    queue = iter(specs)
-    finished = 0
-    stop = False
-    loop = asyncio.get_running_loop()
-
-    async def worker() -> None:
-        nonlocal finished
-        for spec in queue:
-            if stop:
-                return
-            if settlement.is_settled(spec.task.task_id, spec.model):
-                settlement.skipped += 1
-                continue
-            line = await run_trial(spec, ctx)  # its transcript is written already
-            write_finished(ctx, spec, line, None, settlement, hooks)
-            finished += 1
-
-    if workers_n == 1 or len(specs) <= 1:
-        tasks = [asyncio.ensure_future(worker())]
-    else:
-        tasks = [asyncio.ensure_future(worker()) for _ in range(min(workers_n, len(specs)))]
-
-    def on_sigint() -> None:
-        nonlocal stop
-        stop = True
-        for t in tasks:
-            t.cancel()
-
-    with on_interrupt(loop, on_sigint, handle_sigint):
-        results = await asyncio.gather(*tasks, return_exceptions=True)
-    for r in results:
-        if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError):
-            raise r
-    return finished, stop
 
 
 def _also(
@@ -493,6 +561,7 @@ def run(
     /,
     *,
     hooks: RunHooks | None = None,
+    stop_rules: StopRules | None = None,
     **options: Any,
 ) -> Run:
     """Run an eval: `run(RunConfig(...))`, or `run("evals/", ["local"], k=3)`.
@@ -503,4 +572,4 @@ def run(
     """
     if models is not None:
         options["models"] = models
-    return asyncio.run(run_async(RunConfig.of(source, **options), hooks))
+    return asyncio.run(run_async(RunConfig.of(source, **options), hooks, stop_rules))

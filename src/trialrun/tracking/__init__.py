@@ -26,6 +26,7 @@ from trialrun.tracking._compare import (
 )
 from trialrun.tracking._comparison import BaselineMatch, Comparison, OneSided, TaskDelta
 from trialrun.tracking._counts import CountsView, view_of_baseline
+from trialrun.tracking._early_stop import early_stop_rule
 from trialrun.tracking._gate_config import GATES, GateConfig, gate_config
 from trialrun.tracking._gate_context import GateContext
 from trialrun.tracking._gate_result import GateResult, ModelGate, RuleResult
@@ -40,6 +41,7 @@ from trialrun.tracking._settings import (
     configured_method,
     default_baselines_dir,
 )
+from trialrun.tracking._settle import Settlement
 from trialrun.tracking._stats import fisher_one_sided, fisher_power, trials_for_drop
 from trialrun.tracking._suite_significance import SuiteTest, stratified_p_value, suite_test
 from trialrun.tracking._task_significance import dropped_p_value, regressed
@@ -68,6 +70,7 @@ __all__ = [
     "TaskCounts",
     "TaskDelta",
     "SetAside",
+    "Settlement",
     "TaskPlan",
     "TaskRecord",
     "baseline_name",
@@ -86,6 +89,7 @@ __all__ = [
     "convert_scribe",
     "default_baselines_dir",
     "dropped_p_value",
+    "early_stop_rule",
     "fisher_one_sided",
     "fisher_power",
     "suite_power_line",

@@ -24,12 +24,12 @@ trials finished by then), and the task's remaining trials are skipped.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from trialrun.rundir import ResultLine
-from trialrun.runner._answer_fixed import Counts, answer_fixed
-from trialrun.runner._plan import effective_k
-from trialrun.runner._suite_guard import Side, suite_answer_fixed
+from trialrun.tracking._open_answer import Counts, answer_fixed
+from trialrun.tracking._suite_guard import Side, suite_answer_fixed
 
 SETTLED_AFTER = "settled_after"
 MAX_GUARDED = 100  # baseline tasks above which the suite test is not re-run per trial
@@ -68,17 +68,19 @@ class Tally:
 
 @dataclass(slots=True)
 class Settlement:
-    """Which (task, model) pairs are settled, and how many trials each had finished.
+    """Which (task, model) pairs are settled, and how many trials each had finished: the
+    runner's `StopRule` for early stop.
 
     `suites`: the suites whose tasks stop early (None: all). `baselines`: per (task id,
-    model label) the baseline entry's counts, `alpha` the comparison's; `k`: the run's -k.
+    model label) the baseline entry's counts, `alpha` the comparison's; `task_k`: each
+    task's k in the run; `baselines_dir`: the folder the baselines were read from.
     """
 
     enabled: bool = False
     suites: frozenset[str] | None = None
     baselines: dict[tuple[str, str], Counts] = field(default_factory=dict)
     alpha: float = 0.05
-    k: int | None = None
+    baselines_dir: Path | None = None
     method: str = "exact"  # the suite test's ([compare] method)
     task_k: dict[str, int] = field(default_factory=dict)  # the run's tasks: their k
     # the task sets suite tests run over, each with its alpha (`_suite_guard.guarded_groups`)
@@ -87,7 +89,6 @@ class Settlement:
     gate_alphas: dict[str, tuple[float, ...]] = field(default_factory=dict)
     tallies: dict[tuple[str, str], Tally] = field(default_factory=dict)
     settled: dict[tuple[str, str], int] = field(default_factory=dict)
-    skipped: int = 0
 
     def _tally(self, line: ResultLine) -> Tally:
         pair = (line.task_id, line.model)
@@ -125,7 +126,7 @@ class Settlement:
             return
         before = self.baselines.get(pair)
         if before is not None:
-            left = effective_k(task, self.k) - tally.finished
+            left = self.task_k.get(line.task_id, 0) - tally.finished
             alphas = (self.alpha, *self.gate_alphas.get(line.task_id, ()))
             if not all(answer_fixed(before, tally.counts(), left, a) for a in alphas):
                 return

@@ -3,7 +3,7 @@
 `compare` calls a task a regression when a dropped fraction (passed/n over every finished
 trial, an infra error being a failed pass; or solved/solve_n with infra errors and
 undetermined trials left out) has a one-sided Fisher p-value ≤ alpha
-(`trialrun.tracking.dropped_p_value`, `regressed`). A trial still to run ends one of five
+(`_task_significance.dropped_p_value`, `regressed`). A trial still to run ends one of five
 ways: an infra error (a failed pass, left out of solve), undetermined (passed, solve left
 out), unsolved but passed, failed, solved. With `r` trials left, the pass side gains
 exactly r trials, and the counts they can add are exactly: `dsn` counted for solve
@@ -21,7 +21,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
-from trialrun.tracking import dropped_p_value, regressed
+from trialrun.tracking._task_significance import dropped_p_value, regressed
 
 MAX_OPEN = 100  # trials left above which the answer is not checked (the task runs on)
 

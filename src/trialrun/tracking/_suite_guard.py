@@ -23,8 +23,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from trialrun.runner._answer_fixed import Counts
-from trialrun.tracking import GateConfig, suite_test
+from trialrun.tracking._gate_config import GateConfig
+from trialrun.tracking._open_answer import Counts
+from trialrun.tracking._suite_significance import suite_test
 
 METRICS = ("solve", "pass")
 

@@ -1,0 +1,121 @@
+"""The steps after a run, the same for `trialrun run`, the pytest plugin and
+`trialrun.run()`: JUnit/Markdown files, a history record, each model against its blessed
+baseline, a gate. Each is asked for (`AfterRun`; nothing by default) and checked before
+the run; what it found is a typed `FollowUp`. The run is complete and kept whatever
+happens here: a damaged baseline or a store that fails is a warning, not a failed run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from trialrun.core import parse_model_spec
+from trialrun.errors import UserError
+from trialrun.tracking import (
+    GATES,
+    BaselineMatch,
+    GateResult,
+    compare_with_baselines,
+    default_baselines_dir,
+    legacy_baseline_note,
+    run_gate,
+)
+from trialrun.workflow._record import record_run
+from trialrun.workflow._tracking import check_baselines_dir, check_output_path, report
+
+
+@dataclass(frozen=True, slots=True)
+class AfterRun:
+    """What follows a run. Only a completed run (not interrupted) is recorded, compared
+    or gated; the files are written either way."""
+
+    junit: Path | None = None  # JUnit XML written here
+    markdown: Path | None = None  # a Markdown summary written here
+    record: bool = False  # recorded in the history (unless recording is off)
+    store: str | None = None  # the history store (default: as `trialrun history`)
+    trigger: str | None = None  # ci, nightly or local (default: ci when $CI is set)
+    compare: bool = False  # each model against its blessed baseline
+    baselines: Path | None = None  # the baselines folder (default: [baselines] dir)
+    gate: str | None = None  # merge, nightly or release
+
+    def check(self) -> None:
+        """Every option refused before the run (one line each), not after it."""
+        check_baselines_dir(self.baselines)
+        check_output_path("junit", self.junit)
+        check_output_path("markdown", self.markdown)
+        if self.trigger is not None:
+            from trialrun.history import detect_trigger  # an optional extra
+
+            detect_trigger(self.trigger)
+        if self.gate is not None and self.gate not in GATES:
+            raise UserError(f"--gate {self.gate}: unknown gate; use one of {', '.join(GATES)}")
+
+
+@dataclass(slots=True)
+class FollowUp:
+    """What followed a run: warnings (the run still stands), the comparisons (None: not
+    asked or the run was interrupted; `comparison_error` when a baseline could not be
+    read), notes on baselines found under an old name, the gate's result."""
+
+    warnings: list[str] = field(default_factory=list)
+    comparisons: list[BaselineMatch] | None = None
+    comparison_error: str | None = None
+    notes: list[str] = field(default_factory=list)
+    gate: GateResult | None = None
+
+
+def follow_up(run_dir: Path, interrupted: bool, after: AfterRun) -> FollowUp:
+    """The steps `after` asks for, on the run in `run_dir`."""
+    out = FollowUp()
+    if after.junit is not None or after.markdown is not None:
+        out.warnings.extend(_files(run_dir, after))
+    if interrupted:
+        return out
+    if after.record and (note := record_run(run_dir, after.trigger, after.store)):
+        out.warnings.append(note)
+    if after.compare:
+        _compare(run_dir, after.baselines, out)
+    if after.gate is not None:
+        out.gate = run_gate(after.gate, run_dir, baselines_dir=after.baselines)
+    return out
+
+
+def _files(run_dir: Path, after: AfterRun) -> list[str]:
+    """The JUnit and Markdown files; a Markdown summary a damaged baseline stops is a
+    warning, a file that cannot be written is bad input."""
+    try:
+        if after.junit is not None:
+            report(run_dir, junit=after.junit)
+    except OSError as exc:
+        raise UserError(f"--junit {after.junit}: cannot write it ({exc.strerror or exc}); "
+                        "pick a writable path") from None
+    try:
+        if after.markdown is not None:
+            report(run_dir, markdown=after.markdown, baselines=after.baselines)
+    except OSError as exc:
+        raise UserError(f"--markdown {after.markdown}: cannot write it "
+                        f"({exc.strerror or exc}); pick a writable path") from None
+    except UserError as exc:
+        return [f"--markdown {after.markdown}: not written: {exc}"]
+    return []
+
+
+def _compare(run_dir: Path, baselines: Path | None, out: FollowUp) -> None:
+    folder = baselines or default_baselines_dir()
+    try:
+        out.comparisons = compare_with_baselines(run_dir, folder)
+    except UserError as exc:
+        out.comparison_error = str(exc)
+        return
+    out.notes = legacy_notes([m.model for m in out.comparisons], folder)
+
+
+def legacy_notes(models: list[str], baselines_dir: Path) -> list[str]:
+    """One note per model whose baseline was found under its old name (base URL in it)."""
+    notes = []
+    for spec in models:
+        parsed = parse_model_spec(spec)
+        note = legacy_baseline_note(baselines_dir, parsed.provider, parsed.model_id)
+        if note:
+            notes.append(note)
+    return notes
