@@ -13,6 +13,7 @@ OPENJARVIS_SHAPES = {
     "file_write": ({"path", "content", "mode", "create_dirs"}, ["path", "content"]),
     "shell_exec": ({"command", "timeout", "working_dir", "env_passthrough"}, ["command"]),
     "web_search": ({"query", "max_results"}, ["query"]),
+    "http_request": ({"url", "method", "headers", "body", "timeout"}, ["url"]),
     "memory_store": ({"content", "source"}, ["content"]),
     "memory_search": ({"query", "top_k"}, ["query"]),
     "memory_retrieve": ({"query", "top_k"}, ["query"]),

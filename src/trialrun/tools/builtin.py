@@ -9,6 +9,7 @@ from __future__ import annotations
 from trialrun.tools import (  # noqa: F401
     code_interpreter,
     file_write,
+    http_request,
     mcp,
     memory,
     python_functions,
