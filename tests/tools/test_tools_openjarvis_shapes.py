@@ -14,6 +14,7 @@ OPENJARVIS_SHAPES = {
     "shell_exec": ({"command", "timeout", "working_dir", "env_passthrough"}, ["command"]),
     "web_search": ({"query", "max_results"}, ["query"]),
     "http_request": ({"url", "method", "headers", "body", "timeout"}, ["url"]),
+    "pdf_extract": ({"file_path", "pages", "max_chars"}, ["file_path"]),
     "memory_store": ({"content", "source"}, ["content"]),
     "memory_search": ({"query", "top_k"}, ["query"]),
     "memory_retrieve": ({"query", "top_k"}, ["query"]),

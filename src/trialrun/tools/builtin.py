@@ -12,6 +12,7 @@ from trialrun.tools import (  # noqa: F401
     http_request,
     mcp,
     memory,
+    pdf_extract,
     python_functions,
     replay,
     research,
