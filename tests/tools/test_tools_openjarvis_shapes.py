@@ -15,6 +15,7 @@ OPENJARVIS_SHAPES = {
     "web_search": ({"query", "max_results"}, ["query"]),
     "http_request": ({"url", "method", "headers", "body", "timeout"}, ["url"]),
     "pdf_extract": ({"file_path", "pages", "max_chars"}, ["file_path"]),
+    "browser_navigate": ({"url", "wait_for"}, ["url"]),
     "memory_store": ({"content", "source"}, ["content"]),
     "memory_search": ({"query", "top_k"}, ["query"]),
     "memory_retrieve": ({"query", "top_k"}, ["query"]),

@@ -7,6 +7,7 @@ cheap; one that fails is a bug and surfaces here instead of the pack going missi
 from __future__ import annotations
 
 from trialrun.tools import (  # noqa: F401
+    browser_navigate,
     code_interpreter,
     file_write,
     http_request,
