@@ -16,6 +16,7 @@ OPENJARVIS_SHAPES = {
     "http_request": ({"url", "method", "headers", "body", "timeout"}, ["url"]),
     "pdf_extract": ({"file_path", "pages", "max_chars"}, ["file_path"]),
     "browser_navigate": ({"url", "wait_for"}, ["url"]),
+    "image_generate": ({"prompt", "size", "output_path", "provider"}, ["prompt"]),
     "memory_store": ({"content", "source"}, ["content"]),
     "memory_search": ({"query", "top_k"}, ["query"]),
     "memory_retrieve": ({"query", "top_k"}, ["query"]),

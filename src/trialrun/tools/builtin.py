@@ -11,6 +11,7 @@ from trialrun.tools import (  # noqa: F401
     code_interpreter,
     file_write,
     http_request,
+    image_generate,
     mcp,
     memory,
     pdf_extract,
