@@ -17,6 +17,15 @@ OPENJARVIS_SHAPES = {
     "pdf_extract": ({"file_path", "pages", "max_chars"}, ["file_path"]),
     "browser_navigate": ({"url", "wait_for"}, ["url"]),
     "image_generate": ({"prompt", "size", "output_path", "provider"}, ["prompt"]),
+    "kg_add_entity": (
+        {"entity_id", "entity_type", "name", "properties"}, ["entity_id", "entity_type", "name"]
+    ),
+    "kg_add_relation": (
+        {"source_id", "target_id", "relation_type", "weight"},
+        ["source_id", "target_id", "relation_type"],
+    ),
+    "kg_query": ({"entity_type", "relation_type", "limit"}, []),
+    "kg_neighbors": ({"entity_id", "relation_type", "direction", "limit"}, ["entity_id"]),
     "memory_store": ({"content", "source"}, ["content"]),
     "memory_search": ({"query", "top_k"}, ["query"]),
     "memory_retrieve": ({"query", "top_k"}, ["query"]),

@@ -12,6 +12,7 @@ from trialrun.tools import (  # noqa: F401
     file_write,
     http_request,
     image_generate,
+    knowledge_graph,
     mcp,
     memory,
     pdf_extract,
