@@ -24,6 +24,7 @@ OPENJARVIS_SHAPES = {
         {"source_id", "target_id", "relation_type", "weight"},
         ["source_id", "target_id", "relation_type"],
     ),
+    "db_query": ({"query", "db_path", "db_url", "read_only", "max_rows"}, ["query"]),
     "kg_query": ({"entity_type", "relation_type", "limit"}, []),
     "kg_neighbors": ({"entity_id", "relation_type", "direction", "limit"}, ["entity_id"]),
     "memory_store": ({"content", "source"}, ["content"]),

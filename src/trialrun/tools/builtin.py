@@ -9,6 +9,7 @@ from __future__ import annotations
 from trialrun.tools import (  # noqa: F401
     browser_navigate,
     code_interpreter,
+    db_query,
     file_write,
     http_request,
     image_generate,
