@@ -54,6 +54,8 @@ def test_the_allow_list_comes_from_trialrun_toml(
     (tmp_path / "trialrun.toml").write_text('[tools.http_request]\nallow = ["127.0.0.1"]\n')
     monkeypatch.chdir(tmp_path)
     assert call("http_request", tmp_path, url=f"{server}/hello").ok
+    cut = call("http_request", tmp_path, {"max_bytes": 2}, url=f"{server}/hello")
+    assert cut.ok and cut.content.endswith("he\n\n[response cut at 2 bytes]")
 
 
 def test_a_large_body_is_cut(tmp_path: Path, server: str) -> None:

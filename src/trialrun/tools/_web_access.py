@@ -93,19 +93,20 @@ def check_settings(pack: str, options: dict[str, Any]) -> None:
 
 
 def access_of(pack: str, options: dict[str, Any], tables: tuple[str, ...]) -> WebAccess:
-    """The pack's access: its task options if they say `allow`, else the first of
-    trialrun.toml's `tables` that does (e.g. `tools.browser_navigate`, `tools.http_request`)."""
+    """The pack's access: its task options over the first of trialrun.toml's `tables` that
+    says `allow` (e.g. `tools.browser_navigate`, else `tools.http_request`)."""
     settings = options
     if options.get("allow") is None:
         config = load_config()
-        settings = next(
+        table = next(
             (found for t in tables if (found := config.section(t)).get("allow") is not None),
             {},
         )
         try:
-            check_settings(pack, settings)
+            check_settings(pack, table)
         except UserError as exc:
             raise ToolError(f"{exc} (in trialrun.toml)") from None
+        settings = {**table, **options}
     return WebAccess(
         pack,
         tuple(settings.get("allow") or ()),
