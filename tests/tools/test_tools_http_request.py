@@ -70,6 +70,11 @@ def test_a_slow_server_is_a_timeout_error(tmp_path: Path, server: str) -> None:
     assert not got.ok and got.content.startswith("http_request: no answer from")
 
 
+def test_the_tool_limit_covers_the_request_limit() -> None:
+    (slow,) = load_pack("http_request", {"allow": ["*"], "timeout_s": 90})
+    assert slow.timeout_s == 95.0  # past the toolbox's 30 s default
+
+
 def test_a_redirect_to_a_host_not_allowed_is_refused(tmp_path: Path, server: str) -> None:
     got = call("http_request", tmp_path, LOOPBACK, url=f"{server}/away")
     assert not got.ok and "host 'localhost' is not allowed" in got.content

@@ -21,6 +21,7 @@ from trialrun.errors import ToolError, UserError
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_BYTES = 1024 * 1024
 MAX_REDIRECTS = 5
+CALL_MARGIN_S = 5.0
 SETTINGS = ("allow", "timeout_s", "max_bytes")
 _REDIRECTS = (301, 302, 303, 307, 308)
 
@@ -114,6 +115,15 @@ def access_of(pack: str, options: dict[str, Any], tables: tuple[str, ...]) -> We
         int(settings.get("max_bytes", DEFAULT_MAX_BYTES)),
         tables[0],
     )
+
+
+def call_limit(options: dict[str, Any], tables: tuple[str, ...]) -> float:
+    """The tool's own per-call limit: the request's time limit plus a margin, so a slow
+    host ends as this pack's timeout error, not the toolbox's generic one."""
+    try:
+        return access_of("", options, tables).timeout_s + CALL_MARGIN_S
+    except ToolError:  # a bad trialrun.toml: each call reports it
+        return DEFAULT_TIMEOUT_S + CALL_MARGIN_S
 
 
 async def fetch(

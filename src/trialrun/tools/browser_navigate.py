@@ -11,13 +11,14 @@ call is a tool error the agent sees. The parameters are OpenJarvis's: `url`,
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from html.parser import HTMLParser
 from typing import Any
 
 from trialrun.tools._tool import Tool, ToolContext, tool
 from trialrun.tools._toolbox import tool_pack
-from trialrun.tools._web_access import access_of, check_settings, fetch
+from trialrun.tools._web_access import access_of, call_limit, check_settings, fetch
 
 MAX_TEXT_CHARS = 20_000
 TABLES = ("tools.browser_navigate", "tools.http_request")
@@ -93,7 +94,7 @@ def build(options: dict[str, Any]) -> Tool:
 
     made = tool(browser_navigate, name="browser_navigate")
     assert isinstance(made, Tool)
-    return made
+    return dataclasses.replace(made, timeout_s=call_limit(options, TABLES))
 
 
 def check_options(options: dict[str, Any]) -> None:

@@ -10,12 +10,13 @@ may only shorten it). The parameters are OpenJarvis's: `url`, `method`, `headers
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from trialrun.errors import ToolError
 from trialrun.tools._tool import Tool, ToolContext, tool
 from trialrun.tools._toolbox import tool_pack
-from trialrun.tools._web_access import access_of, check_settings, fetch
+from trialrun.tools._web_access import access_of, call_limit, check_settings, fetch
 
 METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD")
 TABLES = ("tools.http_request",)
@@ -56,7 +57,7 @@ def build(options: dict[str, Any]) -> Tool:
 
     made = tool(http_request, name="http_request")
     assert isinstance(made, Tool)
-    return made
+    return dataclasses.replace(made, timeout_s=call_limit(options, TABLES))
 
 
 def check_options(options: dict[str, Any]) -> None:
