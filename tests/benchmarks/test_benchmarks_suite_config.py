@@ -188,6 +188,7 @@ def test_overrides_are_checked(tmp_path: Path) -> None:
         ({"name": "gemini-2.5-flash", "engine": "cloud"}, "gemini:gemini-2.5-flash"),
         ({"name": "o3-2025-04-16"}, "openai:o3-2025-04-16"),
         ({"name": "ollama:llama3"}, "ollama:llama3"),
+        ({"name": "qwen3:8b"}, "ollama:qwen3:8b"),  # OpenJarvis's default engine: ollama
         ({"name": "m", "provider": "openai-compat", "base_url": "http://127.0.0.1:1/v1"},
          "openai-compat:m@http://127.0.0.1:1/v1"),
     ],

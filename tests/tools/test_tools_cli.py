@@ -71,7 +71,9 @@ def test_an_unknown_tool_in_a_task_file_names_the_tools(tmp_path: Path) -> None:
     assert result.exit_code == 2
     [line] = [x for x in result.output.splitlines() if "browser" in x]
     where, known = line.split(" (known: ")
-    assert where.endswith(": environment.tools.1: unknown tool pack 'browser'")
+    assert where.endswith(
+        ": environment.tools.1: unknown tool pack 'browser'; did you mean 'browser_navigate'?"
+    )
     assert set(OPENJARVIS_TOOLS) <= set(known.rstrip(")").split(", "))
 
 

@@ -6,12 +6,15 @@ providers: `ollama` → ollama; `vllm`, `llamacpp`, `sglang`, `mlx` → openai-c
 entry's `base_url`, else `$VLLM_BASE_URL` / `$LLAMACPP_BASE_URL` / `$SGLANG_BASE_URL`,
 else the engine's usual local port; `cloud` → by the model's name (gpt-/o1/o3/o4 →
 openai, claude → anthropic, gemini → gemini; `anthropic/…`, `openai/…`, `google/…` → that
-vendor's provider). OpenJarvis's provider `google` is trialrun's `gemini`.
+vendor's provider). OpenJarvis's provider `google` is trialrun's `gemini`. A name with
+neither, in Ollama's `family:tag` form (`qwen3:8b`), runs on OpenJarvis's default engine,
+ollama.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from trialrun.errors import UserError
@@ -35,6 +38,7 @@ _CLOUD = (
     (("gemini",), "gemini"),
 )
 PATH_PROVIDERS = ("scripted", "local")
+_OLLAMA_TAG = re.compile(r"[a-z0-9][\w.-]*:[\w.-]+")
 
 
 def cloud_provider(name: str) -> str | None:
@@ -107,6 +111,8 @@ def model_spec(
     vendor, slash, model_id = name.partition("/")
     if slash and vendor.lower() in VENDOR_PREFIXES and model_id:
         return f"{VENDOR_PREFIXES[vendor.lower()]}:{model_id}"
+    if _OLLAMA_TAG.fullmatch(name):  # `family:tag` on OpenJarvis's default engine, ollama
+        return f"ollama:{name}"
     raise UserError(
         f"{where}: name: cannot tell the provider of '{name}'; set provider = one of "
         f"{', '.join(known)} (or engine = one of {', '.join(ENGINES)})"

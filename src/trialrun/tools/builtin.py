@@ -7,10 +7,16 @@ cheap; one that fails is a bug and surfaces here instead of the pack going missi
 from __future__ import annotations
 
 from trialrun.tools import (  # noqa: F401
+    browser_navigate,
     code_interpreter,
+    db_query,
     file_write,
+    http_request,
+    image_generate,
+    knowledge_graph,
     mcp,
     memory,
+    pdf_extract,
     python_functions,
     replay,
     research,

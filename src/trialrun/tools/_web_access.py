@@ -1,0 +1,178 @@
+"""Web access for the `http_request` and `browser_navigate` tools: an allow list of hosts,
+a bounded fetch (time limit, response size cut) and redirects re-checked at every hop.
+
+Hosts are allowed only when configured: `allow = ["api.example.com", "*.example.org"]`
+in the pack's options in a task, else in the pack's table of trialrun.toml. A pattern is
+a host name (any port), `*.DOMAIN` (every subdomain of DOMAIN, not DOMAIN itself) or `*`
+(every host). Nothing configured: every call is a tool error naming the setting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from trialrun.config import load_config
+from trialrun.errors import ToolError, UserError
+
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_MAX_BYTES = 1024 * 1024
+MAX_REDIRECTS = 5
+CALL_MARGIN_S = 5.0
+SETTINGS = ("allow", "timeout_s", "max_bytes")
+_REDIRECTS = (301, 302, 303, 307, 308)
+
+
+@dataclass(frozen=True, slots=True)
+class WebAccess:
+    """Which hosts a pack may reach, and within which limits."""
+
+    pack: str
+    allow: tuple[str, ...]
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    max_bytes: int = DEFAULT_MAX_BYTES
+    config_table: str = ""
+
+    def check_url(self, url: str) -> None:
+        """A ToolError unless `url` is http(s) to an allowed host."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ToolError(f"{self.pack}: {url!r} is no http(s) URL with a host")
+        host = parts.hostname.lower()
+        if not self.allow:
+            raise ToolError(
+                f"{self.pack}: no host is allowed; set [{self.config_table}] allow = "
+                f'["{host}"] in trialrun.toml (or the pack\'s allow option in the task)'
+            )
+        if not any(host_matches(p, host) for p in self.allow):
+            raise ToolError(
+                f"{self.pack}: host {host!r} is not allowed (allowed: {', '.join(self.allow)})"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    status: int
+    url: str
+    content_type: str
+    body: bytes
+    truncated: bool
+
+
+def host_matches(pattern: str, host: str) -> bool:
+    pattern = pattern.lower().strip()
+    if pattern == "*":
+        return True
+    if pattern.startswith("*."):
+        return host.endswith(pattern[1:])
+    return host == pattern
+
+
+def check_settings(pack: str, options: dict[str, Any]) -> None:
+    """A UserError (one line) for options `WebAccess` would refuse."""
+    unknown = sorted(set(options) - set(SETTINGS))
+    if unknown:
+        raise UserError(f"tool pack {pack}: unknown option(s) {unknown}; allowed: "
+                        f"{', '.join(SETTINGS)}")
+    allow = options.get("allow")
+    if allow is not None and (
+        not isinstance(allow, list) or not all(isinstance(p, str) and p for p in allow)
+    ):
+        raise UserError(
+            f'tool pack {pack}: allow must be a list of host patterns, e.g. ["api.example.com", '
+            '"*.example.org"]'
+        )
+    for key in ("timeout_s", "max_bytes"):
+        value = options.get(key)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int | float) or value <= 0
+        ):
+            raise UserError(f"tool pack {pack}: {key} must be a number > 0")
+
+
+def access_of(pack: str, options: dict[str, Any], tables: tuple[str, ...]) -> WebAccess:
+    """The pack's access: its task options over the first of trialrun.toml's `tables` that
+    says `allow` (e.g. `tools.browser_navigate`, else `tools.http_request`)."""
+    settings = options
+    if options.get("allow") is None:
+        config = load_config()
+        table = next(
+            (found for t in tables if (found := config.section(t)).get("allow") is not None),
+            {},
+        )
+        try:
+            check_settings(pack, table)
+        except UserError as exc:
+            raise ToolError(f"{exc} (in trialrun.toml)") from None
+        settings = {**table, **options}
+    return WebAccess(
+        pack,
+        tuple(settings.get("allow") or ()),
+        float(settings.get("timeout_s", DEFAULT_TIMEOUT_S)),
+        int(settings.get("max_bytes", DEFAULT_MAX_BYTES)),
+        tables[0],
+    )
+
+
+def call_limit(options: dict[str, Any], tables: tuple[str, ...]) -> float:
+    """The tool's own per-call limit: the request's time limit plus a margin, so a slow
+    host ends as this pack's timeout error, not the toolbox's generic one."""
+    try:
+        return access_of("", options, tables).timeout_s + CALL_MARGIN_S
+    except ToolError:  # a bad trialrun.toml: each call reports it
+        return DEFAULT_TIMEOUT_S + CALL_MARGIN_S
+
+
+async def fetch(
+    access: WebAccess,
+    method: str,
+    url: str,
+    headers: dict[str, str] | None = None,
+    body: str | None = None,
+    timeout_s: float | None = None,
+) -> Fetched:
+    """One request within the access's limits; redirects followed (at most 5), each hop's
+    host checked again. Network failures and timeouts are ToolErrors."""
+    limit = min(timeout_s or access.timeout_s, access.timeout_s)
+    content = body.encode("utf-8") if body is not None else None
+    try:
+        async with httpx.AsyncClient(timeout=limit, follow_redirects=False) as client:
+            for _ in range(MAX_REDIRECTS + 1):
+                access.check_url(url)
+                request = client.build_request(method, url, headers=headers, content=content)
+                response = await client.send(request, stream=True)
+                try:
+                    location = response.headers.get("location")
+                    if response.status_code in _REDIRECTS and location:
+                        url = urljoin(str(response.url), location)
+                        if response.status_code in (301, 302, 303) and method != "HEAD":
+                            method, content = "GET", None
+                        continue
+                    data, truncated = await _read_bounded(response, access.max_bytes)
+                    return Fetched(
+                        response.status_code, str(response.url),
+                        response.headers.get("content-type", ""), data, truncated,
+                    )
+                finally:
+                    await response.aclose()
+    except httpx.TimeoutException:
+        raise ToolError(f"{access.pack}: no answer from {url} within {limit:g}s") from None
+    except httpx.HTTPError as exc:
+        raise ToolError(
+            f"{access.pack}: {url} did not answer ({type(exc).__name__}: {exc})"
+        ) from None
+    raise ToolError(f"{access.pack}: more than {MAX_REDIRECTS} redirects from {url}")
+
+
+async def _read_bounded(response: httpx.Response, max_bytes: int) -> tuple[bytes, bool]:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > max_bytes:
+            return b"".join(chunks)[:max_bytes], True
+    return b"".join(chunks), False
