@@ -125,4 +125,4 @@ def db_query(
 
 @tool_pack("db_query", no_options("db_query"))
 def db_query_pack(options: dict[str, Any]) -> list[Tool]:
-    return [db_query]  # type: ignore[list-item]
+    return [db_query]

@@ -199,19 +199,19 @@ def kg_neighbors(
 
 @tool_pack("kg_add_entity", no_options("kg_add_entity"))
 def kg_add_entity_pack(options: dict[str, Any]) -> list[Tool]:
-    return [kg_add_entity]  # type: ignore[list-item]
+    return [kg_add_entity]
 
 
 @tool_pack("kg_add_relation", no_options("kg_add_relation"))
 def kg_add_relation_pack(options: dict[str, Any]) -> list[Tool]:
-    return [kg_add_relation]  # type: ignore[list-item]
+    return [kg_add_relation]
 
 
 @tool_pack("kg_query", no_options("kg_query"))
 def kg_query_pack(options: dict[str, Any]) -> list[Tool]:
-    return [kg_query]  # type: ignore[list-item]
+    return [kg_query]
 
 
 @tool_pack("kg_neighbors", no_options("kg_neighbors"))
 def kg_neighbors_pack(options: dict[str, Any]) -> list[Tool]:
-    return [kg_neighbors]  # type: ignore[list-item]
+    return [kg_neighbors]

@@ -101,4 +101,4 @@ def pdf_extract(
 
 @tool_pack("pdf_extract", no_options("pdf_extract"))
 def pdf_extract_pack(options: dict[str, Any]) -> list[Tool]:
-    return [pdf_extract]  # type: ignore[list-item]
+    return [pdf_extract]
