@@ -10,8 +10,10 @@ as the registry stands, and with those tools counted as present.
 With `--run`, each accepted file is then started with `trialrun run FILE --max-samples 1`
 offline (Hugging Face offline, no API keys, a fresh output folder) and where it stopped
 is grouped too: a dataset download, a credential, or (with everything local) a finished
-run.
-Usage: python bench/openjarvis_suites.py [CONFIGS_FOLDER] [--run]
+run. `--run --placeholder-keys` sets a placeholder for each provider's API key, so a run
+gets past the credential check to where an offline machine really stops (the preflight
+only checks that a key is set; nothing is sent before the dataset loads).
+Usage: python bench/openjarvis_suites.py [CONFIGS_FOLDER] [--run [--placeholder-keys]]
 The last line is one JSON object.
 """
 
@@ -57,10 +59,18 @@ _OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "NO_NETWORK": "1"
 _VARYING = re.compile(r"(/[^\s:;,)]+)+|'[^']*'|\d+(\.\d+)?")
 
 
-def stop_reason(path: Path) -> str:
+_PLACEHOLDER_KEYS = {
+    name: "placeholder-not-a-key"
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY")
+}
+
+
+def stop_reason(path: Path, placeholder_keys: bool = False) -> str:
     """Where `trialrun run` stopped on this suite offline: its error line, paths, names
     and numbers blanked so alike stops group."""
     env = {k: v for k, v in os.environ.items() if not k.endswith(_SECRETS)}
+    if placeholder_keys:
+        env.update(_PLACEHOLDER_KEYS)
     with tempfile.TemporaryDirectory() as out:
         try:
             done = subprocess.run(
@@ -84,6 +94,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("configs", nargs="?", type=Path, default=None)
     parser.add_argument("--run", action="store_true", help="start each accepted file offline")
+    parser.add_argument(
+        "--placeholder-keys", action="store_true", help="with --run: set placeholder API keys"
+    )
     args = parser.parse_args()
     folder = args.configs or default_configs()
     files = sorted(p for p in folder.rglob("*.toml") if is_suite_file(p))
@@ -121,7 +134,7 @@ def main() -> None:
     stops: Counter[str] = Counter()
     if args.run:
         startable = [c.path for c in suites if not c.problems]
-        stops = Counter(stop_reason(path) for path in startable)
+        stops = Counter(stop_reason(path, args.placeholder_keys) for path in startable)
         print(f"started offline: {len(startable)} accepted files; where each stopped:")
         for text, count in stops.most_common():
             print(f"  {count:4d}  {text}")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 from trialrun.core import Registry
 
 if TYPE_CHECKING:
-    from trialrun.benchmarks._suite import PairRun
+    from trialrun.benchmarks._pair import PairRun
     from trialrun.tasks import Task
 
 
