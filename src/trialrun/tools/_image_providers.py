@@ -18,8 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import httpx
-
 from trialrun.core import Registry
 from trialrun.errors import ToolError
 
@@ -54,6 +52,7 @@ class OpenAIImages:
     timeout_s: float = DEFAULT_IMAGE_TIMEOUT_S
 
     async def generate(self, prompt: str, size: str) -> GeneratedImage:
+        import httpx  # loaded on first use: it also loads rich, click and pygments (~8 MiB)
         url = self.base_url.rstrip("/") + "/images/generations"
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         payload = {"model": self.model, "prompt": prompt, "size": size, "n": 1}

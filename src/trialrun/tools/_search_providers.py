@@ -13,8 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import httpx
-
 from trialrun.core import Registry
 from trialrun.errors import ToolError
 
@@ -52,6 +50,7 @@ class SearxngProvider:
     timeout_s: float = DEFAULT_SEARCH_TIMEOUT_S
 
     async def search(self, query: str, max_results: int) -> list[SearchResult]:
+        import httpx  # loaded on first use: it also loads rich, click and pygments (~8 MiB)
         params = {"q": query, "format": "json"}
         try:
             async with httpx.AsyncClient(timeout=self.timeout_s) as client:

@@ -10,13 +10,14 @@ a host name (any port), `*.DOMAIN` (every subdomain of DOMAIN, not DOMAIN itself
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
-
-import httpx
 
 from trialrun.config import load_config
 from trialrun.errors import ToolError, UserError
+
+if TYPE_CHECKING:
+    import httpx
 
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_BYTES = 1024 * 1024
@@ -136,6 +137,7 @@ async def fetch(
 ) -> Fetched:
     """One request within the access's limits; redirects followed (at most 5), each hop's
     host checked again. Network failures and timeouts are ToolErrors."""
+    import httpx  # loaded on first use: it also loads rich, click and pygments (~8 MiB)
     limit = min(timeout_s or access.timeout_s, access.timeout_s)
     content = body.encode("utf-8") if body is not None else None
     try:
