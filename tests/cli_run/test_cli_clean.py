@@ -184,7 +184,7 @@ def test_resume_refuses_a_run_that_is_still_running(suite, tmp_path):
     live_proc = start(["run", suite, "-m", model, "-k", "1", "-j", "1", "--out", out], tmp_path)
     try:
         live = wait_for_trials_in_flight(out, live_proc)
-        workspaces = in_flight(live)
+        workspaces = settled_in_flight(live)  # not the workspace image being captured
         result = cli(["run", "--resume", live], tmp_path)
         assert result.returncode == 2
         assert f"running (pid {live_proc.pid})" in result.stderr
