@@ -15,52 +15,6 @@ STORE_HELP = "History store: a SQLite path or postgresql://… (default: the his
 STORE_HELP += "trialrun.toml, else .trialrun/history.db)."
 
 
-def record_cli_run(run_dir: Path, trigger: str | None, store: str | None) -> str | None:
-    """Record a finished `trialrun run` in the history; a warning line when it cannot be
-    (the run and its results stay whatever happens here), else None."""
-    try:
-        from trialrun.history import (
-            RUN_WAIT_S,
-            HistoryStore,
-            StoreBusy,
-            detect_trigger,
-            recording_enabled,
-            run_record,
-        )
-    except ImportError as exc:  # an install without the history libraries
-        return (f"history: run not recorded: {exc.name or exc} is not installed; "
-                "pip install 'trialrun[history]' (or TRIALRUN_HISTORY=off)")
-
-    if not recording_enabled() and store is None:
-        return None
-    try:
-        record = run_record(run_dir, trigger=detect_trigger(trigger), source="cli")
-        # a store another process holds locked: a short wait, then the record is queued
-        with HistoryStore.open(store, busy_timeout_s=RUN_WAIT_S) as history:
-            history.record(record)
-    except StoreBusy as exc:
-        return _queue(exc.url, run_dir, record.trigger)
-    except UserError as exc:
-        return f"history: run not recorded: {exc}"
-    except Exception as exc:  # a database that failed mid-write: the run itself is kept
-        return f"history: run not recorded: {type(exc).__name__}: {exc}"
-    return None
-
-
-def _queue(url: str, run_dir: Path, trigger: str) -> str:
-    """The run's record queued beside a locked store (`trialrun.history._pending`)."""
-    from trialrun.history import queue_record, store_label
-
-    try:
-        queued = queue_record(url, run_dir, trigger, "cli")
-    except OSError as exc:
-        return (f"history: run not recorded: {store_label(url)} is locked by another process "
-                f"and the run could not be queued ({exc}); record it later with "
-                f"`trialrun history import {run_dir}`")
-    return (f"history: {store_label(url)} is locked by another process; the run is queued in "
-            f"{queued} and recorded by the next history command or run")
-
-
 def _check_positive(flag: str, value: int | None) -> None:
     if value is not None and value < 1:
         raise UserError(f"{flag} {value}: must be 1 or more")
