@@ -45,15 +45,23 @@ for _module in (
 strict_whole_numbers(app)
 
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", help="Print the version and exit."),
-) -> None:
-    if version:
+def _print_version(value: bool) -> None:
+    """`trialrun --version` alone: eager, so it answers before click asks for a command."""
+    if value:
         from trialrun import __version__
 
         typer.echo(__version__)
         raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", help="Print the version and exit.", is_eager=True,
+        callback=_print_version,
+    ),
+) -> None:
+    """Measure how reliably an LLM agent does the right thing, k tries out of k."""
 
 
 def main() -> None:
