@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from cli_support import cli_process
-
 import trialrun
+from cli_support import cli_process
 
 
 def test_version_alone_prints_the_version_and_exits_0() -> None:

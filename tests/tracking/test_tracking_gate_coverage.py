@@ -64,7 +64,8 @@ def test_merge_fails_naming_the_suites_a_golden_only_run_left_out(make_run, T, t
     line = next(x for x in gate_lines(result) if x.startswith("  FAIL"))
     assert line == (
         "  FAIL suite missing [over 2 tasks]: no adversarial, failure_replays task in this "
-        "run's merge gate; run the suite, or list it in [gates.merge] allow_missing"
+        "run's merge gate; run the suite, or list it in trialrun.toml under [gates.merge] "
+        "allow_missing"
     )
 
 
@@ -131,7 +132,7 @@ def test_a_baseline_task_missing_from_the_run_fails_naming_it(make_run, T, basel
     rule = _rule(result, "baseline task missing")
     assert rule.message == (
         "in the baseline, not in this run: g2 (golden); run them, or list them in "
-        "[gates.merge] allow_missing"
+        "trialrun.toml under [gates.merge] allow_missing"
     )
     assert rule.judged == 4
     # a glob, or the task's suite, lets it go missing (a warning that names it)

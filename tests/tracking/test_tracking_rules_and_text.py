@@ -54,7 +54,7 @@ gemini:gemini-2.5-flash: 3 blocking of 3 covered task(s); baseline BL/gemini-gem
 adv (solved 9/10; trial 9)
   ok   insufficient data [over 3 tasks]
   FAIL suite missing [over 3 tasks]: no failure_replays task in this run's merge gate; run \
-the suite, or list it in [gates.merge] allow_missing
+the suite, or list it in trialrun.toml under [gates.merge] allow_missing
   ok   baseline task missing [over 3 tasks]
   FAIL golden regression [over 2 tasks]: g1 solved 10/10 → 2/10 (p = 0.00036)
   FAIL golden suite-level regression [over 2 tasks]: solved 13/13 → 5/13 across 2 task(s) \

@@ -196,6 +196,8 @@ class _Progress:
             key = message  # the run's set-up: one line, not one per trial
         elif line.error_kind == "context_overflow":
             key = f"context_overflow {line.task_id}"  # the model cannot take the prompt
+        elif line.error_kind == "model_timeout":
+            key = "model_timeout"  # the table says model_timeout×N; the message says what to do
         else:
             return
         if key not in self.said:

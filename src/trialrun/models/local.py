@@ -364,7 +364,10 @@ class LocalModel:
                 completion_tokens = int((out.get("usage") or {}).get("completion_tokens", 0))
             latency = time.perf_counter() - started
             if stopped.is_set():
-                raise ModelTimeout(f"local model call exceeded {timeout:g}s")
+                raise ModelTimeout(
+                    f"local model call exceeded {timeout:g}s; on a slow or busy machine give "
+                    "the task more time: environment: {budgets: {timeout_s: N}}"
+                )
         usage = Usage(
             prompt=len(tokens), cached=min(cached, len(tokens)), completion=completion_tokens
         )

@@ -39,7 +39,7 @@ def missing_suites(ctx: GateContext) -> Outcome:
     if blocking:
         text = (
             f"no {', '.join(blocking)} task in this run's {ctx.gate} gate; run the suite, or "
-            f"list it in [gates.{ctx.gate}] allow_missing"
+            f"list it in trialrun.toml under [gates.{ctx.gate}] allow_missing"
         )
         text += f"; {_allowed(allowed)}" if allowed else ""
         return Outcome([RuleResult(SUITE_RULE, "failed", text, judged=judged)])
@@ -66,7 +66,7 @@ def missing_baseline_tasks(ctx: GateContext) -> Outcome:
         described = _names([f"{t} ({ctx.baseline_suites[t]})" for t in blocking])
         text = (
             f"in the baseline, not in this run: {described}; run them, or list them in "
-            f"[gates.{ctx.gate}] allow_missing"
+            f"trialrun.toml under [gates.{ctx.gate}] allow_missing"
         )
         text += f"; {_allowed(allowed)}" if allowed else ""
         return Outcome([RuleResult(TASK_RULE, "failed", text, blocking, judged=judged)])
