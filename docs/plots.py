@@ -70,12 +70,13 @@ def chart(title: str, lines: Sequence[Line], x_label: str, x_ticks: Sequence[flo
     for i, line in enumerate(lines):
         color = COLORS[i % len(COLORS)]
         if line.lo and line.hi:
-            upper = [f"{_n(x_of(x))},{_n(y_of(y))}" for x, y in zip(line.xs, line.hi)]
-            lower = [f"{_n(x_of(x))},{_n(y_of(y))}" for x, y in zip(line.xs, line.lo)]
+            upper = [f"{_n(x_of(x))},{_n(y_of(y))}" for x, y in zip(line.xs, line.hi, strict=True)]
+            lower = [f"{_n(x_of(x))},{_n(y_of(y))}" for x, y in zip(line.xs, line.lo, strict=True)]
             out.append(f'<polygon points="{" ".join(upper + lower[::-1])}" fill="{color}" '
                        'fill-opacity="0.13"/>')
         dash = ' stroke-dasharray="5 4"' if line.dashed else ""
-        points = " ".join(f"{_n(x_of(x))},{_n(y_of(y))}" for x, y in zip(line.xs, line.ys))
+        pairs = zip(line.xs, line.ys, strict=True)
+        points = " ".join(f"{_n(x_of(x))},{_n(y_of(y))}" for x, y in pairs)
         out.append(f'<polyline points="{points}" fill="none" stroke="{color}" '
                    f'stroke-width="2"{dash}/>')
         ly = TOP + 8 + 20 * i
