@@ -181,6 +181,14 @@ class ScriptedModel:
         self.path = Path(path)
         self._tasks, self._default = load_script(self.path)
 
+    @property
+    def task_ids(self) -> list[str]:
+        return list(self._tasks)
+
+    def covers(self, task_id: str) -> bool:
+        """Whether the script has turns for `task_id` (its own, or `default`)."""
+        return task_id in self._tasks or bool(self._default)
+
     def turns_for(self, task_id: str | None) -> list[_Turn]:
         if task_id is not None and task_id in self._tasks:
             return self._tasks[task_id]

@@ -46,6 +46,7 @@ from trialrun.runner._plan import TrialSpec, effective_k, plan, trials_first
 from trialrun.runner._processes import WorkerProcesses, check_processes
 from trialrun.runner._ray import RayCluster, check_executor, connect_ray, import_ray
 from trialrun.runner._remote import WorkerJob
+from trialrun.runner._script_coverage import script_coverage_warnings
 from trialrun.runner._sink import TrialSink
 from trialrun.runner._stop_rule import NeverStop, StopPlan, StopRule, StopRules
 from trialrun.runner._task_agents import configured_agent, own_agents, task_agents
@@ -317,6 +318,7 @@ def _set_up(config: RunConfig, manifest: Manifest | None) -> _Setup:
         label: None if byo and label.startswith("agent:") else create_model(spec)
         for label, spec in spec_of.items()
     }
+    warnings.extend(script_coverage_warnings(models, tasks))
     judge_spec, judge = _judge_of(config, tasks, list(spec_of), warnings)
     timeouts = [t.environment.budgets.timeout_s for t in tasks if t.environment.budgets.timeout_s]
     agent_timeout = max(timeouts) if timeouts else None
