@@ -326,7 +326,7 @@ def register(app: typer.Typer) -> None:
         """Run tasks × models × k trials; write results/<run-id>/ and print the end table.
 
         With a suite config (`--config suite.toml`, or `trialrun run suite.toml`) it runs
-        the suite's models × benchmarks instead (see "Benchmark mode" in the README).
+        the suite's models × benchmarks instead (see docs/how-to/benchmark-suites.md).
         """
         from trialrun.cli._benchmarks import run_benchmark_command, run_suite_command, suite_of
 

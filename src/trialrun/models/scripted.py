@@ -45,7 +45,9 @@ class _Turn:
 
 
 def _fail(path: Path, where: str, message: str) -> UserError:
-    return UserError(f"{path}: {where}: {message}; see the scripted model format in the README")
+    return UserError(
+        f"{path}: {where}: {message}; see the scripted model format in docs/how-to/write-tasks.md"
+    )
 
 
 def _parse_turn(path: Path, where: str, raw: Any) -> _Turn:
