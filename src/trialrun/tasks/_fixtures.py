@@ -13,6 +13,7 @@ each folder is looked up and walked for links once.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import functools
 import os
 from collections.abc import Iterator
@@ -152,6 +153,19 @@ def _fixture_name(data: Any, places: dict[str, FieldPath]) -> tuple[str | None, 
     return None, places["fixture"]
 
 
+def _missing_fixture(task_file: Path, name: str) -> str:
+    """Where a fixture was looked for, and the nearest folder that is there."""
+    folders = fixtures_folders(task_file)
+    tried = " or ".join(str(r / name) for r in folders)
+    present = sorted({c.name for r in folders if _is_dir(r) for c in r.iterdir() if c.is_dir()})
+    near = difflib.get_close_matches(name, present, n=1)
+    hint = f"; did you mean '{near[0]}'?" if near else (
+        f"; the fixtures there: {', '.join(present[:10])}" if present else
+        "; make the folder fixtures/NAME beside the task file (its files are copied into each "
+        "trial's workspace)")
+    return f"fixture folder '{name}' not found (looked for {tried}){hint}"
+
+
 def resolve_fixtures(
     task_file: Path,
     data: Any,
@@ -175,8 +189,7 @@ def resolve_fixtures(
     if name:
         fixture_path = find_fixture(task_file, name)
         if fixture_path is None:
-            tried = " or ".join(str(r / name) for r in fixtures_folders(task_file))
-            issues.append((place, f"fixture folder '{name}' not found (looked for {tried})"))
+            issues.append((place, _missing_fixture(task_file, name)))
         else:
             fixtures_root = fixture_path.parent
             for _ in Path(name).parts[1:]:  # a nested name: fixtures/group/fx
