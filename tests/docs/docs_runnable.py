@@ -8,7 +8,7 @@ site and on GitHub):
     <!-- runnable exit=1 -->       ... and its last command exits 1 (the others 0)
     <!-- runnable-slow -->         a console block that needs the embedded local model
     <!-- runnable file=PATH -->    any fenced block: its text is written to PATH
-    <!-- runnable python -->       a ```python block, executed as written
+    <!-- runnable --> + ```python  a Python block, executed as written (in the page's folder)
     <!-- shown-only: WHY -->       a console block readers run, the tests cannot (WHY)
 
 Expected output is compared where it is shown: a line `...` stands for any lines (none

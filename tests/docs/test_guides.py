@@ -1,7 +1,7 @@
 """The how-to guides and concept pages: their runnable blocks, run in order from a folder
 holding a copy of examples/ (as a clone of the repository does), output compared where
-shown. Blocks needing the local model are left to test_tutorial's slow test's kind of
-run: here only what runs offline in seconds."""
+shown. Only blocks that run offline in seconds are marked runnable in the guides; a
+block needing the local model is `runnable-slow` and skipped here."""
 
 from __future__ import annotations
 
