@@ -23,6 +23,7 @@ from trialrun.benchmarks._suite_toml import read_suite_toml
 from trialrun.benchmarks.backends import BACKENDS, canonical_backend
 from trialrun.benchmarks.openjarvis import OPENJARVIS_NAMES, caveat, installed, missing_line
 from trialrun.errors import UserError
+from trialrun.tools import TOOL_PACKS
 
 BUILTIN_TEMPERATURE = 0.0
 BUILTIN_MAX_TOKENS = 2048
@@ -279,8 +280,6 @@ def unknown_benchmark_problem(name: str) -> str:
 
 
 def _check_tools(suite: Suite, where: str, tools: list[str]) -> None:
-    from trialrun.tools import TOOL_PACKS
-
     for name in tools:
         if name not in TOOL_PACKS:
             raise UserError(
