@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from trialrun.history._url import ENV_OFF
+from trialrun.runner import Filters, RunConfig, run
 
 
 @dataclass(slots=True)
@@ -25,8 +26,6 @@ class Verification:
 
 
 def verify_task(source: str, test_id: str, models: Sequence[str], target: str) -> Verification:
-    from trialrun.runner import Filters, RunConfig, run
-
     with tempfile.TemporaryDirectory(prefix="trialrun-verify-") as out:
         outcome = run(RunConfig(
             tasks=[source],
