@@ -41,6 +41,8 @@ from trialrun.runner._remote import (
     check_returned,
     infra_line,
 )
+from trialrun.runner._trial import RunContext, prepare_task, run_trial
+from trialrun.tools import load_pack
 
 if TYPE_CHECKING:
     from trialrun.runner._plan import TrialSpec
@@ -271,8 +273,6 @@ def worker_trial(
 ) -> tuple[ResultLine, bytes | None]:
     """One trial on a worker: build what it needs (cached per worker), run it, return the
     results line and its transcript (encoded, for the driver to append)."""
-    from trialrun.runner._trial import RunContext, prepare_task, run_trial
-    from trialrun.tools import load_pack
 
     job.check_protocol()
     task = spec.task
