@@ -308,8 +308,9 @@ def run(
         "user_model": user_model,
         "env": str(env) if env is not None else None,
     }
-    _benchmark_mode(suite_config, paths, bench, backend, generation, models=list(model or []),
-                    out=out, concurrency=concurrency, judge=judge, as_json=as_json, trials=k)
+    _benchmark_mode(suite_config, paths, bench, backend, judge, generation,
+                    models=list(model or []), out=out, concurrency=concurrency, as_json=as_json,
+                    trials=k)  # fmt: skip
     if not paths and resume is None:
         _fail("no task paths given; pass task files or folders (or --resume RUN_DIR)")
     try:
@@ -335,6 +336,7 @@ def _benchmark_mode(
     paths: list[Path] | None,
     bench: str | None,
     backend: str | None,
+    judge: str | None,
     generation: dict[str, Any],
     **common: Any,
 ) -> None:
@@ -346,7 +348,7 @@ def _benchmark_mode(
     if suite_file is not None:
         run_suite_command(suite_file, **common, **generation)
     if bench is not None or backend is not None:  # one benchmark, no suite file
-        run_benchmark_command(bench, backend, paths, **common, **generation)
+        run_benchmark_command(bench, backend, paths, judge=judge, **common, **generation)
     given = [f"--{k.replace('_', '-')}" for k, v in generation.items() if v is not None]
     if given:
         _fail(f"{', '.join(given)}: only for a suite config; run `trialrun run suite.toml`")
