@@ -45,7 +45,7 @@ from trialrun.rundir import (
     write_json_atomic,
     write_text_atomic,
 )
-from trialrun.runner import Run, RunConfig, RunHooks, run
+from trialrun.runner import NeverStop, Run, RunConfig, RunHooks, StopPlan, StopRule, run
 
 Echo = Callable[[str], None]
 
@@ -203,7 +203,8 @@ def run_benchmark(
     if settings is not None:  # [judge] max_tokens / temperature: this pair's judge calls only
         configure(replace(settings, **changes))
     try:
-        outcome = run(config, hooks=RunHooks(given.start, on_trial, given.loaded))
+        outcome = run(config, hooks=RunHooks(given.start, on_trial, given.loaded),
+                      stop_rules=every_trial)  # fmt: skip
     finally:
         writer.close()
         if settings is not None:
@@ -212,6 +213,17 @@ def run_benchmark(
     return PairOutcome(
         pair, summary, outcome.path, outcome.interrupted, resume is not None, outcome.warnings
     )
+
+
+def every_trial(plan: StopPlan, warnings: list[str]) -> StopRule:
+    """Early stop, when trialrun.toml turns it on, is not for a benchmark pair: its pass^k
+    and solve^k are exact means over every record's k trials (`hat_k`), and a record
+    stopped at its first wrong answer would drop out of them as 'short'."""
+    warnings.append(
+        "early stop: not for a benchmark pair (its pass^k and solve^k need all k trials of "
+        "every record); every trial runs"
+    )
+    return NeverStop()
 
 
 def _backend_of(pair: PairRun, backend: str | InferenceBackend | None) -> str:
