@@ -50,7 +50,7 @@ def test_every_trial_of_every_record_runs_with_early_stop_configured(
 
 def test_no_note_when_early_stop_is_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    pair = single_pair("words", "early-stop-off-model", engine="ollama", output_dir=tmp_path / "out",
-                       custom=True)  # fmt: skip
+    pair = single_pair("words", "early-stop-off-model", engine="ollama",
+                       output_dir=tmp_path / "out", custom=True)  # fmt: skip
     outcome = run_benchmark(pair, _loaded(), SeedBackend({}), SeedScorer(), handle_sigint=False)
     assert not [w for w in outcome.warnings if w.startswith("early stop")]
