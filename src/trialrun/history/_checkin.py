@@ -19,7 +19,6 @@ from pathlib import Path
 from trialrun.errors import UserError
 from trialrun.history._store import HistoryStore
 from trialrun.history._url import ENV_OFF
-from trialrun.runner import Filters, RunConfig, run
 
 PASS_NUM, PASS_DEN = 2, 3  # the bar: at least 66 % (2 of 3) solved on every key model
 
@@ -52,6 +51,10 @@ def measure(path: str, models: Sequence[str], k: int, only: str | None = None) -
 
 
 def _measure_tasks(path: str, models: Sequence[str], k: int, only: str | None) -> list[Measured]:
+    # the runner (~50 more modules) only when evals are measured: the history is also
+    # imported where no run happens (the pytest plugin's record, promote, lint)
+    from trialrun.runner import Filters, RunConfig, run
+
     with tempfile.TemporaryDirectory(prefix="trialrun-checkin-") as out:
         outcome = run(RunConfig(tasks=[path], models=list(models), k=k, out=out,
                                 filters=Filters(task=[only] if only else []),

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from trialrun.history._url import ENV_OFF
-from trialrun.runner import Filters, RunConfig, run
 
 
 @dataclass(slots=True)
@@ -26,6 +25,10 @@ class Verification:
 
 
 def verify_task(source: str, test_id: str, models: Sequence[str], target: str) -> Verification:
+    # the runner (~50 more modules) only when evals are measured: the history is also
+    # imported where no run happens (the pytest plugin's record, promote, lint)
+    from trialrun.runner import Filters, RunConfig, run
+
     with tempfile.TemporaryDirectory(prefix="trialrun-verify-") as out:
         outcome = run(RunConfig(
             tasks=[source],
