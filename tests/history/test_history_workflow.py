@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cli_support import cli_process
-from trialrun.history import HistoryStore
+from trialrun.history import HistoryStore, measure
 
 TASK = """\
 task_id: {tid}
@@ -106,3 +106,12 @@ def test_lint_flags_always_passes_without_a_promotion(project: Path) -> None:
                                      to_policy="ALWAYS_PASSES", models=[], reason="test")
     clean = _cli("lint", "tasks", "--store", store, cwd=project)
     assert clean.returncode == 0, clean.stdout
+
+
+def test_check_in_measures_every_trial_with_early_stop_configured(project: Path) -> None:
+    """A check-in measures a success rate: early stop (here on for every task) must not cut
+    a failing eval's trials short (0/1 would read as a measured rate)."""
+    (project / "trialrun.toml").write_text("[run]\nearly_stop = true\n")
+    found = measure("tasks", ["scripted:agent.yaml"], 3)
+    assert sorted((m.test_id, m.solved, m.trials) for m in found) == [
+        ("flaky", 0, 3), ("good", 3, 3)]

@@ -268,6 +268,7 @@ def test_a_worker_makes_each_model_once(tmp_path, monkeypatch, suite_of):
     suite, _agent, _marks = suite_of(k=2, always=False)
     [task] = load_tasks([suite]).tasks
     packed = _ray.pack_fixtures(task)
+    from trialrun.runner import _remote
     from trialrun.runner._remote import WorkerJob
 
     job = WorkerJob(model_specs={GOOD: GOOD})
@@ -280,7 +281,7 @@ def test_a_worker_makes_each_model_once(tmp_path, monkeypatch, suite_of):
         made.append(spec)
         return real(spec, *args, **kwargs)
 
-    monkeypatch.setattr(trialrun.models, "create_model", counting)  # a spy, nothing faked
+    monkeypatch.setattr(_remote, "create_model", counting)  # a spy, nothing faked
     lines = [
         _ray.worker_trial(job, TrialSpec(task, GOOD, trial), "c", "m", "d", packed)[0]
         for trial in (0, 1)

@@ -19,6 +19,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,8 +33,8 @@ from trialrun.sandbox import resolve_note
 from trialrun.tools import ToolError, ToolResult
 
 if TYPE_CHECKING:
-    from trialrun.models import Model
-    from trialrun.tasks import Task
+    from trialrun.models import Completion, Model, ToolCall
+    from trialrun.tasks import SimulatedUser, Task
     from trialrun.tools import Toolbox
 
 SYSTEM_PROMPT = (
@@ -129,21 +131,12 @@ class ToolLoopAgent:
         params = CompletionParams(task_id=task.task_id, trial=trial, timeout_s=limits.timeout_s)
         messages = run.messages
         seen_calls: set[tuple[str, str]] = set()
-        cost_total: float | None = None
-        user = task.inputs.user
-        user_model: Model | None = None
-        if user is not None:
-            spec = model_spec(user, task)
-            user_model = self._users.get(spec) if spec is not None else model
-        user_turns = 0
-        if user is not None and user_model is not None and user.opens:
+        user = self._simulated_user(task, model, params, limits)
+        if user is not None and user.spec.opens:
             # the user speaks first: its opening replaces the prompt as the first message
-            asked = user_reply(user_model, [], user, task.inputs.prompt, params)
-            reply, meta = await (limits.off_clock(asked) if limits.off_clock else asked)
-            user_turns += 1
-            run.turn_meta.append({"turn": 0, **meta})
+            reply = await user.reply([], run, turn=0)
             messages[-1] = {"role": "user", "name": USER_NAME, "content": reply}
-            if user.stop in reply:
+            if user.spec.stop in reply:
                 return
         while True:
             if run.turns >= limits.max_turns:
@@ -152,80 +145,129 @@ class ToolLoopAgent:
                 return
             started = time.perf_counter()
             completion = await model.complete(messages, specs, params)
-            latency = time.perf_counter() - started
-            run.turns += 1
-            usage = completion.usage
-            run.usage.add(usage)
-            if completion.cost_usd is not None:
-                cost_total = (cost_total or 0.0) + completion.cost_usd
-                run.cost_usd = cost_total
-            run.turn_meta.append(
-                {
-                    "turn": run.turns - 1,
-                    "latency_s": latency,
-                    "tokens": usage.as_dict(),
-                    "cost_usd": completion.cost_usd,
-                }
-            )
+            _account(run, completion, time.perf_counter() - started)
             calls = completion.tool_calls
             messages.append(assistant_message(completion))
-            for call in calls:
-                if call.arguments_error:
-                    result = ToolResult(
-                        False, f"{call.name}: invalid arguments: {call.arguments_error}"
-                    )
-                else:
-                    result = await toolbox.call(call.name, call.arguments)
-                key = (call.name, _canonical(call.arguments, call.raw_arguments))
-                if key in seen_calls:
-                    run.loop_fires += 1
-                else:
-                    seen_calls.add(key)
-                run.tool_calls.append(
-                    ToolCallRecord(call.name, call.arguments, result.ok, result.content)
-                )
-                messages.append(
-                    {
-                        "role": "tool",
-                        "tool_call_id": call.id,
-                        "name": call.name,
-                        "content": result.content,
-                    }
-                )
-            if limits.max_tokens is not None:
-                spent = run.usage.prompt + run.usage.completion
-                if spent > limits.max_tokens:
-                    run.failure = "max_tokens"
-                    run.failure_message = f"{spent} tokens spent, cap {limits.max_tokens}"
-                    return
-            cap = limits.max_cost_usd
-            if cap is not None and cost_total is not None and cost_total > cap:
-                run.failure = "max_cost"
-                run.failure_message = f"${cost_total:.4f} spent, cap ${cap:g}"
+            await _call_tools(toolbox, calls, run, seen_calls)
+            if _over_budget(run, limits):
                 return
-            if calls and user is not None and _ends_chat(toolbox, run.tool_calls[-len(calls) :]):
+            has_user = task.inputs.user is not None
+            if calls and has_user and _ends_chat(toolbox, run.tool_calls[-len(calls) :]):
                 run.final_text = completion.text or ""
                 return  # a hand-off (e.g. to a human agent) ends the conversation
             if not calls:
                 run.final_text = completion.text or ""
-                if user is None or user_model is None:
+                if user is None:
                     return
                 # a simulated user answers; its stop marker ends the conversation
-                if user_turns >= user.max_turns:
+                if user.turns >= user.spec.max_turns:
                     run.failure = "user_max_turns"
                     run.failure_message = (
-                        f"the simulated user did not end the chat within {user.max_turns} "
-                        f"replies (no {user.stop!r})"
+                        f"the simulated user did not end the chat within {user.spec.max_turns} "
+                        f"replies (no {user.spec.stop!r})"
                     )
                     return
-                asked = user_reply(user_model, messages, user, task.inputs.prompt, params)
-                # the user's time is not the agent's: off the trial's budget clock
-                reply, meta = await (limits.off_clock(asked) if limits.off_clock else asked)
-                user_turns += 1
-                run.turn_meta.append({"turn": run.turns - 1, **meta})
+                reply = await user.reply(messages, run, turn=run.turns - 1)
                 messages.append({"role": "user", "name": USER_NAME, "content": reply})
-                if user.stop in reply:
+                if user.spec.stop in reply:
                     return
+
+    def _simulated_user(
+        self, task: Task, model: Model, params: CompletionParams, limits: AgentLimits
+    ) -> _UserSide | None:
+        """The task's simulated user and the model that plays it (None: no user, or no
+        model for it)."""
+        user = task.inputs.user
+        if user is None:
+            return None
+        spec = model_spec(user, task)
+        user_model = self._users.get(spec) if spec is not None else model
+        if user_model is None:
+            return None
+        return _UserSide(user, user_model, task.inputs.prompt, params, limits.off_clock)
+
+
+@dataclass(slots=True)
+class _UserSide:
+    """A simulated user in the loop: its spec, the model playing it, the replies given."""
+
+    spec: SimulatedUser
+    model: Model
+    prompt: str
+    params: CompletionParams
+    off_clock: Callable[[Awaitable[Any]], Awaitable[Any]] | None
+    turns: int = 0
+
+    async def reply(self, messages: list[Message], run: AgentRun, *, turn: int) -> str:
+        asked = user_reply(self.model, messages, self.spec, self.prompt, self.params)
+        # the user's time is not the agent's: off the trial's budget clock
+        reply, meta = await (self.off_clock(asked) if self.off_clock else asked)
+        self.turns += 1
+        run.turn_meta.append({"turn": turn, **meta})
+        return str(reply)
+
+
+def _account(run: AgentRun, completion: Completion, latency: float) -> None:
+    """One model call counted: the turn, its tokens, its cost and its latency."""
+    run.turns += 1
+    usage = completion.usage
+    run.usage.add(usage)
+    if completion.cost_usd is not None:
+        run.cost_usd = (run.cost_usd or 0.0) + completion.cost_usd
+    run.turn_meta.append(
+        {
+            "turn": run.turns - 1,
+            "latency_s": latency,
+            "tokens": usage.as_dict(),
+            "cost_usd": completion.cost_usd,
+        }
+    )
+
+
+async def _call_tools(
+    toolbox: Toolbox, calls: list[ToolCall], run: AgentRun, seen_calls: set[tuple[str, str]]
+) -> None:
+    """Each call through the toolbox (bad arguments answered, not run), its result appended;
+    a call repeated with the same arguments counts as a loop."""
+    for call in calls:
+        if call.arguments_error:
+            result = ToolResult(
+                False, f"{call.name}: invalid arguments: {call.arguments_error}"
+            )
+        else:
+            result = await toolbox.call(call.name, call.arguments)
+        key = (call.name, _canonical(call.arguments, call.raw_arguments))
+        if key in seen_calls:
+            run.loop_fires += 1
+        else:
+            seen_calls.add(key)
+        run.tool_calls.append(
+            ToolCallRecord(call.name, call.arguments, result.ok, result.content)
+        )
+        run.messages.append(
+            {
+                "role": "tool",
+                "tool_call_id": call.id,
+                "name": call.name,
+                "content": result.content,
+            }
+        )
+
+
+def _over_budget(run: AgentRun, limits: AgentLimits) -> bool:
+    """The token or cost cap passed: the run's failure set."""
+    if limits.max_tokens is not None:
+        spent = run.usage.prompt + run.usage.completion
+        if spent > limits.max_tokens:
+            run.failure = "max_tokens"
+            run.failure_message = f"{spent} tokens spent, cap {limits.max_tokens}"
+            return True
+    cap = limits.max_cost_usd
+    if cap is not None and run.cost_usd is not None and run.cost_usd > cap:
+        run.failure = "max_cost"
+        run.failure_message = f"${run.cost_usd:.4f} spent, cap ${cap:g}"
+        return True
+    return False
 
 
 def _ends_chat(toolbox: Toolbox, calls: list[ToolCallRecord]) -> bool:

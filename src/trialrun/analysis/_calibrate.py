@@ -14,8 +14,18 @@ that baseline by more than `MARGIN` (0.05).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import asyncio
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
+
+from trialrun.judge import (
+    ask,
+    create_judge,
+    current_settings,
+    parse_yes_no,
+    split_judge_variant,
+    yes_no_prompt,
+)
 
 MARGIN = 0.05
 
@@ -147,17 +157,6 @@ async def calibrate_model(gold: Any, spec: str, *, concurrency: int = 4) -> Judg
     """Run judge `spec` over the labelled tuples (the `judge` grader's prompt) and score it.
 
     `spec` may end in `?constrained=false|true` to override `[judge] constrained`."""
-    import asyncio
-    from dataclasses import replace
-
-    from trialrun.judge import (
-        ask,
-        create_judge,
-        current_settings,
-        parse_yes_no,
-        split_judge_variant,
-        yes_no_prompt,
-    )
 
     base, constrained = split_judge_variant(spec)
     settings = current_settings()

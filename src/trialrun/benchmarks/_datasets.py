@@ -188,6 +188,7 @@ def hf_rows(
             '"PATH", or set HF_HUB_OFFLINE=1 to use the copy in the Hugging Face cache'
         )
     try:
+        # the optional `benchmarks` extra (~1 s to import), loaded for hub datasets only
         import datasets
     except ImportError:
         raise UserError(

@@ -45,7 +45,7 @@ from trialrun.rundir import (
     write_json_atomic,
     write_text_atomic,
 )
-from trialrun.runner import RunConfig, RunHooks, run
+from trialrun.runner import NeverStop, Run, RunConfig, RunHooks, StopPlan, StopRule, run
 
 Echo = Callable[[str], None]
 
@@ -168,39 +168,10 @@ def run_benchmark(
     the pair's), or an `InferenceBackend` object, which then answers every record as the
     pair's model. `scorer`: default the registered benchmark of that name; any other
     scorer object (trialrun's or the seed's shape) grades the records in its place."""
-    if backend is not None and not isinstance(backend, str):
-        pair.model_spec = backend_spec(backend, pair.model_name)
-        backend = "direct"
-    backend = backend or pair.backend
-    if backend not in BACKENDS:
-        raise UserError(f"backend '{backend}': unknown; known: {', '.join(BACKENDS)}")
+    backend = _backend_of(pair, backend)
     check_output_dir(pair.output_dir)
     pair.backend = backend
-    records: list[Record] = []
-    tasks: list[Any]
-    category = ""
-    if pair.task_folder is not None:
-        tasks = [pair.task_folder]
-        agent = pair.agent
-    else:
-        bench, custom = _bench_and_scorer(pair, scorer, dataset)
-        category = bench.category
-        if bench.episodic:  # whole episodes: the benchmark builds its tasks
-            records, tasks = bench.episodes(pair)
-            agent = pair.agent  # None: the built-in tool loop
-        else:
-            if dataset is None:
-                dataset = dataset_for(bench, pair.dataset, base=pair.base, subset=pair.subset)
-                dataset.load(pair.max_samples, pair.split, pair.seed)
-            records = list(dataset.iter_records())
-            judged = pair.judge_spec is not None
-            tasks = record_tasks(bench, records, pair, judged=judged, scorer=custom)
-            agent = pair.agent or BACKENDS[backend]
-        if not records:
-            raise UserError(
-                f"benchmark {pair.benchmark}: no records in its dataset (after its filters); "
-                "check dataset and split"
-            )
+    records, tasks, agent, category = _records_and_tasks(pair, dataset, scorer, backend)
     root = pair.output_dir / "runs" / pair.stem
     ids = [t.task_id for t in tasks] if pair.task_folder is None else []
     resume = _resumable(pair, root, ids)
@@ -232,11 +203,79 @@ def run_benchmark(
     if settings is not None:  # [judge] max_tokens / temperature: this pair's judge calls only
         configure(replace(settings, **changes))
     try:
-        outcome = run(config, hooks=RunHooks(given.start, on_trial, given.loaded))
+        outcome = run(config, hooks=RunHooks(given.start, on_trial, given.loaded),
+                      stop_rules=every_trial)  # fmt: skip
     finally:
         writer.close()
         if settings is not None:
             configure(settings)
+    summary = _pair_summary(pair, outcome, category, backend)
+    return PairOutcome(
+        pair, summary, outcome.path, outcome.interrupted, resume is not None, outcome.warnings
+    )
+
+
+def every_trial(plan: StopPlan, warnings: list[str]) -> StopRule:
+    """Early stop, when trialrun.toml turns it on, is not for a benchmark pair: its pass^k
+    and solve^k are exact means over every record's k trials (`hat_k`), and a record
+    stopped at its first wrong answer would drop out of them as 'short'."""
+    warnings.append(
+        "early stop: not for a benchmark pair (its pass^k and solve^k need all k trials of "
+        "every record); every trial runs"
+    )
+    return NeverStop()
+
+
+def _backend_of(pair: PairRun, backend: str | InferenceBackend | None) -> str:
+    """The backend's name (an `InferenceBackend` object answers as the pair's model,
+    through `direct`); an unknown name is refused."""
+    if backend is not None and not isinstance(backend, str):
+        pair.model_spec = backend_spec(backend, pair.model_name)
+        backend = "direct"
+    backend = backend or pair.backend
+    if backend not in BACKENDS:
+        raise UserError(f"backend '{backend}': unknown; known: {', '.join(BACKENDS)}")
+    return backend
+
+
+def _records_and_tasks(
+    pair: PairRun,
+    dataset: DatasetProvider | None,
+    scorer: Benchmark | Scorer | Any | None,
+    backend: str,
+) -> tuple[list[Record], list[Any], str | None, str]:
+    """The pair's records, the tasks that run them, the agent and the category: a task
+    folder as it is, an episodic benchmark's episodes, or one task per dataset record."""
+    records: list[Record] = []
+    tasks: list[Any]
+    category = ""
+    if pair.task_folder is not None:
+        tasks = [pair.task_folder]
+        agent = pair.agent
+    else:
+        bench, custom = _bench_and_scorer(pair, scorer, dataset)
+        category = bench.category
+        if bench.episodic:  # whole episodes: the benchmark builds its tasks
+            records, tasks = bench.episodes(pair)
+            agent = pair.agent  # None: the built-in tool loop
+        else:
+            if dataset is None:
+                dataset = dataset_for(bench, pair.dataset, base=pair.base, subset=pair.subset)
+                dataset.load(pair.max_samples, pair.split, pair.seed)
+            records = list(dataset.iter_records())
+            judged = pair.judge_spec is not None
+            tasks = record_tasks(bench, records, pair, judged=judged, scorer=custom)
+            agent = pair.agent or BACKENDS[backend]
+        if not records:
+            raise UserError(
+                f"benchmark {pair.benchmark}: no records in its dataset (after its filters); "
+                "check dataset and split"
+            )
+    return records, tasks, agent, category
+
+
+def _pair_summary(pair: PairRun, outcome: Run, category: str, backend: str) -> dict[str, Any]:
+    """The pair's `.summary.json` (written), from its per-record file and its run."""
     rundir = RunDir.open(outcome.path)
     summary = summarize_records(
         read_records(pair.records_path),
@@ -249,9 +288,7 @@ def run_benchmark(
         )
     summary.update(_k_figures(pair, outcome.summary.aggregate.get(pair.model_spec) or {}))
     write_json_atomic(pair.summary_path, summary)
-    return PairOutcome(
-        pair, summary, outcome.path, outcome.interrupted, resume is not None, outcome.warnings
-    )
+    return summary
 
 
 def _k_figures(pair: PairRun, aggregate: dict[str, Any]) -> dict[str, Any]:

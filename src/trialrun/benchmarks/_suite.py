@@ -23,6 +23,7 @@ from trialrun.benchmarks._suite_toml import read_suite_toml
 from trialrun.benchmarks.backends import BACKENDS, canonical_backend
 from trialrun.benchmarks.openjarvis import OPENJARVIS_NAMES, caveat, installed, missing_line
 from trialrun.errors import UserError
+from trialrun.tools import TOOL_PACKS
 
 BUILTIN_TEMPERATURE = 0.0
 BUILTIN_MAX_TOKENS = 2048
@@ -279,8 +280,6 @@ def unknown_benchmark_problem(name: str) -> str:
 
 
 def _check_tools(suite: Suite, where: str, tools: list[str]) -> None:
-    from trialrun.tools import TOOL_PACKS
-
     for name in tools:
         if name not in TOOL_PACKS:
             raise UserError(
@@ -329,53 +328,31 @@ def _user_model(spec: str | None, base: Path) -> str | None:
     return spec
 
 
+@dataclass(slots=True)
+class _BenchPlan:
+    """One benchmark entry, checked once and shared by every model."""
+
+    bench: dict[str, Any]
+    folder: Path | None
+    backend: str
+    tools: list[str]
+    agent: str | None
+    notes: list[str]
+    judge: str | None
+
+
 def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
     """One PairRun per model × benchmark, in file order (models outer)."""
     over = overrides or Overrides()
     check_overrides(over)
-    defaults = suite.defaults
     models = suite.models
     if over.models:
         models = [{"name": m} for m in over.models]
     out_dir = over.output_dir or suite.output_dir()
     seed = _pick(over.seed, suite.run.get("seed"), DEFAULT_SEED)
+    plans = [_plan_benchmark(suite, index, bench, over)
+             for index, bench in enumerate(suite.benchmarks)]  # fmt: skip
     pairs: list[PairRun] = []
-    bench_info = []
-    for index, bench in enumerate(suite.benchmarks):
-        where = _entry_label("benchmarks", index, bench)
-        folder = _benchmark_kind(suite, where, bench["name"])
-        given = bench.get("backend")
-        backend = canonical_backend(given) if given else None
-        if given and backend is None:
-            raise UserError(
-                f"{suite.path}: {where}: backend: unknown backend '{given}'; known: "
-                f"{', '.join([*BACKENDS, 'jarvis-direct', 'jarvis-agent'])}"
-            )
-        if backend is None:
-            factory = find_benchmark(bench["name"])
-            backend = factory().default_backend if factory is not None else "agent"
-        tools = list(bench.get("tools") or [])
-        _check_tools(suite, where, tools)
-        agent = bench.get("agent")
-        notes = []
-        if agent and ":" not in agent:
-            notes.append(
-                f"{suite.path}: {where}: agent '{agent}' is not a Python agent "
-                "(package.module:function); the built-in "
-                f"{backend} backend runs instead"
-            )
-            agent = None
-        if given and getattr(find_benchmark(bench["name"]), "episodic", False):
-            notes.append(
-                f"{suite.path}: {where}: backend '{given}' is not used by {bench['name']}: "
-                "its episodes run the built-in tool loop with the domain's tools"
-            )
-        note = caveat(bench["name"]) if folder is None else None
-        if note:
-            notes.append(f"{suite.path}: {where}: {note}")
-        judge = _judge_spec(suite, bench, where)
-        _check_split(suite, where, bench, over)
-        bench_info.append((bench, where, folder, backend, tools, agent, notes, judge))
     for m_index, model in enumerate(models):
         m_where = _entry_label("models", m_index, model)
         spec = model_spec(
@@ -386,63 +363,113 @@ def expand(suite: Suite, overrides: Overrides | None = None) -> list[PairRun]:
             provider=model.get("provider"),
             base_url=model.get("base_url"),
         )
-        for bench, _where, folder, backend, tools, agent, notes, judge in bench_info:
-            factory = find_benchmark(bench["name"]) if folder is None else None
-            episodic = bool(getattr(factory, "episodic", False))
-            env = str(Path(over.env).expanduser().resolve()) if over.env and episodic else None
-            dataset = _pick(env, bench.get("dataset"))
-            user = (
-                _user_model(over.user_model, Path.cwd())
-                if over.user_model
-                else _user_model(bench.get("user_model"), suite.base)
-            )
-            pairs.append(
-                PairRun(
-                    benchmark=bench["name"],
-                    model_name=model["name"],
-                    model_spec=spec,
-                    backend=backend,
-                    tools=tools,
-                    agent=agent,
-                    dataset=dataset,
-                    task_folder=folder,
-                    max_samples=_pick(over.max_samples, bench.get("max_samples")),
-                    split=_pick(over.split, bench.get("split")),
-                    seed=seed,
-                    temperature=float(
-                        _pick(
-                            over.temperature,
-                            bench.get("temperature"),
-                            model.get("temperature"),
-                            defaults.get("temperature"),
-                            BUILTIN_TEMPERATURE,
-                        )
-                    ),
-                    max_tokens=int(
-                        _pick(
-                            over.max_tokens,
-                            bench.get("max_tokens"),
-                            model.get("max_tokens"),
-                            defaults.get("max_tokens"),
-                            BUILTIN_MAX_TOKENS,
-                        )
-                    ),
-                    judge_spec=judge,
-                    judge_max_tokens=suite.judge.get("max_tokens"),
-                    user_model=user,
-                    judge_temperature=_float_or_none(suite.judge.get("temperature")),
-                    max_workers=_pick(over.max_workers, suite.run.get("max_workers")),
-                    output_dir=out_dir,
-                    base=suite.base,
-                    notes=list(notes),
-                    subset=bench.get("subset"),
-                    trials=int(
-                        _pick(over.trials, bench.get("trials"), suite.run.get("trials"), 1)
-                    ),
-                )
-            )
+        pairs.extend(_pair(suite, over, model, spec, plan, seed, out_dir) for plan in plans)
     _check_unique(suite, pairs)
     return pairs
+
+
+def _plan_benchmark(
+    suite: Suite, index: int, bench: dict[str, Any], over: Overrides
+) -> _BenchPlan:
+    """A benchmark entry's backend, tools, agent, judge and notes; a bad entry is refused."""
+    where = _entry_label("benchmarks", index, bench)
+    folder = _benchmark_kind(suite, where, bench["name"])
+    given = bench.get("backend")
+    backend = canonical_backend(given) if given else None
+    if given and backend is None:
+        raise UserError(
+            f"{suite.path}: {where}: backend: unknown backend '{given}'; known: "
+            f"{', '.join([*BACKENDS, 'jarvis-direct', 'jarvis-agent'])}"
+        )
+    if backend is None:
+        factory = find_benchmark(bench["name"])
+        backend = factory().default_backend if factory is not None else "agent"
+    tools = list(bench.get("tools") or [])
+    _check_tools(suite, where, tools)
+    agent = bench.get("agent")
+    notes = []
+    if agent and ":" not in agent:
+        notes.append(
+            f"{suite.path}: {where}: agent '{agent}' is not a Python agent "
+            "(package.module:function); the built-in "
+            f"{backend} backend runs instead"
+        )
+        agent = None
+    if given and getattr(find_benchmark(bench["name"]), "episodic", False):
+        notes.append(
+            f"{suite.path}: {where}: backend '{given}' is not used by {bench['name']}: "
+            "its episodes run the built-in tool loop with the domain's tools"
+        )
+    note = caveat(bench["name"]) if folder is None else None
+    if note:
+        notes.append(f"{suite.path}: {where}: {note}")
+    judge = _judge_spec(suite, bench, where)
+    _check_split(suite, where, bench, over)
+    return _BenchPlan(bench, folder, backend, tools, agent, notes, judge)
+
+
+def _pair(
+    suite: Suite,
+    over: Overrides,
+    model: dict[str, Any],
+    spec: str,
+    plan: _BenchPlan,
+    seed: int,
+    out_dir: Path,
+) -> PairRun:
+    """One model × benchmark: the command line over the benchmark over the model over the
+    suite's defaults."""
+    bench, folder, defaults = plan.bench, plan.folder, suite.defaults
+    factory = find_benchmark(bench["name"]) if folder is None else None
+    episodic = bool(getattr(factory, "episodic", False))
+    env = str(Path(over.env).expanduser().resolve()) if over.env and episodic else None
+    dataset = _pick(env, bench.get("dataset"))
+    user = (
+        _user_model(over.user_model, Path.cwd())
+        if over.user_model
+        else _user_model(bench.get("user_model"), suite.base)
+    )
+    return PairRun(
+        benchmark=bench["name"],
+        model_name=model["name"],
+        model_spec=spec,
+        backend=plan.backend,
+        tools=plan.tools,
+        agent=plan.agent,
+        dataset=dataset,
+        task_folder=folder,
+        max_samples=_pick(over.max_samples, bench.get("max_samples")),
+        split=_pick(over.split, bench.get("split")),
+        seed=seed,
+        temperature=float(
+            _pick(
+                over.temperature,
+                bench.get("temperature"),
+                model.get("temperature"),
+                defaults.get("temperature"),
+                BUILTIN_TEMPERATURE,
+            )
+        ),
+        max_tokens=int(
+            _pick(
+                over.max_tokens,
+                bench.get("max_tokens"),
+                model.get("max_tokens"),
+                defaults.get("max_tokens"),
+                BUILTIN_MAX_TOKENS,
+            )
+        ),
+        judge_spec=plan.judge,
+        judge_max_tokens=suite.judge.get("max_tokens"),
+        user_model=user,
+        judge_temperature=_float_or_none(suite.judge.get("temperature")),
+        max_workers=_pick(over.max_workers, suite.run.get("max_workers")),
+        output_dir=out_dir,
+        base=suite.base,
+        notes=list(plan.notes),
+        subset=bench.get("subset"),
+        trials=int(_pick(over.trials, bench.get("trials"), suite.run.get("trials"), 1)),
+    )
 
 
 def _check_unique(suite: Suite, pairs: list[PairRun]) -> None:

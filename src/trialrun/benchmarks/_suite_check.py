@@ -33,6 +33,7 @@ from trialrun.benchmarks._types import BENCHMARKS
 from trialrun.benchmarks.backends import BACKENDS, canonical_backend
 from trialrun.benchmarks.openjarvis import caveat
 from trialrun.errors import UserError
+from trialrun.tools import TOOL_PACKS
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}")
 
@@ -173,8 +174,6 @@ def _check_judge(check: SuiteCheck, suite: Suite) -> None:
 
 
 def _check_benchmark(check: SuiteCheck, suite: Suite, index: int, bench: dict[str, Any]) -> None:
-    from trialrun.tools import TOOL_PACKS
-
     where = _entry_label("benchmarks", index, bench)
     at = f"{suite.path}: {where}"
     name = bench["name"]

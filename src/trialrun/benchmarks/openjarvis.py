@@ -28,6 +28,7 @@ from trialrun.benchmarks._datasets import PLAIN_SUFFIXES, hf_rows, is_local, pla
 from trialrun.benchmarks._openjarvis_jail import CODE_RUNNING, score_contained
 from trialrun.benchmarks._types import Benchmark, Record, ScoreResult
 from trialrun.errors import UserError
+from trialrun.models import CompletionParams
 
 INSTALL = "pip install 'trialrun[openjarvis]'"
 ORIGIN = "openjarvis"
@@ -138,8 +139,6 @@ class JudgeBackend:
         temperature: float = 0.0,
         max_tokens: int = 2048,
     ) -> dict[str, Any]:
-        from trialrun.models import CompletionParams
-
         messages = [{"role": "system", "content": system}] if system else []
         messages.append({"role": "user", "content": prompt})
         params = CompletionParams(

@@ -146,101 +146,105 @@ def _show_trial(console: Any, run_dir: str | None, test_id: str, model: str,
     render_transcript(run.transcript_or_empty(line), line, console)
 
 
+def check_in(
+    path: str = typer.Argument(..., help="A task file or folder, or a pytest eval file."),
+    model: list[str] = typer.Option(..., "--model", "-m", help="Key model (repeat)."),
+    k: int = typer.Option(3, "-k", help="Trials per model."),
+) -> None:
+    """Does a new eval reach 66 % on each key model? Exit 1 if not (before committing)."""
+    from trialrun.history import measure
+
+    if k < 1:
+        raise UserError(f"-k {k}: must be 1 or more")
+    if not Path(path.split("::")[0]).exists():
+        raise UserError(f"{path}: no such file or folder")
+    rows = measure(path, model, k)
+    for row in rows:
+        typer.echo(row.line())
+    if not rows:
+        raise UserError(f"{path}: no eval ran; check the path and the task filter")
+    if not all(r.ok for r in rows):
+        typer.echo("not ready: below 66 % on a key model (fix it, or commit it as "
+                   "USUALLY_FAILS)")
+        raise SystemExit(1)
+    typer.echo("ready to commit")
+
+
+def triage(
+    test: str = typer.Argument(..., help="A task id, or a pytest node id (file::test)."),
+    model: list[str] = typer.Option(None, "--model", "-m",
+                                    help="Models to re-run (default: those in the history)."),
+    k: int = typer.Option(3, "-k", help="Trials per model in the re-run."),
+    last: int = typer.Option(3, "--last", help="Show this many latest failing trials."),
+    rerun: bool = typer.Option(True, "--rerun/--no-rerun", help="Re-run the test."),
+    store: str = typer.Option(None, "--store", help=STORE_HELP),
+) -> None:
+    """The latest failing trials of TEST with their transcripts, then a k-trial re-run
+    on each model with the success rate per model."""
+    from rich.console import Console
+
+    from trialrun.history import HistoryStore, history_name, measure, rerun_specs
+
+    console = Console()
+    with HistoryStore.open(store) as history:
+        runs = history.runs(test_id=test)
+        if not runs:
+            raise UserError(f"{test}: not in the history; give a task id or a pytest node "
+                            "id as `trialrun history` lists it")
+        outcomes = [(run, o) for run in runs for o in run.outcomes]
+        trials = history.trials_of(o.pk for _, o in outcomes)
+        # every model the test ran on, by its history name; each re-runs with the
+        # base URL its newest run recorded (or the one -m gives)
+        labels = list(dict.fromkeys(history_name(m) for m in model)) if model else sorted(
+            {history_name(o.model) for _, o in outcomes})
+        specs = rerun_specs(history, test, labels, model or []) if rerun else []
+    failing = [
+        (run, o, t) for run, o in outcomes for t in trials[o.pk]
+        if t.outcome in ("failed", "undetermined")
+    ][::-1][:last]
+    console.print(f"{test}: {len(failing)} latest failing trial(s)", highlight=False)
+    for run, o, t in failing:
+        console.rule(f"{run.run_id} ({run.trigger}) {o.model} trial {t.trial}: {t.outcome}",
+                     align="left")
+        if t.error:
+            console.print(f"error: {t.error}", highlight=False, markup=False)
+        _show_trial(console, run.run_dir, test, o.model, t.trial, t.transcript)
+    if not rerun:
+        return
+    _, newest = outcomes[-1]
+    source = newest.source
+    if not source or not Path(source).is_file():
+        raise UserError(f"{test}: its file {source or '(unknown)'} is not here; re-run it "
+                        "from the checkout that has it")
+    target = (f"{source}::{test.split('::', 1)[1]}" if newest.kind == "pytest"
+              else source)
+    rows = measure(target, specs, k, None if newest.kind == "pytest" else test)
+    console.rule("re-run", align="left")
+    for row in rows:
+        console.print(row.line(), highlight=False, markup=False)
+
+
+def lint_cmd(
+    paths: list[str] = typer.Argument(..., help="Task files/folders and pytest files."),
+    store: str = typer.Option(None, "--store", help=STORE_HELP),
+) -> None:
+    """Flag ALWAYS_PASSES tasks and tests with no promotion record, golden tasks marked
+    USUALLY_PASSES and invalid task files (exit 1)."""
+    from trialrun.history import HistoryStore, lint
+
+    for raw in paths:
+        if not Path(raw).exists():
+            raise UserError(f"{raw}: no such file or folder")
+    with HistoryStore.open(store) as history:
+        findings = lint(history, paths)
+    for finding in findings:
+        typer.echo(str(finding))
+    if findings:
+        raise SystemExit(1)
+    typer.echo("every ALWAYS_PASSES eval has a promotion record")
+
+
 def register_workflow(app: typer.Typer) -> None:
-    @app.command("check-in")
-    def check_in(
-        path: str = typer.Argument(..., help="A task file or folder, or a pytest eval file."),
-        model: list[str] = typer.Option(..., "--model", "-m", help="Key model (repeat)."),
-        k: int = typer.Option(3, "-k", help="Trials per model."),
-    ) -> None:
-        """Does a new eval reach 66 % on each key model? Exit 1 if not (before committing)."""
-        from trialrun.history import measure
-
-        if k < 1:
-            raise UserError(f"-k {k}: must be 1 or more")
-        if not Path(path.split("::")[0]).exists():
-            raise UserError(f"{path}: no such file or folder")
-        rows = measure(path, model, k)
-        for row in rows:
-            typer.echo(row.line())
-        if not rows:
-            raise UserError(f"{path}: no eval ran; check the path and the task filter")
-        if not all(r.ok for r in rows):
-            typer.echo("not ready: below 66 % on a key model (fix it, or commit it as "
-                       "USUALLY_FAILS)")
-            raise SystemExit(1)
-        typer.echo("ready to commit")
-
-    @app.command()
-    def triage(
-        test: str = typer.Argument(..., help="A task id, or a pytest node id (file::test)."),
-        model: list[str] = typer.Option(None, "--model", "-m",
-                                        help="Models to re-run (default: those in the history)."),
-        k: int = typer.Option(3, "-k", help="Trials per model in the re-run."),
-        last: int = typer.Option(3, "--last", help="Show this many latest failing trials."),
-        rerun: bool = typer.Option(True, "--rerun/--no-rerun", help="Re-run the test."),
-        store: str = typer.Option(None, "--store", help=STORE_HELP),
-    ) -> None:
-        """The latest failing trials of TEST with their transcripts, then a k-trial re-run
-        on each model with the success rate per model."""
-        from rich.console import Console
-
-        from trialrun.history import HistoryStore, history_name, measure, rerun_specs
-
-        console = Console()
-        with HistoryStore.open(store) as history:
-            runs = history.runs(test_id=test)
-            if not runs:
-                raise UserError(f"{test}: not in the history; give a task id or a pytest node "
-                                "id as `trialrun history` lists it")
-            outcomes = [(run, o) for run in runs for o in run.outcomes]
-            trials = history.trials_of(o.pk for _, o in outcomes)
-            # every model the test ran on, by its history name; each re-runs with the
-            # base URL its newest run recorded (or the one -m gives)
-            labels = list(dict.fromkeys(history_name(m) for m in model)) if model else sorted(
-                {history_name(o.model) for _, o in outcomes})
-            specs = rerun_specs(history, test, labels, model or []) if rerun else []
-        failing = [
-            (run, o, t) for run, o in outcomes for t in trials[o.pk]
-            if t.outcome in ("failed", "undetermined")
-        ][::-1][:last]
-        console.print(f"{test}: {len(failing)} latest failing trial(s)", highlight=False)
-        for run, o, t in failing:
-            console.rule(f"{run.run_id} ({run.trigger}) {o.model} trial {t.trial}: {t.outcome}",
-                         align="left")
-            if t.error:
-                console.print(f"error: {t.error}", highlight=False, markup=False)
-            _show_trial(console, run.run_dir, test, o.model, t.trial, t.transcript)
-        if not rerun:
-            return
-        _, newest = outcomes[-1]
-        source = newest.source
-        if not source or not Path(source).is_file():
-            raise UserError(f"{test}: its file {source or '(unknown)'} is not here; re-run it "
-                            "from the checkout that has it")
-        target = (f"{source}::{test.split('::', 1)[1]}" if newest.kind == "pytest"
-                  else source)
-        rows = measure(target, specs, k, None if newest.kind == "pytest" else test)
-        console.rule("re-run", align="left")
-        for row in rows:
-            console.print(row.line(), highlight=False, markup=False)
-
-    @app.command("lint")
-    def lint_cmd(
-        paths: list[str] = typer.Argument(..., help="Task files/folders and pytest files."),
-        store: str = typer.Option(None, "--store", help=STORE_HELP),
-    ) -> None:
-        """Flag ALWAYS_PASSES tasks and tests with no promotion record, golden tasks marked
-        USUALLY_PASSES and invalid task files (exit 1)."""
-        from trialrun.history import HistoryStore, lint
-
-        for raw in paths:
-            if not Path(raw).exists():
-                raise UserError(f"{raw}: no such file or folder")
-        with HistoryStore.open(store) as history:
-            findings = lint(history, paths)
-        for finding in findings:
-            typer.echo(str(finding))
-        if findings:
-            raise SystemExit(1)
-        typer.echo("every ALWAYS_PASSES eval has a promotion record")
+    app.command("check-in")(check_in)
+    app.command()(triage)
+    app.command("lint")(lint_cmd)

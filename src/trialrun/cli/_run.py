@@ -10,13 +10,52 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from trialrun.cli._benchmarks import BENCH_HELP
-from trialrun.cli._history import STORE_HELP
+from trialrun.cli._run_options import (
+    AGENT,
+    AGENT_API,
+    AGENT_CMD,
+    ALLOW_EXTERNAL_LINKS,
+    AS_JSON,
+    BACKEND,
+    BASELINES,
+    BENCH,
+    CONCURRENCY,
+    EARLY_STOP,
+    ENV,
+    EXECUTOR,
+    JUDGE,
+    JUNIT,
+    KEEP_ARTIFACTS,
+    MARKDOWN,
+    MAX_SAMPLES,
+    MAX_TOKENS,
+    MODEL,
+    OUT,
+    PATHS,
+    PROCESSES,
+    RAY_ADDRESS,
+    RESUME,
+    SEED,
+    SHOW_ALL,
+    SKIP_INVALID,
+    SPLIT,
+    STORE,
+    SUITE,
+    SUITE_CONFIG,
+    TAG,
+    TASK,
+    TEMPERATURE,
+    TIER,
+    TRIGGER,
+    USER_MODEL,
+    K,
+)
 from trialrun.core import redact
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from trialrun import AfterRun, RunConfig
     from trialrun.cli._power_estimate import PowerEstimate
     from trialrun.rundir import ResultLine, RunDir, Summary
     from trialrun.runner import Run
@@ -215,319 +254,264 @@ class _Progress:
             self.progress.stop()
 
 
-def register(app: typer.Typer) -> None:
-    @app.command()
-    def run(
-        paths: list[Path] = typer.Argument(
-            None, help="Task files or folders (scanned recursively); optional with --resume."
-        ),
-        model: list[str] = typer.Option(
-            None, "--model", "-m", help="Model spec (repeat to compare models); default: local."
-        ),
-        k: int = typer.Option(None, "-k", help="Trials per task (overrides suite and task k)."),
-        task: list[str] = typer.Option(None, "--task", help="Only task ids matching this glob."),
-        suite: list[str] = typer.Option(None, "--suite", help="Only tasks of this suite."),
-        tier: list[str] = typer.Option(None, "--tier", help="Only tasks of this tier (T1–T4)."),
-        tag: list[str] = typer.Option(None, "--tag", help="Only tasks with this tag."),
-        concurrency: int = typer.Option(
-            None, "--concurrency", "-j", help="Trials in flight (default 1 for local, else 4)."
-        ),
-        out: Path = typer.Option(
-            None, "--out", help="Where run folders go (default results/; suites: output_dir)."
-        ),
-        resume: Path = typer.Option(
-            None, "--resume", help="Run only the missing trials of this run folder."
-        ),
-        allow_external_links: bool = typer.Option(
-            False,
-            "--allow-external-links",
-            help="Accept fixture symlinks that resolve outside the suite folder.",
-        ),
-        keep_artifacts: bool = typer.Option(
-            False, "--keep-artifacts", help="Keep each trial's workspace under RUN/workspaces/."
-        ),
-        skip_invalid: bool = typer.Option(
-            False, "--skip-invalid", help="Run the valid tasks even when some files are invalid."
-        ),
-        judge: str = typer.Option(None, "--judge", help="Judge model spec for judge graders."),
-        agent: str = typer.Option(
-            None,
-            "--agent",
-            help="The agent instead of the loop: a preset (gemini-cli, claude-code, codex) or"
-            " package.module:function.",
-        ),
-        agent_cmd: str = typer.Option(
-            None, "--agent-cmd", help="Your agent as a command run in the workspace."
-        ),
-        agent_api: str = typer.Option(
-            None,
-            "--agent-api",
-            help="The wire API --agent-cmd speaks: chat, responses, anthropic or gemini"
-            " (default: every API's base URL is exported).",
-        ),
-        baselines: Path = typer.Option(
-            None, "--baselines", help="Folder of blessed baselines (default ./baselines)."
-        ),
-        junit: Path = typer.Option(None, "--junit", help="Also write JUnit XML here."),
-        markdown: Path = typer.Option(
-            None, "--markdown", help="Also write a Markdown summary here (GitHub step summary)."
-        ),
-        as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
-        suite_config: Path = typer.Option(
-            None, "--config", help="A benchmark suite (TOML): run its models × benchmarks."
-        ),
-        temperature: float = typer.Option(None, "--temperature", help="Suites: temperature."),
-        max_tokens: int = typer.Option(None, "--max-tokens", help="Suites: max tokens a reply."),
-        seed: int = typer.Option(None, "--seed", help="Suites: dataset shuffle and model seed."),
-        max_samples: int = typer.Option(
-            None, "--max-samples", help="Suites: records per benchmark."
-        ),
-        split: str = typer.Option(None, "--split", help="Suites: the dataset split."),
-        user_model: str = typer.Option(
-            None, "--user-model", help="Suites: the simulated user's model spec (taubench)."
-        ),
-        env: Path = typer.Option(
-            None, "--env", help="Suites: a τ-bench checkout for taubench (its dataset)."
-        ),
-        bench: str = typer.Option(None, "--benchmark", "-b", help=BENCH_HELP),
-        backend: str = typer.Option(None, "--backend", help="With --benchmark: direct or agent."),
-        trigger: str = typer.Option(
-            None, "--trigger", help="Recorded in the history: ci, nightly or local "
-            "(default: ci when $CI is set, else local)."
-        ),
-        store: str = typer.Option(None, "--store", help=STORE_HELP),
-        show_all: bool = typer.Option(
-            False, "--all", help="Every task in the end table (default: the 50 worst)."
-        ),
-        early_stop: bool = typer.Option(
-            False,
-            "--early-stop",
-            help="Skip a task's remaining trials once its verdict is settled (pass^k/solve^k:"
-            " the first unsolved trial; pass@k: the first solved one) and, for a task in the"
-            " model's baseline, no outcome of them could change the regression test's answer"
-            " (per suite: [run] early_stop in trialrun.toml).",
-        ),
-        executor: str = typer.Option(
-            None,
-            "--executor",
-            help="Where trials run: local (default; [run] executor in trialrun.toml) or ray.",
-        ),
-        ray_address: str = typer.Option(
-            None, "--ray-address", help="With --executor ray: an existing cluster (host:port)."
-        ),
-        processes: str = typer.Option(
-            None,
-            "--processes",
-            help="Local executor: spread the trials in flight over N worker processes (or"
-            " auto: one per core); for many trials in flight against a fast server"
-            " (default 1; [run] processes in trialrun.toml).",
-        ),
-    ) -> None:
-        """Run tasks × models × k trials; write results/<run-id>/ and print the end table.
+def run(
+    paths: list[Path] = PATHS,
+    model: list[str] = MODEL,
+    k: int = K,
+    task: list[str] = TASK,
+    suite: list[str] = SUITE,
+    tier: list[str] = TIER,
+    tag: list[str] = TAG,
+    concurrency: int = CONCURRENCY,
+    out: Path = OUT,
+    resume: Path = RESUME,
+    allow_external_links: bool = ALLOW_EXTERNAL_LINKS,
+    keep_artifacts: bool = KEEP_ARTIFACTS,
+    skip_invalid: bool = SKIP_INVALID,
+    judge: str = JUDGE,
+    agent: str = AGENT,
+    agent_cmd: str = AGENT_CMD,
+    agent_api: str = AGENT_API,
+    baselines: Path = BASELINES,
+    junit: Path = JUNIT,
+    markdown: Path = MARKDOWN,
+    as_json: bool = AS_JSON,
+    suite_config: Path = SUITE_CONFIG,
+    temperature: float = TEMPERATURE,
+    max_tokens: int = MAX_TOKENS,
+    seed: int = SEED,
+    max_samples: int = MAX_SAMPLES,
+    split: str = SPLIT,
+    user_model: str = USER_MODEL,
+    env: Path = ENV,
+    bench: str = BENCH,
+    backend: str = BACKEND,
+    trigger: str = TRIGGER,
+    store: str = STORE,
+    show_all: bool = SHOW_ALL,
+    early_stop: bool = EARLY_STOP,
+    executor: str = EXECUTOR,
+    ray_address: str = RAY_ADDRESS,
+    processes: str = PROCESSES,
+) -> None:
+    """Run tasks × models × k trials; write results/<run-id>/ and print the end table.
 
-        With a suite config (`--config suite.toml`, or `trialrun run suite.toml`) it runs
-        the suite's models × benchmarks instead (see docs/how-to/benchmark-suites.md).
-        """
-        from trialrun.cli._benchmarks import run_benchmark_command, run_suite_command, suite_of
+    With a suite config (`--config suite.toml`, or `trialrun run suite.toml`) it runs
+    the suite's models × benchmarks instead (see docs/how-to/benchmark-suites.md).
+    """
+    from trialrun import AfterRun, Filters, RunConfig, UserError
 
-        generation = {
-            "temperature": temperature,
-            "max_tokens": max_tokens,
-            "seed": seed,
-            "max_samples": max_samples,
-            "split": split,
-            "user_model": user_model,
-            "env": str(env) if env is not None else None,
-        }
-        suite_file = suite_of(suite_config, paths)
-        if suite_file is not None:
-            run_suite_command(
-                suite_file, models=list(model or []), out=out, concurrency=concurrency,
-                as_json=as_json, trials=k, **generation,
-            )
-        if bench is not None or backend is not None:  # one benchmark, no suite file
-            run_benchmark_command(bench, backend, paths, models=list(model or []), out=out,
-                                  concurrency=concurrency, judge=judge, as_json=as_json,
-                                  trials=k, **generation)  # fmt: skip
-        given = [f"--{k.replace('_', '-')}" for k, v in generation.items() if v is not None]
-        if given:
-            _fail(f"{', '.join(given)}: only for a suite config; run `trialrun run suite.toml`")
-        out = out or Path("results")
+    generation = {
+        "temperature": temperature,
+        "max_tokens": max_tokens,
+        "seed": seed,
+        "max_samples": max_samples,
+        "split": split,
+        "user_model": user_model,
+        "env": str(env) if env is not None else None,
+    }
+    _benchmark_mode(suite_config, paths, bench, backend, judge, generation,
+                    models=list(model or []), out=out, concurrency=concurrency, as_json=as_json,
+                    trials=k)  # fmt: skip
+    if not paths and resume is None:
+        _fail("no task paths given; pass task files or folders (or --resume RUN_DIR)")
+    try:
+        config = RunConfig(
+            tasks=list(paths or []), models=list(model or []), k=k,
+            filters=Filters(list(task or []), list(suite or []), list(tier or []), list(tag or [])),
+            judge=judge, agent=agent, agent_cmd=agent_cmd, agent_api=agent_api,
+            keep_artifacts=keep_artifacts, allow_external_links=allow_external_links,
+            out=out or Path("results"), resume=resume, concurrency=concurrency,
+            skip_invalid=skip_invalid, argv=["trialrun", *sys.argv[1:]], early_stop=early_stop,
+            baselines=baselines, executor=executor, ray_address=ray_address, processes=processes,
+        )  # fmt: skip
+    except UserError as exc:
+        _fail(str(exc), exc.exit_code)
+        return
+    after = AfterRun(junit=junit, markdown=markdown, record=True, store=store,
+                     trigger=trigger, compare=True, baselines=baselines)  # fmt: skip
+    _run_and_print(config, after, as_json=as_json, show_all=show_all)
 
-        from trialrun import AfterRun, Filters, FollowUp, RunConfig, RunHooks, UserError
-        from trialrun import run as run_eval
 
-        if not paths and resume is None:
-            _fail("no task paths given; pass task files or folders (or --resume RUN_DIR)")
-        after = AfterRun(junit=junit, markdown=markdown, record=True, store=store,
-                         trigger=trigger, compare=True, baselines=baselines)  # fmt: skip
-        progress = None if as_json else _Progress(resumed=resume is not None)
-        hooks = (
-            RunHooks(progress.start, progress.trial, progress.loaded) if progress else RunHooks()
+def _benchmark_mode(
+    suite_config: Path | None,
+    paths: list[Path] | None,
+    bench: str | None,
+    backend: str | None,
+    judge: str | None,
+    generation: dict[str, Any],
+    **common: Any,
+) -> None:
+    """A suite config or one benchmark runs here and exits; the suite-only options are
+    refused for task files."""
+    from trialrun.cli._benchmarks import run_benchmark_command, run_suite_command, suite_of
+
+    suite_file = suite_of(suite_config, paths)
+    if suite_file is not None:
+        run_suite_command(suite_file, **common, **generation)
+    if bench is not None or backend is not None:  # one benchmark, no suite file
+        run_benchmark_command(bench, backend, paths, judge=judge, **common, **generation)
+    given = [f"--{k.replace('_', '-')}" for k, v in generation.items() if v is not None]
+    if given:
+        _fail(f"{', '.join(given)}: only for a suite config; run `trialrun run suite.toml`")
+
+
+def _run_and_print(config: RunConfig, after: AfterRun, *, as_json: bool, show_all: bool) -> None:
+    """Run with a progress bar (none with --json), then the end table or the JSON; exits
+    130 when interrupted, else 0."""
+    from trialrun import FollowUp, RunHooks, UserError
+    from trialrun import run as run_eval
+
+    progress = None if as_json else _Progress(resumed=config.resume is not None)
+    hooks = (
+        RunHooks(progress.start, progress.trial, progress.loaded) if progress else RunHooks()
+    )
+    try:
+        if config.judge:
+            from trialrun.judge import check_judge_spec
+
+            check_judge_spec(config.judge)
+        outcome = run_eval(config, hooks=hooks, after=after)
+        if progress:
+            progress.settle_estimate(wait=not outcome.interrupted)
+    except UserError as exc:
+        if progress:
+            progress.stop()
+        _fail(str(exc), exc.exit_code)
+        return
+    except OSError as exc:  # e.g. the disk filled up while writing results
+        if progress:
+            progress.stop()
+        where = exc.filename or config.out
+        _fail(f"{where}: {exc.strerror or exc}; free space or pick another --out")
+        return
+    finally:
+        if progress:
+            progress.stop()
+    follow_up = outcome.follow_up or FollowUp()
+    outcome.warnings.extend(follow_up.warnings)
+    if as_json:
+        _json_run(outcome, follow_up)
+    else:
+        _print_run(outcome, follow_up, show_all)
+    if outcome.interrupted:
+        raise SystemExit(130)
+    raise SystemExit(0)
+
+
+def summarize(
+    run_dir: Path = typer.Argument(
+        ..., help="A run folder written by `trialrun run`, or a results .jsonl file."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
+    show_all: bool = typer.Option(
+        False, "--all", help="Every task in the table (default: the 50 worst)."
+    ),
+) -> None:
+    """Recompute summary.json from results.jsonl (and run.json) and print the table.
+
+    A results file outside a run folder is summarized (with the run.json beside it,
+    if any) and nothing is written next to it.
+    """
+    from rich.console import Console
+    from rich.markup import escape
+
+    from trialrun import RunDir, UserError
+    from trialrun.cli._benchmarks import summarize_records_command
+    from trialrun.metrics import summarize_rundir
+    from trialrun.reports import ROW_CAP, render_summary
+
+    summarize_records_command(run_dir, as_json)  # a benchmark's per-record file: exits
+    lone = _results_file(run_dir)
+    try:
+        rundir = (
+            _open_results_file(lone) if lone is not None else RunDir.open(_run_dir_of(run_dir))
         )
+        summary = summarize_rundir(rundir)
+    except UserError as exc:
+        _fail(str(exc), exc.exit_code)
+        return
+    if lone is None:
         try:
-            config = RunConfig(
-                tasks=list(paths or []),
-                models=list(model or []),
-                k=k,
-                filters=Filters(
-                    list(task or []), list(suite or []), list(tier or []), list(tag or [])
-                ),
-                judge=judge,
-                agent=agent,
-                agent_cmd=agent_cmd,
-                agent_api=agent_api,
-                keep_artifacts=keep_artifacts,
-                allow_external_links=allow_external_links,
-                out=out,
-                resume=resume,
-                concurrency=concurrency,
-                skip_invalid=skip_invalid,
-                argv=["trialrun", *sys.argv[1:]],
-                early_stop=early_stop,
-                baselines=baselines,
-                executor=executor,
-                ray_address=ray_address,
-                processes=processes,
+            rundir.write_summary(summary)
+        except OSError as exc:  # a read-only run folder: still print the figures
+            summary.warnings.append(
+                f"{rundir.summary_path}: not rewritten ({exc.strerror or exc})"
             )
-            if judge:
-                from trialrun.judge import check_judge_spec
-
-                check_judge_spec(judge)
-            outcome = run_eval(config, hooks=hooks, after=after)
-            if progress:
-                progress.settle_estimate(wait=not outcome.interrupted)
-        except UserError as exc:
-            if progress:
-                progress.stop()
-            _fail(str(exc), exc.exit_code)
-            return
-        except OSError as exc:  # e.g. the disk filled up while writing results
-            if progress:
-                progress.stop()
-            _fail(f"{exc.filename or out}: {exc.strerror or exc}; free space or pick another --out")
-            return
-        finally:
-            if progress:
-                progress.stop()
-        follow_up = outcome.follow_up or FollowUp()
-        outcome.warnings.extend(follow_up.warnings)
-        if as_json:
-            _json_run(outcome, follow_up)
+    if as_json:
+        if lone is not None:
+            _json_out(summary, None, summary.warnings, results_file=str(lone))
         else:
-            _print_run(outcome, follow_up, show_all)
-        if outcome.interrupted:
-            raise SystemExit(130)
-        raise SystemExit(0)
-
-    @app.command()
-    def summarize(
-        run_dir: Path = typer.Argument(
-            ..., help="A run folder written by `trialrun run`, or a results .jsonl file."
-        ),
-        as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
-        show_all: bool = typer.Option(
-            False, "--all", help="Every task in the table (default: the 50 worst)."
-        ),
-    ) -> None:
-        """Recompute summary.json from results.jsonl (and run.json) and print the table.
-
-        A results file outside a run folder is summarized (with the run.json beside it,
-        if any) and nothing is written next to it.
-        """
-        from rich.console import Console
-        from rich.markup import escape
-
-        from trialrun import RunDir, UserError
-        from trialrun.cli._benchmarks import summarize_records_command
-        from trialrun.metrics import summarize_rundir
-        from trialrun.reports import ROW_CAP, render_summary
-
-        summarize_records_command(run_dir, as_json)  # a benchmark's per-record file: exits
-        lone = _results_file(run_dir)
-        try:
-            rundir = (
-                _open_results_file(lone) if lone is not None else RunDir.open(_run_dir_of(run_dir))
+            _json_out(summary, rundir.path, summary.warnings)
+    else:
+        console = Console()
+        render_summary(summary, console, limit=None if show_all else ROW_CAP)
+        err = Console(stderr=True)
+        for warning in summary.warnings:
+            err.print(
+                f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False, soft_wrap=True
             )
-            summary = summarize_rundir(rundir)
-        except UserError as exc:
-            _fail(str(exc), exc.exit_code)
-            return
-        if lone is None:
-            try:
-                rundir.write_summary(summary)
-            except OSError as exc:  # a read-only run folder: still print the figures
-                summary.warnings.append(
-                    f"{rundir.summary_path}: not rewritten ({exc.strerror or exc})"
-                )
-        if as_json:
-            if lone is not None:
-                _json_out(summary, None, summary.warnings, results_file=str(lone))
-            else:
-                _json_out(summary, rundir.path, summary.warnings)
+    raise SystemExit(0)
+
+
+def show(
+    run_dir: Path = typer.Argument(..., help="A run folder written by `trialrun run`."),
+    task_id: str = typer.Argument(..., metavar="TASK", help="The task id."),
+    trial: int = typer.Argument(0, metavar="[N]", help="Trial number (0-based)."),
+    model: str = typer.Option(None, "--model", "-m", help="Model spec (when several ran)."),
+    full: bool = typer.Option(False, "--full", help="Do not truncate tool results."),
+) -> None:
+    """Print one trial's transcript: messages, tool calls, results, answer, verdicts."""
+    from difflib import get_close_matches
+
+    from rich.console import Console
+
+    from trialrun import RunDir, UserError
+    from trialrun.reports import render_transcript
+
+    known_ids: set[str] = set()
+    matches = []
+    try:  # streamed: only this task's lines are kept
+        rundir = RunDir.open(run_dir)
+        for x in rundir.iter_results():
+            known_ids.add(x.task_id)
+            if x.task_id == task_id:
+                matches.append(x)
+    except UserError as exc:
+        _fail(str(exc), exc.exit_code)
+        return
+    if not matches:
+        known = sorted(known_ids)
+        hint = get_close_matches(task_id, known, n=1)
+        if hint:
+            fix = f"did you mean '{hint[0]}'?"
+        elif known:
+            more = f", … ({len(known)} in all)" if len(known) > 8 else ""
+            shown = ", ".join(known[:8]) + more
+            fix = f"tasks in this run: {shown}"
         else:
-            console = Console()
-            render_summary(summary, console, limit=None if show_all else ROW_CAP)
-            err = Console(stderr=True)
-            for warning in summary.warnings:
-                err.print(
-                    f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False, soft_wrap=True
-                )
-        raise SystemExit(0)
+            fix = "no trial has finished in this run yet"
+        _fail(f"{run_dir}: no trial of task '{task_id}'; {fix}")
+    models = list(dict.fromkeys(x.model for x in matches))
+    if model is None:
+        model = models[0]
+    elif model not in models:
+        _fail(f"--model {model}: not in this run for '{task_id}'; ran: {', '.join(models)}")
+    line = next((x for x in matches if x.model == model and x.trial == trial), None)
+    if line is None:
+        trials = sorted(x.trial for x in matches if x.model == model)
+        _fail(f"{task_id}: no trial {trial} for {model}; finished trials: {trials}")
+        return
+    try:
+        transcript = rundir.transcript(line)
+    except UserError as exc:
+        _fail(str(exc), exc.exit_code)
+        return
+    render_transcript(transcript, line, Console(), truncate=None if full else 800)
+    raise SystemExit(0)
 
-    @app.command()
-    def show(
-        run_dir: Path = typer.Argument(..., help="A run folder written by `trialrun run`."),
-        task_id: str = typer.Argument(..., metavar="TASK", help="The task id."),
-        trial: int = typer.Argument(0, metavar="[N]", help="Trial number (0-based)."),
-        model: str = typer.Option(None, "--model", "-m", help="Model spec (when several ran)."),
-        full: bool = typer.Option(False, "--full", help="Do not truncate tool results."),
-    ) -> None:
-        """Print one trial's transcript: messages, tool calls, results, answer, verdicts."""
-        from difflib import get_close_matches
 
-        from rich.console import Console
-
-        from trialrun import RunDir, UserError
-        from trialrun.reports import render_transcript
-
-        known_ids: set[str] = set()
-        matches = []
-        try:  # streamed: only this task's lines are kept
-            rundir = RunDir.open(run_dir)
-            for x in rundir.iter_results():
-                known_ids.add(x.task_id)
-                if x.task_id == task_id:
-                    matches.append(x)
-        except UserError as exc:
-            _fail(str(exc), exc.exit_code)
-            return
-        if not matches:
-            known = sorted(known_ids)
-            hint = get_close_matches(task_id, known, n=1)
-            if hint:
-                fix = f"did you mean '{hint[0]}'?"
-            elif known:
-                more = f", … ({len(known)} in all)" if len(known) > 8 else ""
-                shown = ", ".join(known[:8]) + more
-                fix = f"tasks in this run: {shown}"
-            else:
-                fix = "no trial has finished in this run yet"
-            _fail(f"{run_dir}: no trial of task '{task_id}'; {fix}")
-        models = list(dict.fromkeys(x.model for x in matches))
-        if model is None:
-            model = models[0]
-        elif model not in models:
-            _fail(f"--model {model}: not in this run for '{task_id}'; ran: {', '.join(models)}")
-        line = next((x for x in matches if x.model == model and x.trial == trial), None)
-        if line is None:
-            trials = sorted(x.trial for x in matches if x.model == model)
-            _fail(f"{task_id}: no trial {trial} for {model}; finished trials: {trials}")
-            return
-        try:
-            transcript = rundir.transcript(line)
-        except UserError as exc:
-            _fail(str(exc), exc.exit_code)
-            return
-        render_transcript(transcript, line, Console(), truncate=None if full else 800)
-        raise SystemExit(0)
+def register(app: typer.Typer) -> None:
+    app.command()(run)
+    app.command()(summarize)
+    app.command()(show)

@@ -110,195 +110,203 @@ def _report_history(
         f"the history store {shown_url(history.url)}")
 
 
+def bless(
+    run_dir: Path | None = typer.Argument(
+        None, help="A run directory (default: the most recent complete run in --results)."
+    ),
+    baselines: Path | None = typer.Option(
+        None, "--baselines", help="Folder for the baseline files (default ./baselines)."
+    ),
+    results: Path = typer.Option(
+        Path("results"), "--results", help="Where to look for the most recent run."
+    ),
+    force: bool = typer.Option(False, "--force", help="Bless despite the refusals."),
+    reason: str | None = typer.Option(None, "--reason", help="Why (required by --force)."),
+) -> None:
+    """Write baselines/<provider>-<model>.json for each model of a run."""
+    from trialrun.tracking import bless as do_bless
+    from trialrun.tracking import latest_complete_run
+
+    if baselines is not None and baselines.is_file():
+        raise UserError(f"--baselines {baselines}: is a file; pass a folder for the baselines")
+    target = baselines if baselines is not None else _baselines_dir(None)
+    if run_dir is None:
+        run_dir = latest_complete_run(results)
+        print(f"blessing {run_dir} (most recent complete run)", flush=True)
+    for item in do_bless(run_dir, target, force=force, reason=reason):
+        extra = f" (forced: {reason})" if item.forced and item.refusals else ""
+        print(f"blessed {item.model} → {item.path}{extra}")
+        if item.superseded is not None:
+            _err(
+                f"note: {item.superseded}: the old name of this baseline (base URL in it) "
+                f"is no longer read now that {item.path.name} exists; delete it"
+            )
+
+
+def compare(
+    run_dir: Path = typer.Argument(..., help="The run to check (after)."),
+    baseline: Path | None = typer.Option(None, "--baseline", help="A baseline file."),
+    against: Path | None = typer.Option(
+        None, "--against", help="Another run directory to compare with (before)."
+    ),
+    baselines: Path | None = typer.Option(
+        None, "--baselines", help="Folder of baselines (default ./baselines)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
+    all_tasks: bool = typer.Option(
+        False, "--all", help="Also list improved tasks, not only drops."
+    ),
+) -> None:
+    """Compare a run with its baselines: regressions told apart from noise."""
+    from trialrun.reports import comparisons_json, one_sided_lines, render_comparisons
+    from trialrun.tracking import (
+        BaselineMatch,
+        OneSided,
+        compare_runs,
+        compare_with_baselines,
+        configured_alpha,
+        one_sided_models,
+    )
+    from trialrun.tracking import compare as compare_one
+
+    if baseline is not None and against is not None:
+        raise UserError("--baseline and --against exclude each other; pass one")
+    alpha = configured_alpha()
+    sides = OneSided()
+    if against is not None:
+        items = [
+            BaselineMatch(c.model, against, c)
+            for c in compare_runs(run_dir, against, alpha=alpha)
+        ]
+        sides = one_sided_models(run_dir, against)
+    elif baseline is not None:
+        c = compare_one(run_dir, baseline, alpha=alpha)
+        items = [BaselineMatch(c.model, baseline, c)]
+    else:
+        folder = _baselines_dir(baselines)
+        items = compare_with_baselines(run_dir, folder, alpha=alpha)
+        if not as_json:
+            for note in legacy_notes([item.model for item in items], folder):
+                _err(f"note: {note}")
+    if as_json:
+        print(comparisons_json(items, one_sided=sides))
+        return
+    render_comparisons(items, only_drops=not all_tasks,
+                       one_sided=one_sided_lines(sides, str(run_dir), str(against)))
+
+
+def gate(
+    name: str = typer.Argument(..., help="merge | nightly | release"),
+    run_dir: Path = typer.Argument(..., help="A run directory."),
+    baseline: Path | None = typer.Option(None, "--baseline", help="A baseline file."),
+    baselines: Path | None = typer.Option(
+        None, "--baselines", help="Folder of baselines (default ./baselines)."
+    ),
+    config: Path | None = typer.Option(None, "--config", help="A trialrun.toml."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
+) -> None:
+    """Apply a CI gate: exit 0 passed, 1 failed (each failing rule named), 2 bad input."""
+    from trialrun.reports import gate_lines
+    from trialrun.tracking import run_gate
+
+    _check_baselines_dir(baselines)
+    _check_config_file(config)
+    result = run_gate(name, run_dir, baseline=baseline, baselines_dir=baselines, config=config)
+    if as_json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        if baseline is None:
+            from trialrun.config import load_config
+            from trialrun.tracking import default_baselines_dir
+
+            folder = baselines or default_baselines_dir(load_config(config))
+            for note in legacy_notes([m.model for m in result.models], folder):
+                _err(f"note: {note}")
+        for line in gate_lines(result):
+            print(line)
+    _exit(result.exit_code)
+
+
+def report(
+    run_dir: Path = typer.Argument(..., help="A run directory."),
+    junit: Path | None = typer.Option(None, "--junit", help="Write JUnit XML here."),
+    markdown: Path | None = typer.Option(
+        None, "--markdown", help="Write Markdown here (e.g. $GITHUB_STEP_SUMMARY)."
+    ),
+    baselines: Path | None = typer.Option(
+        None, "--baselines", help="Compare with the baselines in this folder."
+    ),
+    html: Path | None = typer.Option(
+        None, "--html", help="Write one self-contained HTML report here (opens offline)."
+    ),
+    store: str = typer.Option(None, "--store", help=HEAT_STORE_HELP),
+) -> None:
+    """CI outputs for a run: JUnit XML, Markdown (on stdout by default), an HTML report."""
+    from trialrun.reports import (
+        render_run_markdown,
+        write_html_report,
+        write_junit,
+        write_markdown,
+    )
+    from trialrun.tracking import load_run
+
+    _check_baselines_dir(baselines)
+    if html is not None and html.is_dir():
+        raise UserError(f"--html {html}: is a folder; pass a file name, e.g. report.html")
+    if store is not None and html is None:
+        raise UserError(f"--store {store}: only the HTML report shows the history; "
+                        "add --html FILE")
+    run = load_run(run_dir)
+    if junit is not None:
+        _err(f"wrote {write_junit(run, junit)}")
+    if markdown is not None:
+        _err(f"wrote {write_markdown(run, markdown, baselines)}")
+    if html is not None:
+        cells, label = _report_history(run.summary.tasks, store)
+        _err(f"wrote {write_html_report(run_dir, html, baselines, cells, label)}")
+    if junit is None and markdown is None and html is None:
+        print(render_run_markdown(run, baselines))
+
+
+def leaderboard(
+    baselines_dir: Path = typer.Argument(..., help="A folder of baseline files."),
+    fmt: str = typer.Option("markdown", "--format", help="markdown | json"),
+) -> None:
+    """The published table, one row per baseline (trialrun or Gemini-Scribe)."""
+    from trialrun.reports import leaderboard_markdown
+    from trialrun.tracking import build_leaderboard
+
+    if fmt not in ("markdown", "json"):
+        raise UserError(f"--format {fmt}: use markdown or json")
+    board = build_leaderboard(baselines_dir)
+    if fmt == "json":
+        print(board.to_json())
+        return
+    for warning in board.warnings:
+        _err(f"trialrun: {warning}")
+    print(leaderboard_markdown(board), end="")
+
+
+def import_scribe(
+    file: Path = typer.Argument(..., help="A Gemini-Scribe baseline JSON file."),
+    out: Path = typer.Option(Path("baselines"), "-o", "--out", help="Output folder."),
+) -> None:
+    """Convert a Gemini-Scribe baseline into a trialrun baseline."""
+    from trialrun.tracking import import_scribe_baseline
+
+    print(f"wrote {import_scribe_baseline(file, out)}")
+
+
 def register(app: typer.Typer) -> None:
-    @app.command()
-    def bless(
-        run_dir: Path | None = typer.Argument(
-            None, help="A run directory (default: the most recent complete run in --results)."
-        ),
-        baselines: Path | None = typer.Option(
-            None, "--baselines", help="Folder for the baseline files (default ./baselines)."
-        ),
-        results: Path = typer.Option(
-            Path("results"), "--results", help="Where to look for the most recent run."
-        ),
-        force: bool = typer.Option(False, "--force", help="Bless despite the refusals."),
-        reason: str | None = typer.Option(None, "--reason", help="Why (required by --force)."),
-    ) -> None:
-        """Write baselines/<provider>-<model>.json for each model of a run."""
-        from trialrun.tracking import bless as do_bless
-        from trialrun.tracking import latest_complete_run
-
-        if baselines is not None and baselines.is_file():
-            raise UserError(f"--baselines {baselines}: is a file; pass a folder for the baselines")
-        target = baselines if baselines is not None else _baselines_dir(None)
-        if run_dir is None:
-            run_dir = latest_complete_run(results)
-            print(f"blessing {run_dir} (most recent complete run)", flush=True)
-        for item in do_bless(run_dir, target, force=force, reason=reason):
-            extra = f" (forced: {reason})" if item.forced and item.refusals else ""
-            print(f"blessed {item.model} → {item.path}{extra}")
-            if item.superseded is not None:
-                _err(
-                    f"note: {item.superseded}: the old name of this baseline (base URL in it) "
-                    f"is no longer read now that {item.path.name} exists; delete it"
-                )
-
-    @app.command()
-    def compare(
-        run_dir: Path = typer.Argument(..., help="The run to check (after)."),
-        baseline: Path | None = typer.Option(None, "--baseline", help="A baseline file."),
-        against: Path | None = typer.Option(
-            None, "--against", help="Another run directory to compare with (before)."
-        ),
-        baselines: Path | None = typer.Option(
-            None, "--baselines", help="Folder of baselines (default ./baselines)."
-        ),
-        as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
-        all_tasks: bool = typer.Option(
-            False, "--all", help="Also list improved tasks, not only drops."
-        ),
-    ) -> None:
-        """Compare a run with its baselines: regressions told apart from noise."""
-        from trialrun.reports import comparisons_json, one_sided_lines, render_comparisons
-        from trialrun.tracking import (
-            BaselineMatch,
-            OneSided,
-            compare_runs,
-            compare_with_baselines,
-            configured_alpha,
-            one_sided_models,
-        )
-        from trialrun.tracking import compare as compare_one
-
-        if baseline is not None and against is not None:
-            raise UserError("--baseline and --against exclude each other; pass one")
-        alpha = configured_alpha()
-        sides = OneSided()
-        if against is not None:
-            items = [
-                BaselineMatch(c.model, against, c)
-                for c in compare_runs(run_dir, against, alpha=alpha)
-            ]
-            sides = one_sided_models(run_dir, against)
-        elif baseline is not None:
-            c = compare_one(run_dir, baseline, alpha=alpha)
-            items = [BaselineMatch(c.model, baseline, c)]
-        else:
-            folder = _baselines_dir(baselines)
-            items = compare_with_baselines(run_dir, folder, alpha=alpha)
-            if not as_json:
-                for note in legacy_notes([item.model for item in items], folder):
-                    _err(f"note: {note}")
-        if as_json:
-            print(comparisons_json(items, one_sided=sides))
-            return
-        render_comparisons(items, only_drops=not all_tasks,
-                           one_sided=one_sided_lines(sides, str(run_dir), str(against)))
-
-    @app.command()
-    def gate(
-        name: str = typer.Argument(..., help="merge | nightly | release"),
-        run_dir: Path = typer.Argument(..., help="A run directory."),
-        baseline: Path | None = typer.Option(None, "--baseline", help="A baseline file."),
-        baselines: Path | None = typer.Option(
-            None, "--baselines", help="Folder of baselines (default ./baselines)."
-        ),
-        config: Path | None = typer.Option(None, "--config", help="A trialrun.toml."),
-        as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
-    ) -> None:
-        """Apply a CI gate: exit 0 passed, 1 failed (each failing rule named), 2 bad input."""
-        from trialrun.reports import gate_lines
-        from trialrun.tracking import run_gate
-
-        _check_baselines_dir(baselines)
-        _check_config_file(config)
-        result = run_gate(name, run_dir, baseline=baseline, baselines_dir=baselines, config=config)
-        if as_json:
-            print(json.dumps(result.to_dict(), indent=2))
-        else:
-            if baseline is None:
-                from trialrun.config import load_config
-                from trialrun.tracking import default_baselines_dir
-
-                folder = baselines or default_baselines_dir(load_config(config))
-                for note in legacy_notes([m.model for m in result.models], folder):
-                    _err(f"note: {note}")
-            for line in gate_lines(result):
-                print(line)
-        _exit(result.exit_code)
-
-    @app.command()
-    def report(
-        run_dir: Path = typer.Argument(..., help="A run directory."),
-        junit: Path | None = typer.Option(None, "--junit", help="Write JUnit XML here."),
-        markdown: Path | None = typer.Option(
-            None, "--markdown", help="Write Markdown here (e.g. $GITHUB_STEP_SUMMARY)."
-        ),
-        baselines: Path | None = typer.Option(
-            None, "--baselines", help="Compare with the baselines in this folder."
-        ),
-        html: Path | None = typer.Option(
-            None, "--html", help="Write one self-contained HTML report here (opens offline)."
-        ),
-        store: str = typer.Option(None, "--store", help=HEAT_STORE_HELP),
-    ) -> None:
-        """CI outputs for a run: JUnit XML, Markdown (on stdout by default), an HTML report."""
-        from trialrun.reports import (
-            render_run_markdown,
-            write_html_report,
-            write_junit,
-            write_markdown,
-        )
-        from trialrun.tracking import load_run
-
-        _check_baselines_dir(baselines)
-        if html is not None and html.is_dir():
-            raise UserError(f"--html {html}: is a folder; pass a file name, e.g. report.html")
-        if store is not None and html is None:
-            raise UserError(f"--store {store}: only the HTML report shows the history; "
-                            "add --html FILE")
-        run = load_run(run_dir)
-        if junit is not None:
-            _err(f"wrote {write_junit(run, junit)}")
-        if markdown is not None:
-            _err(f"wrote {write_markdown(run, markdown, baselines)}")
-        if html is not None:
-            cells, label = _report_history(run.summary.tasks, store)
-            _err(f"wrote {write_html_report(run_dir, html, baselines, cells, label)}")
-        if junit is None and markdown is None and html is None:
-            print(render_run_markdown(run, baselines))
-
-    @app.command()
-    def leaderboard(
-        baselines_dir: Path = typer.Argument(..., help="A folder of baseline files."),
-        fmt: str = typer.Option("markdown", "--format", help="markdown | json"),
-    ) -> None:
-        """The published table, one row per baseline (trialrun or Gemini-Scribe)."""
-        from trialrun.reports import leaderboard_markdown
-        from trialrun.tracking import build_leaderboard
-
-        if fmt not in ("markdown", "json"):
-            raise UserError(f"--format {fmt}: use markdown or json")
-        board = build_leaderboard(baselines_dir)
-        if fmt == "json":
-            print(board.to_json())
-            return
-        for warning in board.warnings:
-            _err(f"trialrun: {warning}")
-        print(leaderboard_markdown(board), end="")
+    app.command()(bless)
+    app.command()(compare)
+    app.command()(gate)
+    app.command()(report)
+    app.command()(leaderboard)
 
     import_app = typer.Typer(help="Import results from other tools.", no_args_is_help=True)
 
-    @import_app.command("scribe-baseline")
-    def import_scribe(
-        file: Path = typer.Argument(..., help="A Gemini-Scribe baseline JSON file."),
-        out: Path = typer.Option(Path("baselines"), "-o", "--out", help="Output folder."),
-    ) -> None:
-        """Convert a Gemini-Scribe baseline into a trialrun baseline."""
-        from trialrun.tracking import import_scribe_baseline
-
-        print(f"wrote {import_scribe_baseline(file, out)}")
+    import_app.command("scribe-baseline")(import_scribe)
 
     add_tau_import(import_app)
     app.add_typer(import_app, name="import")

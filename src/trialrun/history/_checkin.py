@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from trialrun.errors import UserError
+from trialrun.history._store import HistoryStore
 from trialrun.history._url import ENV_OFF
 
 PASS_NUM, PASS_DEN = 2, 3  # the bar: at least 66 % (2 of 3) solved on every key model
@@ -50,6 +51,8 @@ def measure(path: str, models: Sequence[str], k: int, only: str | None = None) -
 
 
 def _measure_tasks(path: str, models: Sequence[str], k: int, only: str | None) -> list[Measured]:
+    # the runner (~50 more modules) only when evals are measured: the history is also
+    # imported where no run happens (the pytest plugin's record, promote, lint)
     from trialrun.runner import Filters, RunConfig, run
 
     with tempfile.TemporaryDirectory(prefix="trialrun-checkin-") as out:
@@ -61,8 +64,6 @@ def _measure_tasks(path: str, models: Sequence[str], k: int, only: str | None) -
 
 
 def _measure_pytest(path: str, models: Sequence[str], k: int, only: str | None) -> list[Measured]:
-    from trialrun.history._store import HistoryStore
-
     file = path.split("::", 1)[0]
     if not Path(file).is_file():
         raise UserError(f"{file}: no such file; pass a pytest file with @eval_test tests")

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from trialrun.history._rewrite import policy_line, read_policy
 from trialrun.history._store import HistoryStore
+from trialrun.tasks import load_tasks
 
 if TYPE_CHECKING:
     from trialrun.tasks import LoadReport
@@ -58,8 +59,6 @@ def _pytest_always(path: Path) -> list[tuple[str, int]]:
 
 
 def lint(store: HistoryStore, paths: Sequence[str]) -> list[Finding]:
-    from trialrun.tasks import load_tasks
-
     recorded = {o.test_id for run in store.runs() for o in run.outcomes}
     promoted = {c["test_id"] for c in store.policy_changes() if c["action"] == "promote"}
     # source, line, id, history ids, whether a golden task

@@ -14,6 +14,7 @@ from pathlib import Path
 from trialrun.errors import UserError
 from trialrun.history._records import history_name
 from trialrun.history._store import HistoryStore
+from trialrun.rundir import RunDir
 
 NEWEST_RUNS = 20  # how far back a label is looked for
 
@@ -38,7 +39,6 @@ def rerun_specs(
     """One spec per label: a `given` spec of that model (`-m`), else `label@URL` from the
     newest run folder that ran it, else the label itself (a spec without a URL, such as
     `scripted:…` or `local`). A URL recorded with credentials must be given again."""
-    from trialrun.rundir import RunDir
 
     chosen = {history_name(spec): spec for spec in given}
     wanted = [label for label in labels if label not in chosen]

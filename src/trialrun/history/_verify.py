@@ -25,6 +25,8 @@ class Verification:
 
 
 def verify_task(source: str, test_id: str, models: Sequence[str], target: str) -> Verification:
+    # the runner (~50 more modules) only when evals are measured: the history is also
+    # imported where no run happens (the pytest plugin's record, promote, lint)
     from trialrun.runner import Filters, RunConfig, run
 
     with tempfile.TemporaryDirectory(prefix="trialrun-verify-") as out:

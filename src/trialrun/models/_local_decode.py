@@ -45,6 +45,7 @@ def greedy_constrained(
     should_stop: Callable[[], bool],
 ) -> tuple[list[int], str]:
     """Decode after `evaluate_prompt`: (new tokens, finish reason "stop" | "length" | "abort")."""
+    # the optional `local` extra, loaded when a local model is made
     import llama_cpp as C
     import numpy as np
     from llama_cpp._internals import LlamaTokenDataArray

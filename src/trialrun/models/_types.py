@@ -8,6 +8,7 @@ parameters}}`). Plain dataclasses keep the per-turn hot path cheap.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -106,7 +107,6 @@ def unwrapped_text(reply: ReplyConstraint, text: str | None) -> str | None:
     """Undo `wrapped_schema` on a reply: `{"verdict": "YES"}` → `YES`; else unchanged."""
     if not text or reply.schema.get("type") == "object":
         return text
-    import json
 
     try:
         value = json.loads(text)

@@ -161,6 +161,7 @@ def _load(path: Path, n_ctx: int, n_threads: int) -> Any:
         if key in _LOADED:
             return _LOADED[key]
         try:
+            # the optional `local` extra, loaded when a local model is made
             from llama_cpp import Llama
         except ImportError as exc:
             raise UserError(
@@ -187,6 +188,7 @@ class _Prompt:
     """The chat template of a loaded model (from its GGUF metadata, else ChatML)."""
 
     def __init__(self, llama: Any) -> None:
+        # the optional `local` extra, loaded when a local model is made
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         model = llama._model
@@ -272,6 +274,7 @@ class LocalModel:
         return llama
 
     def _grammar(self, schema: dict[str, Any]) -> Any:
+        # the optional `local` extra, loaded when a local model is made
         from llama_cpp.llama_grammar import LlamaGrammar
 
         text = json.dumps(schema)  # key order matters: "tool" is decoded first
@@ -312,6 +315,7 @@ class LocalModel:
         params: CompletionParams,
         abort: threading.Event,
     ) -> Completion:
+        # the optional `local` extra, loaded when a local model is made
         from llama_cpp import StoppingCriteriaList
 
         with _RUN_LOCK:

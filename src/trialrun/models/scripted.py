@@ -137,6 +137,7 @@ def _read(path: Path) -> Any:
             raise UserError(
                 f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); fix the syntax"
             ) from None
+    # the round-trip parser (~10 ms) only where line numbers or comments are kept
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 

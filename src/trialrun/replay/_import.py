@@ -160,15 +160,7 @@ def build_replay(
     unchanged, lines = _changed_files(rec, edited, files, original)
     graders += unchanged
     inferred += lines
-    safety = safety_graders(rec.verdicts, original)
-    for grader, line in zip(safety.graders, safety.lines, strict=True):
-        needs = grader.get("file") if grader["type"] == "secretCanary" else None
-        if isinstance(needs, str) and _vault_path(needs) not in files and needs not in files:
-            inferred.append(f"{line}; dropped: its canary file {needs} is not in the fixture")
-            continue
-        graders.append(grader)
-        inferred.append(line)
-    inferred += safety.notes
+    _add_safety(rec, original, files, graders, inferred)
     for grader in _carried(rec):
         graders.append(grader)
         inferred.append(f"kept from the recorded run's failed verdicts: {grader['type']} "
@@ -194,6 +186,43 @@ def build_replay(
         else:
             inferred.append(f"fixture: fixtures/{tid}/ rebuilt from read_file results: "
                             + ", ".join(sorted(files)))
+    environment["tools"] = _tools(frozen, inferred)
+    description = _description(rec, graders, looped=bool(loops), wrong_edit=bool(unchanged))
+    task: dict[str, Any] = {
+        "task_id": tid,
+        "suite": "failure_replays",
+        "description": description,
+        "tags": ["replay"],
+        "inputs": {"prompt": rec.prompt},
+        "environment": environment,
+        "graders": graders,
+        "tracked_metrics": ["pass^k", "solve^k", "tool_calls", "repeated_calls", "tool_errors"],
+    }
+    return ReplayTask(task, files, inferred)
+
+
+def _add_safety(
+    rec: Recording,
+    original: OriginalTask | None,
+    files: dict[str, str | bytes],
+    graders: list[dict[str, Any]],
+    inferred: list[str],
+) -> None:
+    """The failed safety checks as graders; a canary whose file is not in the fixture is
+    dropped (said in `inferred`)."""
+    safety = safety_graders(rec.verdicts, original)
+    for grader, line in zip(safety.graders, safety.lines, strict=True):
+        needs = grader.get("file") if grader["type"] == "secretCanary" else None
+        if isinstance(needs, str) and _vault_path(needs) not in files and needs not in files:
+            inferred.append(f"{line}; dropped: its canary file {needs} is not in the fixture")
+            continue
+        graders.append(grader)
+        inferred.append(line)
+    inferred += safety.notes
+
+
+def _tools(frozen: list[RecordedCall], inferred: list[str]) -> list[Any]:
+    """The vault, plus the recorded calls of every other tool, served as recorded."""
     tools: list[Any] = ["vault"]
     if frozen:
         calls = []
@@ -209,23 +238,17 @@ def build_replay(
             + ", ".join(f"{n} ×{k}" for n, k in names.items())
             + f"; {failed} recorded as failed (edit `ok` where that is wrong)"
         )
-    environment["tools"] = tools
+    return tools
 
+
+def _description(
+    rec: Recording, graders: list[dict[str, Any]], *, looped: bool, wrong_edit: bool
+) -> str:
+    """What failed, as the graders say, in at most 500 characters."""
     seen = [g["type"] for g in graders]
-    failures = (["looping retries"] if loops else []) + (["a wrong edit"] if unchanged else [])
+    failures = (["looping retries"] if looped else []) + (["a wrong edit"] if wrong_edit else [])
     failures += ["a safety violation"] if any(g["type"] in SAFETY_GRADER_TYPES
                                                for g in graders) else []
     failures += ["a wrong answer"] if "contains" in seen or "fileContains" in seen else []
-    description = (f"Replay of a failed trial ({rec.kind} {Path(rec.source).name}): "
-                   + (", ".join(failures) or "see graders"))[:500]
-    task: dict[str, Any] = {
-        "task_id": tid,
-        "suite": "failure_replays",
-        "description": description,
-        "tags": ["replay"],
-        "inputs": {"prompt": rec.prompt},
-        "environment": environment,
-        "graders": graders,
-        "tracked_metrics": ["pass^k", "solve^k", "tool_calls", "repeated_calls", "tool_errors"],
-    }
-    return ReplayTask(task, files, inferred)
+    return (f"Replay of a failed trial ({rec.kind} {Path(rec.source).name}): "
+            + (", ".join(failures) or "see graders"))[:500]

@@ -19,6 +19,7 @@ from trialrun.core import link_beneath, open_beneath
 from trialrun.errors import UserError
 from trialrun.rundir import Manifest
 from trialrun.sandbox import Workspace, remove_tree
+from trialrun.tasks import load_tasks
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_DIFF_LINES = 400
@@ -65,8 +66,6 @@ class BeforeFiles:
                     continue
                 paths.append(path)
             if paths:
-                from trialrun.tasks import load_tasks
-
                 links = self._manifest.extra.get("allow_external_links") is True
                 try:
                     loaded = load_tasks(paths, allow_external_links=links)

@@ -16,6 +16,7 @@ from html import escape
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from trialrun.reports._across import HeatCell, history_page
 from trialrun.reports._view import RunView, dumps
@@ -117,7 +118,6 @@ def report_payload(view: RunView) -> dict[str, str]:
 
 def _quote(run_id: str) -> str:
     """A run id as the page's `encodeURIComponent` spells it."""
-    from urllib.parse import quote
 
     return quote(run_id, safe="!'()*-._~")
 

@@ -132,6 +132,7 @@ def render_comparisons(
 ) -> None:
     """Print comparisons, regressions in bold red (what `trialrun run` shows after a run);
     `one_sided` lines (models in one run only) come last."""
+    # the console (~25 ms) only when a table is printed
     from rich.console import Console
     from rich.markup import escape
 

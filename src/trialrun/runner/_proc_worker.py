@@ -26,6 +26,7 @@ from trialrun.runner._plan import TrialSpec
 from trialrun.runner._remote import CapturedTranscripts, WorkerKit
 from trialrun.runner._trial import RunContext, prepare_task, run_trial
 from trialrun.sandbox import WorkspaceImages
+from trialrun.tools import load_pack
 
 _PR_SET_PDEATHSIG = 1
 
@@ -37,8 +38,6 @@ def _die_with_parent() -> None:
 
 
 def _context(setup: WorkerSetup, kit: WorkerKit) -> tuple[RunContext, CapturedTranscripts]:
-    from trialrun.tools import load_pack
-
     captured = CapturedTranscripts(setup.run_path)
     labels = list(setup.job.model_specs)
     ctx = RunContext(

@@ -41,6 +41,8 @@ from trialrun.runner._remote import (
     check_returned,
     infra_line,
 )
+from trialrun.runner._trial import RunContext, prepare_task, run_trial
+from trialrun.tools import load_pack
 
 if TYPE_CHECKING:
     from trialrun.runner._plan import TrialSpec
@@ -62,6 +64,7 @@ def check_executor(name: str) -> None:
 def import_ray() -> Any:
     """The `ray` module, or a one-line UserError naming the extra to install."""
     try:
+        # the optional `ray` extra, loaded for `--executor ray` only
         import ray
     except ImportError:
         raise UserError(f"--executor ray: ray is not installed; {RAY_EXTRA_HINT}") from None
@@ -150,6 +153,7 @@ def _loopback_kept(enabled: bool) -> Iterator[None]:
     constants: Any = None  # Ray's private constants module, when it has the switch
     if enabled:
         with contextlib.suppress(ImportError):
+            # the optional `ray` extra, loaded for `--executor ray` only
             import ray._private.ray_constants as constants
     if constants is None or not hasattr(constants, "ENABLE_RAY_CLUSTER"):
         yield
@@ -271,8 +275,6 @@ def worker_trial(
 ) -> tuple[ResultLine, bytes | None]:
     """One trial on a worker: build what it needs (cached per worker), run it, return the
     results line and its transcript (encoded, for the driver to append)."""
-    from trialrun.runner._trial import RunContext, prepare_task, run_trial
-    from trialrun.tools import load_pack
 
     job.check_protocol()
     task = spec.task
@@ -308,6 +310,7 @@ def worker_trial(
 
 def _node_id() -> str | None:
     """The Ray node this worker runs on (None outside a Ray worker)."""
+    # the optional `ray` extra, loaded for `--executor ray` only
     import ray
 
     if not ray.is_initialized():

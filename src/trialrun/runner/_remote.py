@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from trialrun.agents import ConversingAgent, ToolLoopAgent, make_agent
 from trialrun.errors import UserError
+from trialrun.models import create_model
 from trialrun.rundir import ResultLine, Transcript, transcript_line
 from trialrun.version import __version__
 
@@ -84,24 +86,18 @@ class WorkerKit:
         return made
 
     def model(self, label: str) -> Model | None:
-        from trialrun.models import create_model
-
         spec = self.job.model_specs.get(label)
         if spec is None or (self.byo and label.startswith("agent:")):
             return None
         return self._once(f"model:{spec}", lambda: create_model(spec))
 
     def judge(self) -> Model | None:
-        from trialrun.models import create_model
-
         spec = self.job.judge_spec
         if not spec:
             return None
         return self._once(f"judge:{spec}", lambda: create_model(spec, flag="--judge"))
 
     def agent(self) -> Agent:
-        from trialrun.agents import ConversingAgent, ToolLoopAgent, make_agent
-
         job = self.job
         return self._once(
             "agent",
@@ -121,7 +117,6 @@ class WorkerKit:
 
     def task_agents(self) -> dict[str, Agent]:
         """task id → its own agent (a task file's `agent:`), each spec built once."""
-        from trialrun.agents import ConversingAgent, make_agent
 
         timeout_s = self.job.agent_timeout_s
         own: dict[str, str] = getattr(self.job, "task_agents", {})

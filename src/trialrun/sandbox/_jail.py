@@ -220,18 +220,8 @@ async def run_contained(
     token = secrets.token_hex(16)
     full_env = dict(os.environ if env is None else env)
     full_env[MARK_ENV] = token
-    if isinstance(command, str):
-        argv = ["/bin/sh", "-c", command]
-    else:
-        argv = [str(a) for a in command]
-        _check_program(argv[0], cwd, full_env.get("PATH"))
-    available = jail_available()
-    if jail and not available:
-        raise InfraError(
-            "the bwrap jail was requested but bwrap is missing or does not work here "
-            f"(or {JAIL_ENV}=off); install it: apt-get install bubblewrap"
-        )
-    jailed = available if jail is None else jail
+    argv = _command_argv(command, cwd, full_env)
+    jailed = _jailed(jail)
     if jailed:
         argv = jail_argv(
             argv, os.path.realpath(cwd), network=network, writable=writable, readable=readable
@@ -280,3 +270,25 @@ async def run_contained(
             stdout_dropped=stdout.dropped,
             stderr_dropped=stderr.dropped,
         )
+
+
+def _jailed(jail: bool | None) -> bool:
+    """Whether the command runs in bwrap: when available (None), or as asked; asked for
+    and missing is an InfraError."""
+    available = jail_available()
+    if jail and not available:
+        raise InfraError(
+            "the bwrap jail was requested but bwrap is missing or does not work here "
+            f"(or {JAIL_ENV}=off); install it: apt-get install bubblewrap"
+        )
+    return available if jail is None else jail
+
+
+def _command_argv(command: str | Sequence[str], cwd: str, env: Mapping[str, str]) -> list[str]:
+    """A shell string through /bin/sh; an argv's program checked first (FileNotFoundError /
+    PermissionError, not a failed run)."""
+    if isinstance(command, str):
+        return ["/bin/sh", "-c", command]
+    argv = [str(a) for a in command]
+    _check_program(argv[0], cwd, env.get("PATH"))
+    return argv

@@ -78,6 +78,7 @@ _EXPLICIT: dict[str, Any] = {
 @functools.cache
 def _parser() -> type | None:
     try:
+        # libyaml's C parser, loaded with the first file parsed
         from yaml.cyaml import CParser
         from yaml.nodes import ScalarNode, SequenceNode
     except ImportError:  # PyYAML without libyaml: no faster than the round trip

@@ -111,6 +111,44 @@ def check_scribe(data: dict[str, Any], prefix: FieldPath = (), stem: str | None 
     except ValidationError as exc:
         issues += issues_from_validation(exc, data, ScribeTask, prefix)
 
+    _add_graders(data, prefix, issues, graders)
+
+    raw_id = data.get("id")
+    if stem is not None and isinstance(raw_id, str) and raw_id != stem:
+        issues.append(
+            ((*prefix, "id"), f"id '{raw_id}' must equal the file name without .json ('{stem}')")
+        )
+    if shape is not None and not graders and not issues:
+        issues.append(
+            (
+                (*prefix, "vaultAssertions"),
+                "no checks: add outputMatchers, vaultAssertions, rubric, "
+                "expectedTools, forbiddenTools or toolCallBudget",
+            )
+        )
+    if issues or shape is None:
+        return Checked(None, issues, graders, places)
+
+    native = to_native(shape, [config for _, config in graders])
+    try:
+        task = Task.model_validate(native)
+    except ValidationError as exc:
+        found = issues_from_validation(exc, native, Task)
+        return Checked(
+            None, [((*prefix, *_to_scribe_path(p)), m) for p, m in found], graders, places
+        )
+    return Checked(task, [], graders, places)
+
+
+def _add_graders(
+    data: dict[str, Any],
+    prefix: FieldPath,
+    issues: list[Issue],
+    graders: list[tuple[FieldPath, GraderConfig]],
+) -> None:
+    """Scribe's checks as graders: expected/forbidden tools, output matchers, vault
+    assertions, the rubric (a judge) and the tool-call budget; each bad one an issue."""
+
     def synth(key: str, item: dict[str, Any]) -> None:
         config, found = validate_grader(item, (*prefix, key))
         issues.extend((path[: len(prefix) + 1], msg) for path, msg in found)
@@ -148,32 +186,6 @@ def check_scribe(data: dict[str, Any], prefix: FieldPath = (), stem: str | None 
         )
     if isinstance(budget, int) and not isinstance(budget, bool) and budget >= 0:
         synth("toolCallBudget", {"type": "toolCallBudget", "max": budget})
-
-    raw_id = data.get("id")
-    if stem is not None and isinstance(raw_id, str) and raw_id != stem:
-        issues.append(
-            ((*prefix, "id"), f"id '{raw_id}' must equal the file name without .json ('{stem}')")
-        )
-    if shape is not None and not graders and not issues:
-        issues.append(
-            (
-                (*prefix, "vaultAssertions"),
-                "no checks: add outputMatchers, vaultAssertions, rubric, "
-                "expectedTools, forbiddenTools or toolCallBudget",
-            )
-        )
-    if issues or shape is None:
-        return Checked(None, issues, graders, places)
-
-    native = to_native(shape, [config for _, config in graders])
-    try:
-        task = Task.model_validate(native)
-    except ValidationError as exc:
-        found = issues_from_validation(exc, native, Task)
-        return Checked(
-            None, [((*prefix, *_to_scribe_path(p)), m) for p, m in found], graders, places
-        )
-    return Checked(task, [], graders, places)
 
 
 def js_matcher(item: Any, where: FieldPath) -> tuple[Any, list[Issue]]:

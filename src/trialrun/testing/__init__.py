@@ -28,6 +28,7 @@ def __getattr__(name: str) -> Any:
     """The rig (and the run machinery behind it) loads on first use: the plugin is
     imported by every pytest session of a project that installs trialrun."""
     if name in ("PROVIDER_RETRIES", "ProviderError", "Rig"):
+        # the pytest plugin is imported by every pytest session: run machinery loads on use
         from trialrun.testing import _rig
 
         return getattr(_rig, name)

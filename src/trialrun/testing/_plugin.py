@@ -112,6 +112,7 @@ def rig(request: pytest.FixtureRequest, _trialrun_case: tuple[str, int],
         tmp_path_factory: pytest.TempPathFactory) -> Rig:
     """The eval's trial: workspace (`read`, `exists`, `diff`), `tool_calls`, `called`,
     `transcript`, `result`, and `run(prompt)` for a follow-up turn."""
+    # the pytest plugin is imported by every pytest session: run machinery loads on use
     from trialrun.testing._rig import ProviderError, Rig
 
     spec = _spec(request.node)
@@ -145,6 +146,7 @@ def result(rig: Rig) -> str:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Any:
     if file_path.suffix not in (".yaml", ".yml", ".json", ".toml"):
         return None
+    # the pytest plugin is imported by every pytest session: run machinery loads on use
     from trialrun.testing._tasks import TaskFile, wanted
 
     if wanted(file_path, parent.config):
@@ -191,6 +193,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _case(item: Any, policy: str) -> CaseInfo:
+    # the pytest plugin is imported by every pytest session: run machinery loads on use
     from trialrun.core import model_label
     from trialrun.testing._identity import history_test_id
 
@@ -249,6 +252,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     url = config.getoption("eval_store")
     try:
+        # the pytest plugin is imported by every pytest session: run machinery loads on use
         from trialrun.history import recording_enabled
 
         if url is None and not recording_enabled():

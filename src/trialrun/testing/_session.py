@@ -39,6 +39,7 @@ class SessionRecord:
 
     def record(self, store_url: str | None, trigger: str | None) -> str:
         """Write the session to the history; returns the line to show."""
+        # the pytest plugin is imported by every pytest session: run machinery loads on use
         from trialrun.history import (
             HistoryStore,
             Outcome,
@@ -78,6 +79,7 @@ class SessionRecord:
             store.record(run)
             where = store.url
         trials = sum(len(o.trials) for o in run.outcomes)
+        # the pytest plugin is imported by every pytest session: run machinery loads on use
         from trialrun.history import shown_url
 
         return (f"trialrun: recorded {len(run.outcomes)} eval(s) × model, {trials} trial(s) "

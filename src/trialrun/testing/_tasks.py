@@ -75,6 +75,7 @@ class TaskItem(pytest.Item):
         return str(self.task.policy)
 
     def runtest(self) -> None:
+        # the pytest plugin is imported by every pytest session: run machinery loads on use
         from trialrun.history import trial_outcome
 
         k = self.config.getoption("eval_k")

@@ -53,12 +53,14 @@ def split_frontmatter(text: str) -> Split:
 
 
 def _safe_yaml() -> Any:
+    # the round-trip parser (~10 ms) only where line numbers or comments are kept
     from ruamel.yaml import YAML
 
     return YAML(typ="safe", pure=True)
 
 
 def _rt_yaml() -> Any:
+    # the round-trip parser (~10 ms) only where line numbers or comments are kept
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt")
@@ -124,6 +126,7 @@ def set_frontmatter_key(text: str, key: str, value: Any) -> str:
             raise _error(exc) from exc
         head, tail = split.head, split.tail
         if data is None:
+            # the round-trip parser (~10 ms) only where line numbers or comments are kept
             from ruamel.yaml.comments import CommentedMap
 
             data = CommentedMap()

@@ -138,6 +138,7 @@ class McpServer:
         return " ".join(self.command)
 
     def _params(self, workspace: str | None) -> Any:
+        # the optional `mcp` extra, loaded when an MCP pack is used
         from mcp import StdioServerParameters
 
         def fill(text: str) -> str:
@@ -153,6 +154,7 @@ class McpServer:
 
     # -- on the background loop ------------------------------------------------------
     async def _hold(self, key: str, workspace: str | None, ready: asyncio.Future[Any]) -> None:
+        # the optional `mcp` extra, loaded when an MCP pack is used
         from mcp import ClientSession
         from mcp.client.stdio import stdio_client
 

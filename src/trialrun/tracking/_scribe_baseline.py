@@ -10,7 +10,7 @@ everything is recomputed from `tasks`. Unknown keys are ignored.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,6 @@ def parse_utc(text: str) -> datetime:
         zone = zone.replace(":", "")
         sign = 1 if zone[0] == "+" else -1
         offset = sign * (int(zone[1:3]) * 60 + int(zone[3:5]))
-        from datetime import timedelta, timezone
 
         return when.replace(tzinfo=timezone(timedelta(minutes=offset))).astimezone(UTC)
     return when.replace(tzinfo=UTC)

@@ -274,31 +274,13 @@ _ADDRESS = {
 
 
 def retail_tools() -> list[DomainTool]:
+    """The retail domain's tools in tau-bench's order: the shared ones, then by name."""
+    return [*shared_tools(), *sorted([*_lookup_tools(), *_write_tools()], key=lambda t: t.name)]
+
+
+def _lookup_tools() -> list[DomainTool]:
+    """Read-only: find a user, read an order, a product or a user."""
     return [
-        *shared_tools(),
-        define(
-            "cancel_pending_order",
-            "Cancel a pending order. The agent needs to explain the cancellation detail and "
-            "ask for explicit user confirmation (yes/no) to proceed. The refund goes to the "
-            "original payment method (gift cards at once, others in 5 to 7 business days).",
-            cancel_pending_order,
-            order_id=_ORDER_ID,
-            reason=text("string", "The reason for cancellation.", enum=list(CANCEL_REASONS)),
-        ),
-        define(
-            "exchange_delivered_order_items",
-            "Exchange items of a delivered order for new items of the same product type. "
-            "For a delivered order, return or exchange can be only done once. The agent "
-            "needs to explain the exchange detail and ask for explicit user confirmation "
-            "(yes/no) to proceed.",
-            exchange_delivered_order_items,
-            order_id=_ORDER_ID,
-            item_ids=_ITEMS,
-            new_item_ids=text(
-                "array", "The new item ids, one for each of item_ids.", items={"type": "string"}
-            ),
-            payment_method_id=_PAYMENT,
-        ),
         define(
             "find_user_id_by_email",
             "Find user id by email. If the user is not found, the function will return an "
@@ -330,6 +312,35 @@ def retail_tools() -> list[DomainTool]:
             "variety of different items with unique item ids and options. There are only "
             "50 product types in the store.",
             list_all_product_types,
+        ),
+    ]
+
+
+def _write_tools() -> list[DomainTool]:
+    """The writes (orders, a user's address): each needs the user's explicit yes first."""
+    return [
+        define(
+            "cancel_pending_order",
+            "Cancel a pending order. The agent needs to explain the cancellation detail and "
+            "ask for explicit user confirmation (yes/no) to proceed. The refund goes to the "
+            "original payment method (gift cards at once, others in 5 to 7 business days).",
+            cancel_pending_order,
+            order_id=_ORDER_ID,
+            reason=text("string", "The reason for cancellation.", enum=list(CANCEL_REASONS)),
+        ),
+        define(
+            "exchange_delivered_order_items",
+            "Exchange items of a delivered order for new items of the same product type. "
+            "For a delivered order, return or exchange can be only done once. The agent "
+            "needs to explain the exchange detail and ask for explicit user confirmation "
+            "(yes/no) to proceed.",
+            exchange_delivered_order_items,
+            order_id=_ORDER_ID,
+            item_ids=_ITEMS,
+            new_item_ids=text(
+                "array", "The new item ids, one for each of item_ids.", items={"type": "string"}
+            ),
+            payment_method_id=_PAYMENT,
         ),
         define(
             "modify_pending_order_address",
