@@ -10,6 +10,7 @@ pair, so drifting load hits both sides of a pair alike.
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 from collections.abc import Callable, Sequence
@@ -102,3 +103,11 @@ def paired(
 
 def summary(series: Sequence[Series]) -> str:
     return "\n".join(s.line() for s in series)
+
+
+def add_repeats_arg(parser: argparse.ArgumentParser) -> None:
+    """The `--repeats` flag every bench script takes (at least three are run)."""
+    parser.add_argument(
+        "--repeats", type=int, default=MIN_REPEATS,
+        help=f"repetitions of each figure (at least {MIN_REPEATS}; min/median/max printed)",
+    )  # fmt: skip
