@@ -111,3 +111,9 @@ def add_repeats_arg(parser: argparse.ArgumentParser) -> None:
         "--repeats", type=int, default=MIN_REPEATS,
         help=f"repetitions of each figure (at least {MIN_REPEATS}; min/median/max printed)",
     )  # fmt: skip
+
+
+def spread(values: Sequence[float], fmt: str = ".1%") -> str:
+    """A table cell: ``median (min–max)`` of one figure over its repetitions."""
+    low, mid, high = min(values), statistics.median(values), max(values)
+    return f"{mid:{fmt}} ({low:{fmt}}–{high:{fmt}})"
