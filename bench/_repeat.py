@@ -105,10 +105,24 @@ def summary(series: Sequence[Series]) -> str:
     return "\n".join(s.line() for s in series)
 
 
+def repeats_count(text: str) -> int:
+    """argparse type of `--repeats`: a whole number, at least `MIN_REPEATS`."""
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if count < MIN_REPEATS:
+        raise argparse.ArgumentTypeError(
+            f"{count} is too few: min/median/max need at least {MIN_REPEATS}; "
+            f"pass --repeats {MIN_REPEATS} or more"
+        )
+    return count
+
+
 def add_repeats_arg(parser: argparse.ArgumentParser) -> None:
-    """The `--repeats` flag every bench script takes (at least three are run)."""
+    """The `--repeats` flag every bench script takes (at least three; fewer exits 2)."""
     parser.add_argument(
-        "--repeats", type=int, default=MIN_REPEATS,
+        "--repeats", type=repeats_count, default=MIN_REPEATS,
         help=f"repetitions of each figure (at least {MIN_REPEATS}; min/median/max printed)",
     )  # fmt: skip
 
