@@ -180,11 +180,11 @@ def docs_files() -> list[Path]:
 
 
 @pytest.mark.parametrize("path", docs_files(), ids=lambda p: p.relative_to(ROOT).as_posix())
-def test_every_figure_names_the_script_that_prints_it(path: Path):
+def test_every_figure_names_the_script_that_prints_it(path: Path) -> None:
     assert problems(scan(path), ROOT / "bench") == []
 
 
-def test_the_benchmarks_page_quotes_figures():
+def test_the_benchmarks_page_quotes_figures() -> None:
     figures = scan(ROOT / "docs" / "benchmarks.md")
     assert len(figures) >= 40
     assert {f.script() for f in figures} >= {
@@ -208,30 +208,30 @@ def _problems(tmp: Path, text: str) -> list[str]:
     return problems(scan(_write(tmp, text), tmp), tmp / "bench")
 
 
-def test_a_measured_figure_without_a_script_fails(tmp_path: Path):
+def test_a_measured_figure_without_a_script_fails(tmp_path: Path) -> None:
     text = "Measured here on 2 shared cores with `trialrun run examples/`: 15.2 s per trial.\n"
     [problem] = _problems(tmp_path, text)
     assert "'15.2 s'" in problem and "`trialrun run examples/`" in problem
 
 
-def test_a_script_that_does_not_exist_fails(tmp_path: Path):
+def test_a_script_that_does_not_exist_fails(tmp_path: Path) -> None:
     text = "Speed (`python bench/gone.py`, 2 shared cores): 7.6 s, 66 records/s.\n"
     assert [p.split(": ", 1)[1] for p in _problems(tmp_path, text)] == [
         "'7.6 s': bench/gone.py does not exist", "'66 records/s': bench/gone.py does not exist"]
 
 
-def test_the_nearest_command_wins(tmp_path: Path):
+def test_the_nearest_command_wins(tmp_path: Path) -> None:
     text = ("`python bench/real.py` (this machine): 0.97×; the suite with "
             "`trialrun run examples/`: 11 min 9 s, 385 MiB.\n")
     assert _quoted(_problems(tmp_path, text)) == ["9 s", "385 MiB"]
 
 
-def test_a_figure_before_its_command_takes_the_next_one(tmp_path: Path):
+def test_a_figure_before_its_command_takes_the_next_one(tmp_path: Path) -> None:
     text = "about 38 µs per trial (`python bench/real.py --n 200`, 2 shared cores)\n"
     assert _problems(tmp_path, text) == []
 
 
-def test_table_rows_take_their_own_command_else_the_caption(tmp_path: Path):
+def test_table_rows_take_their_own_command_else_the_caption(tmp_path: Path) -> None:
     text = ("Two runs on this machine (`python bench/real.py`):\n\n"
             "| what | figure |\n| --- | --- |\n| view | 8.8–17.8 s |\n"
             "| suite | 15.2 s per trial, `trialrun run examples/` |\n")
@@ -239,7 +239,7 @@ def test_table_rows_take_their_own_command_else_the_caption(tmp_path: Path):
     assert problem.startswith("docs/page.md:6: '15.2 s'")
 
 
-def test_the_sections_command_line_covers_its_tables(tmp_path: Path):
+def test_the_sections_command_line_covers_its_tables(tmp_path: Path) -> None:
     text = ("## History store\n\n```console\n$ python bench/real.py --runs 200\n```\n\n"
             "| figure | median (range) | load |\n| --- | --- | --- |\n"
             "| one writer | 142 runs/s (115–161) | 5.3–5.4 |\n\n"
@@ -248,13 +248,13 @@ def test_the_sections_command_line_covers_its_tables(tmp_path: Path):
     assert problem.startswith("docs/page.md:15: '3 ms' names no bench script (no command)")
 
 
-def test_prose_without_a_measurement_marker_and_code_are_not_figures(tmp_path: Path):
+def test_prose_without_a_measurement_marker_and_code_are_not_figures(tmp_path: Path) -> None:
     text = ("A tool call's limit is 30 s by default.\n\n```console\n$ trialrun run x  # 5 s\n"
             "```\n\nMeasured: `sleep 5 s` and k = 3, 20 tasks, issue 25.\n")
     assert _problems(tmp_path, text) == []
 
 
-def test_todays_long_readme_fails_the_rule(tmp_path: Path):
+def test_todays_long_readme_fails_the_rule(tmp_path: Path) -> None:
     """The README before the docs site (main at 272288d): figures with no script."""
     old = subprocess.run(["git", "show", "272288d:README.md"], cwd=ROOT, capture_output=True,
                          text=True, check=False)
