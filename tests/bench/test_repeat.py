@@ -30,7 +30,9 @@ finite = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False, allow_infinit
 
 
 @given(st.lists(finite, min_size=3, max_size=30), st.lists(finite, min_size=3, max_size=30))
-def test_series_reports_min_median_max_and_the_loads(values: list[float], loads: list[float]) -> None:
+def test_series_reports_min_median_max_and_the_loads(
+    values: list[float], loads: list[float]
+) -> None:
     series = repeat_mod.Series("x", "ms")
     for value, load in zip(values, loads * 10, strict=False):
         series.add(value, load)
@@ -106,7 +108,9 @@ def test_spread_is_a_median_with_its_range() -> None:
 
 
 @pytest.mark.parametrize("given_text", ["1", "2", "0", "-4", "three"])
-def test_repeats_flag_refuses_fewer_than_three(given_text: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_repeats_flag_refuses_fewer_than_three(
+    given_text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     parser = argparse.ArgumentParser(prog="bench")
     repeat_mod.add_repeats_arg(parser)
     with pytest.raises(SystemExit) as stopped:
