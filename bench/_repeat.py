@@ -10,6 +10,7 @@ pair, so drifting load hits both sides of a pair alike.
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 from collections.abc import Callable, Sequence
@@ -102,3 +103,31 @@ def paired(
 
 def summary(series: Sequence[Series]) -> str:
     return "\n".join(s.line() for s in series)
+
+
+def repeats_count(text: str) -> int:
+    """argparse type of `--repeats`: a whole number, at least `MIN_REPEATS`."""
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if count < MIN_REPEATS:
+        raise argparse.ArgumentTypeError(
+            f"{count} is too few: min/median/max need at least {MIN_REPEATS}; "
+            f"pass --repeats {MIN_REPEATS} or more"
+        )
+    return count
+
+
+def add_repeats_arg(parser: argparse.ArgumentParser) -> None:
+    """The `--repeats` flag every bench script takes (at least three; fewer exits 2)."""
+    parser.add_argument(
+        "--repeats", type=repeats_count, default=MIN_REPEATS,
+        help=f"repetitions of each figure (at least {MIN_REPEATS}; min/median/max printed)",
+    )  # fmt: skip
+
+
+def spread(values: Sequence[float], fmt: str = ".1%") -> str:
+    """A table cell: ``median (min–max)`` of one figure over its repetitions."""
+    low, mid, high = min(values), statistics.median(values), max(values)
+    return f"{mid:{fmt}} ({low:{fmt}}–{high:{fmt}})"

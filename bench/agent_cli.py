@@ -8,7 +8,11 @@ model, k trials one at a time; its wall / k, and trialrun's own CPU per trial (t
 process: proxy, workspace, recording, grading) against the CLI's (from the bare runs).
 Wall times on a shared machine are noisy (bare runs are taken before and after); the CPU
 split is the steadier figure of trialrun's share.
+Each repetition (--repeats, at least 3) is a bare run, the full trials, a bare run; the
+added wall time and trialrun's CPU share are paired per repetition (the bare runs around
+the full ones), and every figure is printed as min/median/max with the load.
 Usage: python bench/agent_cli.py [--trials 5] [--agents gemini-cli,claude-code,codex]
+                                 [--repeats 3]
 The last line is one JSON object.
 """
 
@@ -19,11 +23,12 @@ import asyncio
 import json
 import os
 import resource
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _repeat import Series, add_repeats_arg, load_now
 
 from trialrun import run
 from trialrun.agents._proxy import RecordingProxy
@@ -87,35 +92,40 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--trials", type=int, default=5)
     parser.add_argument("--agents", default=",".join(SCRIPTS))
+    add_repeats_arg(parser)
     args = parser.parse_args()
-    report: dict[str, dict[str, float]] = {}
+    report: dict[str, dict[str, object]] = {}
     for name in args.agents.split(","):
         if find_binary(get_preset(name)) is None:
             print(f"{name}: not installed (trialrun agents install {name}); skipped")
             continue
         script = ROOT / "examples" / "agents" / f"{SCRIPTS[name]}-good.yaml"
-        half = max(1, args.trials // 2)
-        bare = [asyncio.run(bare_trial(name, script)) for _ in range(half)]
-        trial_wall, own_cpu = full_trials(name, script, args.trials)
-        bare += [asyncio.run(bare_trial(name, script)) for _ in range(args.trials - half)]
-        agent_wall = statistics.median(w for w, _ in bare)
-        agent_cpu = statistics.median(c for _, c in bare)
-        added = trial_wall - agent_wall
-        report[name] = {
-            "agent_wall_s": round(agent_wall, 3),
-            "agent_cpu_s": round(agent_cpu, 3),
-            "trial_wall_s": round(trial_wall, 3),
-            "trialrun_added_wall_s": round(added, 3),
-            "trialrun_cpu_s": round(own_cpu, 3),
-            "trialrun_cpu_share": round(own_cpu / (own_cpu + agent_cpu), 3),
-        }
-        print(
-            f"{name:<12} agent {agent_wall:.2f} s wall, {agent_cpu:.2f} s CPU | trial "
-            f"{trial_wall:.2f} s wall (adds {added:+.2f} s) | trialrun's own CPU "
-            f"{own_cpu:.3f} s = {own_cpu / (own_cpu + agent_cpu):.1%} of the trial's CPU"
-        )
+        figures = {key: Series(label, unit) for key, label, unit in (
+            ("agent_wall_s", "agent alone, wall", "s"),
+            ("agent_cpu_s", "agent alone, CPU", "s"),
+            ("trial_wall_s", "trial, wall", "s"),
+            ("trialrun_added_wall_s", "trialrun adds, wall (paired)", "s"),
+            ("trialrun_cpu_s", "trialrun's own CPU per trial", "s"),
+            ("trialrun_cpu_share_pct", "trialrun's share of the trial's CPU (paired)", "%"),
+        )}  # fmt: skip
+        for _ in range(max(args.repeats, 3)):
+            load = load_now()
+            before = asyncio.run(bare_trial(name, script))
+            trial_wall, own_cpu = full_trials(name, script, args.trials)
+            after = asyncio.run(bare_trial(name, script))
+            agent_wall, agent_cpu = (before[0] + after[0]) / 2, (before[1] + after[1]) / 2
+            for key, value in (
+                ("agent_wall_s", agent_wall), ("agent_cpu_s", agent_cpu),
+                ("trial_wall_s", trial_wall), ("trialrun_added_wall_s", trial_wall - agent_wall),
+                ("trialrun_cpu_s", own_cpu),
+                ("trialrun_cpu_share_pct", 100 * own_cpu / (own_cpu + agent_cpu)),
+            ):  # fmt: skip
+                figures[key].add(value, load)
+        report[name] = {key: one.as_json() for key, one in figures.items()}
+        print(f"{name} ({args.trials} trials per repetition)")
+        for one in figures.values():
+            print(f"  {one.line()}")
     print(json.dumps({"trials": args.trials, "cores": os.cpu_count(), "presets": report}))
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -13,7 +13,8 @@ scripted model of examples/agents/gemini-good.yaml (the CLI writes note.md):
   preset  trialrun's gemini-cli preset (settings.json and environment as a trial has them)
 and `trialrun run --agent gemini-cli` of examples/agents/create_note.json, swept
 (TRIALRUN_JAIL=off) and jailed, under the same resolver.
-Needs root (port 53), bwrap and gemini. Usage: python bench/agent_dns_wait.py [--runs 2]
+Each configuration runs max(--runs, --repeats, 3) times; min/median/max with the load.
+Needs root (port 53), bwrap and gemini. Usage: python bench/agent_dns_wait.py [--runs 3]
 The last line is one JSON object.
 """
 
@@ -26,13 +27,14 @@ import os
 import resource
 import shutil
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+
+from _repeat import Series, add_repeats_arg, load_now
 
 from trialrun.agents._proxy import RecordingProxy
 from trialrun.agents.preset import base_env
@@ -148,8 +150,10 @@ def trialrun_trial(jail: bool, resolv: Path) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=3)
+    add_repeats_arg(parser)
     args = parser.parse_args()
+    times = max(args.runs, args.repeats, 3)
     preset = get_preset("gemini-cli")
     if os.geteuid() != 0 or shutil.which("bwrap") is None or preset is None:
         print("needs root (a resolver on port 53) and bwrap; skipped")
@@ -163,22 +167,28 @@ def main() -> int:
         resolv = _resolv(Path(folder))
         for config in ("issue", "preset"):
             asked = len(resolver.names)
-            runs = [asyncio.run(bare(config, resolv)) for _ in range(args.runs)]
+            wall, cpu = Series(f"{config}: gemini alone, wall", "s"), Series("CPU", "s")
+            for _ in range(times):
+                load = load_now()
+                run_wall, run_cpu = asyncio.run(bare(config, resolv))
+                wall.add(run_wall, load)
+                cpu.add(run_cpu, load)
             names = sorted(set(resolver.names[asked:]))
-            wall = statistics.median(w for w, _ in runs)
-            cpu = statistics.median(c for _, c in runs)
-            report[config] = {"wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "looked_up": names}
-            print(f"{config:<7} gemini alone: {wall:.2f} s wall, {cpu:.2f} s CPU; "
+            report[config] = {"wall_s": wall.as_json(), "cpu_s": cpu.as_json(),
+                              "looked_up": names}  # fmt: skip
+            print(f"{wall.line('.2f')}; {cpu.line('.2f')}; "
                   f"looked up: {', '.join(names) or 'nothing'}")  # fmt: skip
         for jail in (False, True):
             mode = "jailed" if jail else "swept"
             asked = len(resolver.names)
-            wall = statistics.median(trialrun_trial(jail, resolv) for _ in range(args.runs))
+            wall = Series(f"trialrun run, {mode}, one trial (set-up in), wall", "s")
+            for _ in range(times):
+                load = load_now()
+                wall.add(trialrun_trial(jail, resolv), load)
             names = sorted(set(resolver.names[asked:]))
-            report[f"trialrun_{mode}"] = {"wall_s": round(wall, 2), "looked_up": names}
-            print(f"trialrun run, {mode}: {wall:.2f} s wall a run (one trial, set-up in); "
-                  f"looked up: {', '.join(names) or 'nothing'}")  # fmt: skip
-    print(json.dumps({"runs": args.runs, "cores": os.cpu_count(), "configs": report}))
+            report[f"trialrun_{mode}"] = {"wall_s": wall.as_json(), "looked_up": names}
+            print(f"{wall.line('.2f')}; looked up: {', '.join(names) or 'nothing'}")
+    print(json.dumps({"runs": times, "cores": os.cpu_count(), "configs": report}))
     return 0
 
 

@@ -10,7 +10,9 @@ pass@k task met (pass@k = 1, at least one trial solved) or not, a settled task's
     python bench/early_stop.py                      # examples/, the embedded model
     python bench/early_stop.py --model scripted:examples/scripts/bad.yaml   # seconds
 
-Prints the figures and a JSON object last.
+The pair (full, then early stop) runs --repeats times (at least 3); the wall time, the
+trials and the tokens are printed as min/median/max per side with the load, and early
+stop over full paired per repetition. Prints the figures and a JSON object last.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from _repeat import Series, add_repeats_arg, load_now
 
 ROOT = Path(__file__).resolve().parents[1]
 MEETS = 1 - 1e-12
@@ -61,24 +65,38 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", nargs="?", default="examples/")
     parser.add_argument("--model", default="local")
+    add_repeats_arg(parser)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as out:
-        full = run_side(args.path, args.model, Path(out) / "full", early=False)
-        early = run_side(args.path, args.model, Path(out) / "early", early=True)
-    differ = sorted(t for t, v in full["verdicts"].items() if early["verdicts"].get(t) != v)
-    for name, side in (("full", full), ("--early-stop", early)):
-        print(f"{name:>13}: {side['trials']}/{side['expected']} trials, {side['wall_s']} s, "
-              f"{side['tokens']:,} tokens, {side['settled']} task(s) settled early")  # fmt: skip
-    saved = {
-        "trials": full["trials"] - early["trials"],
-        "wall_s": round(full["wall_s"] - early["wall_s"], 1),
-        "tokens": full["tokens"] - early["tokens"],
-    }
-    print(f"saved: {saved['trials']} trials, {saved['wall_s']} s, {saved['tokens']:,} tokens")
-    print("verdicts: " + ("the same for every task" if not differ else f"differ: {differ}"))
-    print(json.dumps({"model": args.model, "full": full, "early_stop": early, "saved": saved,
-                      "verdicts_differ": differ}))  # fmt: skip
-
+    keys = (("trials", ""), ("wall_s", "s"), ("tokens", "tokens"))
+    sides = {name: {key: Series(f"{name} {key}", unit) for key, unit in keys}
+             for name in ("full", "--early-stop")}  # fmt: skip
+    ratios = {key: Series(f"--early-stop/full {key}, paired") for key, _ in keys}
+    differ: set[str] = set()
+    settled: list[int] = []
+    pairs = []
+    for _ in range(max(args.repeats, 3)):
+        load = load_now()
+        with tempfile.TemporaryDirectory() as out:
+            full = run_side(args.path, args.model, Path(out) / "full", early=False)
+            early = run_side(args.path, args.model, Path(out) / "early", early=True)
+        differ |= {t for t, v in full["verdicts"].items() if early["verdicts"].get(t) != v}
+        settled.append(early["settled"])
+        pairs.append({"full": full, "early_stop": early, "load": round(load, 2)})
+        for key, _ in keys:
+            sides["full"][key].add(full[key], load)
+            sides["--early-stop"][key].add(early[key], load)
+            ratios[key].add(early[key] / full[key] if full[key] else float("nan"), load)
+    print(f"{args.path} with {args.model}; tasks settled early per repetition: {settled}")
+    for side in sides.values():
+        for one in side.values():
+            print(f"  {one.line()}")
+    for one in ratios.values():
+        print(f"  {one.line('.2f')}")
+    print("verdicts: " + ("the same for every task in every repetition" if not differ
+                          else f"differ: {sorted(differ)}"))  # fmt: skip
+    print(json.dumps({"model": args.model, "pairs": pairs,
+                      "ratios": {key: one.as_json() for key, one in ratios.items()},
+                      "verdicts_differ": sorted(differ)}))  # fmt: skip
 
 if __name__ == "__main__":
     main()

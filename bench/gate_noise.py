@@ -15,9 +15,11 @@ the limit. Latency profiles:
 - scripted: a scripted model, 1–3 turns of about 10 ms (log-normal σ 0.9) each.
 
 Costs: a task's mean cost per trial $0.0005–$0.01 (log-uniform), trials log-normal σ 0.3
-around it. Seeded: the tables are reproducible.
+around it. Seeded: the tables are reproducible. The tables are drawn --repeats times (at
+least 3) with seeds S, S+1, …; each cell shows the median and its range over those
+repetitions (the Monte Carlo spread), and the time of each repetition with its load.
 
-    PYTHONPATH=src python bench/gate_noise.py [--draws N] [--seed S]
+    PYTHONPATH=src python bench/gate_noise.py [--draws N] [--seed S] [--repeats R]
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from _repeat import Series, add_repeats_arg, load_now, spread
 
 from trialrun.config import ProjectConfig
 from trialrun.tracking import (
@@ -165,55 +169,76 @@ def _cell(
     return Cell(shares[:2], shares[2:], *lows)
 
 
-def _shares(figures: list[float]) -> str:
-    return f"{figures[0]:.1%} → {figures[1]:.1%}"
+def _shares(old: list[float], new: list[float]) -> str:
+    return f"{spread(old)} → {spread(new)}"
+
+
+Figures = dict[tuple[str, str], list[float]]  # (table, row label) -> five figures
+
+
+def _tables(rng: random.Random, draws: int) -> Figures:
+    """One repetition: per row, false alarms old/new, caught old/new, caught half the time."""
+    rows: Figures = {}
+    for profile in PROFILES:
+        for size in SIZES:
+            label = f"{size[0]} × {size[1]}"
+            null = _cell(rng, profile, size, "identical", draws)
+            slower = _cell(rng, profile, size, "slower", draws)
+            rows[("latency", f"{profile} | {label}")] = [
+                *null.latency, *slower.latency, null.latency_half(15)]
+            if profile == "api":
+                costlier = _cell(rng, profile, size, "costlier", draws)
+                rows[("cost", f"per trial | {label}")] = [
+                    *null.cost, *costlier.cost, null.cost_half(10)]
+    return rows
+
+
+def _print_table(table: str, runs: list[Figures]) -> None:
+    for (kind, label), _ in runs[0].items():
+        if kind != table:
+            continue
+        columns = list(zip(*(run[(kind, label)] for run in runs), strict=True))
+        unit = " ms" if table == "latency" else "%"
+        half = spread(columns[4], ".0f")
+        print(f"| {label} | {_shares(list(columns[0]), list(columns[1]))} | "
+              f"{_shares(list(columns[2]), list(columns[3]))} | +{half}{unit} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=200)
     parser.add_argument("--seed", type=int, default=25)
+    add_repeats_arg(parser)
     args = parser.parse_args()
-    rng = random.Random(args.seed)
-    start, cpu = time.perf_counter(), time.process_time()
+    seeds = [args.seed + i for i in range(max(args.repeats, 3))]
+    wall, cpu = Series("time per repetition", "s"), Series("CPU per repetition", "s")
+    runs = []
+    for seed in seeds:
+        load = load_now()
+        start, cpu_start = time.perf_counter(), time.process_time()
+        runs.append(_tables(random.Random(seed), args.draws))
+        wall.add(time.perf_counter() - start, load)
+        cpu.add(time.process_time() - cpu_start, load)
     print(
         f"merge gate, limits P95 +15 ms and cost +10 %, 95 % confidence; {args.draws} simulated "
-        f"reruns per cell, seed {args.seed}. Share of reruns failing the rule, old → new; "
-        "the shift the new rule catches half the time."
+        f"reruns per cell, seeds {seeds}, each cell median (min–max) over them. Share of "
+        "reruns failing the rule, old → new; the shift the new rule catches half the time."
     )
     print(
         "| latency profile | tasks × k | identical rerun: false alarms | P95 +30 ms: caught "
         "| caught half the time |"
     )
     print("| --- | --- | --- | --- | --- |")
-    cost_rows = []
-    for profile in PROFILES:
-        for size in SIZES:
-            null = _cell(rng, profile, size, "identical", args.draws)
-            slower = _cell(rng, profile, size, "slower", args.draws)
-            label = f"{size[0]} × {size[1]}"
-            print(
-                f"| {profile} | {label} | {_shares(null.latency)} | {_shares(slower.latency)} "
-                f"| +{null.latency_half(15):.0f} ms |"
-            )
-            if profile == "api":
-                costlier = _cell(rng, profile, size, "costlier", args.draws)
-                cost_rows.append((label, null, costlier))
+    _print_table("latency", runs)
     print()
     print(
         "| cost | tasks × k | identical rerun: false alarms | cost +20 %: caught "
         "| caught half the time |"
     )
     print("| --- | --- | --- | --- | --- |")
-    for label, null, costlier in cost_rows:
-        print(
-            f"| per trial | {label} | {_shares(null.cost)} | {_shares(costlier.cost)} "
-            f"| +{null.cost_half(10):.0f}% |"
-        )
-    print(
-        f"({time.perf_counter() - start:.0f} s, {time.process_time() - cpu:.0f} s of CPU)"
-    )
-
+    _print_table("cost", runs)
+    print(wall.line())
+    print(cpu.line())
 
 if __name__ == "__main__":
     main()

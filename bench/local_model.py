@@ -4,7 +4,9 @@ Same prompt (a vault task with the vault tools, rendered with the model's chat t
 same JSON-schema constraint, temperature 0, same max tokens. Direct = llama-cpp-python's
 own `create_completion(grammar=…)`; trialrun = `LocalModel.complete` (worker thread,
 lazy grammar checks, timeouts, parsing). Also prints unconstrained direct decoding for
-reference. Usage: python bench/local_model.py [--runs 3] [--max-tokens 64]
+reference. Each run measures every side once; --runs or --repeats (at least 3) runs give
+min/median/max per side with the load, and the trialrun/direct ratio paired run by run.
+Usage: python bench/local_model.py [--runs 3] [--repeats 3] [--max-tokens 64]
 The last line is one JSON object.
 
 Each side runs in a process of its own (`--side NAME`, one after another, the sides
@@ -18,10 +20,11 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
+
+from _repeat import Series, add_repeats_arg, load_now
 
 from trialrun.models import CompletionParams, create_model
 
@@ -85,15 +88,19 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--side", choices=SIDES, help=argparse.SUPPRESS)  # a child process
+    add_repeats_arg(parser)
     args = parser.parse_args()
     if args.side:
         print(json.dumps(one_side(args.side, args.max_tokens)))
         return 0
 
-    rates: dict[str, list[float]] = {side: [] for side in SIDES}
+    rates = {side: Series(f"{side}", "tok/s") for side in SIDES}
+    ratio = Series("trialrun/direct, paired per run")
     counts: dict[str, int] = {}
     facts: dict = {}
-    for _ in range(args.runs):
+    runs = max(args.runs, args.repeats, 3)
+    for _ in range(runs):
+        load = load_now()
         for side in SIDES:
             out = subprocess.run(
                 [sys.executable, __file__, "--side", side, "--max-tokens", str(args.max_tokens)],
@@ -101,27 +108,29 @@ def main() -> int:
             )
             facts = json.loads(out.stdout.strip().splitlines()[-1])
             counts[side] = facts["tokens"]
-            rates[side].append(facts["tokens"] / facts["seconds"] if facts["seconds"] else 0.0)
+            rate = facts["tokens"] / facts["seconds"] if facts["seconds"] else 0.0
+            rates[side].add(rate, load)
+        direct = rates["direct"].values[-1]
+        ratio.add(rates["trialrun"].values[-1] / direct if direct else float("nan"), load)
     prompt_tokens, max_tokens = facts["prompt_tokens"], facts["max_tokens"]
-    median = {k: statistics.median(v) for k, v in rates.items()}
-    ratio = median["trialrun"] / median["direct"] if median["direct"] else float("nan")
-    print("each side in its own process, alternating, median of the runs")
-    print(f"prompt tokens:                {prompt_tokens}")
-    print(f"llama-cpp-python (grammar):   {median['direct']:.1f} tok/s ({counts['direct']} tokens)")
-    ours_rate = median["trialrun"]
-    print(f"trialrun local (grammar):     {ours_rate:.1f} tok/s ({counts['trialrun']} tokens)")
-    print(f"llama-cpp-python (no grammar): {median['unconstrained']:.1f} tok/s (reference)")
-    print(f"ratio trialrun/direct:        {ratio:.2f} (target >= 0.90)")
+    rates["direct"].name = f"llama-cpp-python (grammar, {counts['direct']} tokens)"
+    rates["trialrun"].name = f"trialrun local (grammar, {counts['trialrun']} tokens)"
+    rates["unconstrained"].name = "llama-cpp-python (no grammar, reference)"
+    print(f"each side in its own process, alternating; {runs} runs; prompt tokens "
+          f"{prompt_tokens}")
+    for side in SIDES:
+        print(f"  {rates[side].line('.1f')}")
+    print(f"  {ratio.line('.2f')} (target ≥ 0.90 on the median)")
     result = {
         "model": "local",
         "prompt_tokens": prompt_tokens,
         "max_tokens": max_tokens,
-        "runs": args.runs,
-        "direct_tok_s": round(median["direct"], 2),
-        "trialrun_tok_s": round(median["trialrun"], 2),
-        "unconstrained_tok_s": round(median["unconstrained"], 2),
-        "ratio": round(ratio, 3),
-        "target_met": ratio >= 0.9,
+        "runs": runs,
+        "direct_tok_s": rates["direct"].as_json(),
+        "trialrun_tok_s": rates["trialrun"].as_json(),
+        "unconstrained_tok_s": rates["unconstrained"].as_json(),
+        "ratio": ratio.as_json(),
+        "target_met": ratio.median >= 0.9,
     }
     print(json.dumps(result))
     return 0

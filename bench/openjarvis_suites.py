@@ -13,7 +13,11 @@ is grouped too: a dataset download, a credential, or (with everything local) a f
 run. `--run --placeholder-keys` sets a placeholder for each provider's API key, so a run
 gets past the credential check to where an offline machine really stops (the preflight
 only checks that a key is set; nothing is sent before the dataset loads).
+The check is repeated --repeats times (at least 3): the counts must be the same each time
+(they are exact), and the time to check every file is printed as min/median/max with the
+load at each repetition.
 Usage: python bench/openjarvis_suites.py [CONFIGS_FOLDER] [--run [--placeholder-keys]]
+                                         [--repeats 3]
 The last line is one JSON object.
 """
 
@@ -26,8 +30,11 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
+
+from _repeat import Series, add_repeats_arg, load_now
 
 from trialrun.benchmarks import check_suite_file, is_suite_file
 
@@ -97,10 +104,20 @@ def main() -> None:
     parser.add_argument(
         "--placeholder-keys", action="store_true", help="with --run: set placeholder API keys"
     )
+    add_repeats_arg(parser)
     args = parser.parse_args()
     folder = args.configs or default_configs()
     files = sorted(p for p in folder.rglob("*.toml") if is_suite_file(p))
-    checks = [check_suite_file(p) for p in files]
+    check_time = Series("checking every file", "s")
+    outcomes = []
+    for _ in range(max(args.repeats, 3)):
+        load = load_now()
+        started = time.perf_counter()
+        checks = [check_suite_file(p) for p in files]
+        check_time.add(time.perf_counter() - started, load)
+        outcomes.append([(c.template, tuple(c.problems)) for c in checks])
+    if any(outcome != outcomes[0] for outcome in outcomes):
+        sys.exit("openjarvis_suites: the checks differ between repetitions")
     templates = [c for c in checks if c.template]
     suites = [c for c in checks if not c.template]
     refused = [c for c in suites if c.problems]
@@ -131,6 +148,7 @@ def main() -> None:
         print(f"  {count:4d}  {text}")
     for check in templates:
         print(check.template_line())
+    print(f"{check_time.line()}; the counts were the same in every repetition")
     stops: Counter[str] = Counter()
     if args.run:
         startable = [c.path for c in suites if not c.problems]
@@ -147,6 +165,7 @@ def main() -> None:
         "reasons": dict(files_by_reason.most_common()),
         "remaining_with_issue_tools": dict(remaining.most_common()),
         "run_stops": dict(stops.most_common()),
+        "check_seconds": check_time.as_json(),
     }
     sys.stdout.write(json.dumps(doc) + "\n")
 

@@ -8,7 +8,9 @@ Each timing runs in a fresh process (cold caches; the import is not timed):
 - the issue's two cases on examples/tasks (12 tasks) at k=100: the run's power line and
   the whole `trialrun plan` command.
 `--against REV` times the same in the code at git revision REV (its `src/` extracted to a
-temporary folder), stopping each side after `--timeout` seconds (default 120).
+temporary folder), stopping each side after `--timeout` seconds (default 120), each
+repetition of the new code paired with one of the old (their ratio per pair).
+Every timing is min/median/max over --repeats repetitions (at least 3), with the load.
 
 The accuracy grid compares the approximation (used past 600 margin vectors) with the exact
 test's power: summed exactly in suites small enough, simulated (seeded, `--draws`) in
@@ -30,6 +32,8 @@ import tarfile
 import tempfile
 from io import BytesIO
 from pathlib import Path
+
+from _repeat import Series, add_repeats_arg, load_now
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_S = 1.0
@@ -141,23 +145,35 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--draws", type=int, default=2000)
     parser.add_argument("--no-accuracy", action="store_true")
+    add_repeats_arg(parser)
     args = parser.parse_args()
 
     out: dict[str, object] = {"target_s": TARGET_S, "times_s": {}}
     with tempfile.TemporaryDirectory() as tmp:
         old_src = extract_src(args.against, Path(tmp)) if args.against else None
         for name, setup in CASES.items():
-            new = time_case(setup, ROOT / "src", args.timeout)
-            row: dict[str, object] = {"new": new}
-            text = f"{name}: {new:.3f} s ({new / TARGET_S:.2f}× the {TARGET_S:g} s target)"
+            new, old, ratio = Series(name, "s"), Series(f"{args.against}", "s"), Series("old/new")
+            timeouts = 0
+            for _ in range(max(args.repeats, 3)):
+                load = load_now()
+                new_s = time_case(setup, ROOT / "src", args.timeout)
+                assert new_s is not None, f"{name}: over {args.timeout} s"
+                new.add(new_s, load)
+                if old_src is not None:
+                    old_s = time_case(setup, old_src, args.timeout)
+                    if old_s is None:
+                        timeouts += 1
+                    else:
+                        old.add(old_s, load)
+                        ratio.add(old_s / new_s, load)
+            row: dict[str, object] = {"new": new.as_json()}
+            text = f"{new.line()} ({new.median / TARGET_S:.2f}× the {TARGET_S:g} s target)"
             if old_src is not None:
-                old = time_case(setup, old_src, args.timeout)
-                row["old"] = old
-                text += (
-                    f"; {args.against}: {old:.1f} s ({old / new:.0f}× slower)"
-                    if old is not None
-                    else f"; {args.against}: over {args.timeout:g} s"
-                )
+                row["old"] = old.as_json() if old.values else None
+                row["old_timeouts"] = timeouts
+                text += f"\n  {old.line('.1f') if old.values else args.against}"
+                text += f"; over {args.timeout:g} s in {timeouts}" if timeouts else ""
+                text += f"\n  {ratio.line('.0f')}" if ratio.values else ""
             out["times_s"][name] = row  # type: ignore[index]
             print(text, flush=True)
     if not args.no_accuracy:

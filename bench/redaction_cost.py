@@ -4,7 +4,8 @@ Runs the overhead benchmark's suite (bench/overhead.py: a tool call and an answe
 trial), reads its results and transcript lines back, then encodes every line both ways,
 interleaved, and reports the microseconds redaction adds per trial (one results line and
 one transcript line), beside the run's own ms per trial. A second figure: the same lines
-holding a secret (a key in the final answer), which take the slow path.
+holding a secret (a key in the final answer), which take the slow path. Each figure is
+min/median/max over --repeats repetitions (at least 3: a fresh run each), with the load.
 
     python bench/redaction_cost.py --n 200 -k 3
 
@@ -23,6 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from _repeat import Series, add_repeats_arg, load_now  # noqa: E402
 from overhead import write_suite  # noqa: E402
 
 
@@ -41,13 +43,8 @@ def _per_line_us(lines: list[Any], encode: Any, rounds: int) -> float:
     return best * 1e6 / len(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=200, help="number of tasks")
-    parser.add_argument("-k", type=int, default=3, help="trials per task")
-    parser.add_argument("--rounds", type=int, default=7)
-    args = parser.parse_args(argv)
-
+def one_repetition(n: int, k: int, rounds: int) -> dict[str, float]:
+    """One fresh run of the overhead suite, then its lines encoded both ways."""
     import trialrun
     from trialrun.rundir import RunDir
     from trialrun.rundir._json import dumps_line
@@ -55,10 +52,10 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix=".trialrun-bench-") as tmp:
         root = Path(tmp)
-        script = write_suite(root, args.n)
+        script = write_suite(root, n)
         config = trialrun.RunConfig(
             tasks=load_tasks([root / "tasks"]).tasks, models=[f"scripted:{script}"],
-            k=args.k, out=root / "results", handle_sigint=False, argv=["bench"],
+            k=k, out=root / "results", handle_sigint=False, argv=["bench"],
         )
         started = time.perf_counter()
         outcome = trialrun.run(config)
@@ -69,23 +66,40 @@ def main(argv: list[str] | None = None) -> int:
         run.close()
     trials = len(results)
     lines = results + transcripts
-    plain = _per_line_us(lines, _plain, args.rounds)
-    redacted = _per_line_us(lines, dumps_line, args.rounds)
+    plain = _per_line_us(lines, _plain, rounds)
+    redacted = _per_line_us(lines, dumps_line, rounds)
     leaky = [{**line, "final_text": "key sk-ant-api03-" + "A" * 40} for line in lines]
-    slow = _per_line_us(leaky, dumps_line, args.rounds)
-    figures = {
-        "trials": trials,
-        "run_ms_per_trial": round(wall * 1000 / trials, 3),
-        "encode_us_per_trial": round(2 * plain, 1),
-        "redacted_encode_us_per_trial": round(2 * redacted, 1),
-        "redaction_us_per_trial": round(2 * (redacted - plain), 1),
-        "redaction_share_of_trial": round(2 * (redacted - plain) / (wall * 1e6 / trials), 4),
-        "with_a_secret_us_per_trial": round(2 * slow, 1),
+    slow = _per_line_us(leaky, dumps_line, rounds)
+    return {
+        "run_ms_per_trial": wall * 1000 / trials,
+        "encode_us_per_trial": 2 * plain,
+        "redacted_encode_us_per_trial": 2 * redacted,
+        "redaction_us_per_trial": 2 * (redacted - plain),
+        "redaction_share_of_trial_pct": 100 * 2 * (redacted - plain) / (wall * 1e6 / trials),
+        "with_a_secret_us_per_trial": 2 * slow,
     }
-    print(f"redaction adds {figures['redaction_us_per_trial']} µs per trial "
-          f"({figures['redaction_share_of_trial']:.1%} of {figures['run_ms_per_trial']} ms); "
-          f"a trial whose lines hold a secret: {figures['with_a_secret_us_per_trial']} µs")
-    print(json.dumps(figures))
+
+
+UNITS = {"run_ms_per_trial": "ms", "redaction_share_of_trial_pct": "%"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=200, help="number of tasks")
+    parser.add_argument("-k", type=int, default=3, help="trials per task")
+    parser.add_argument("--rounds", type=int, default=7, help="encodings per line (best)")
+    add_repeats_arg(parser)
+    args = parser.parse_args(argv)
+    series: dict[str, Series] = {}
+    for _ in range(max(args.repeats, 3)):
+        load = load_now()
+        for name, value in one_repetition(args.n, args.k, args.rounds).items():
+            series.setdefault(name, Series(name, UNITS.get(name, "µs"))).add(value, load)
+    print(f"{args.n} tasks × k={args.k}, scripted model (bench/overhead.py's suite)")
+    for one in series.values():
+        print(f"  {one.line()}")
+    print(json.dumps({"trials": args.n * args.k,
+                      **{name: one.as_json() for name, one in series.items()}}))
     return 0
 
 

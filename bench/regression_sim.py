@@ -4,15 +4,20 @@
 null (no change), uniform drop (every task loses `DROP` points; for base 0.95 that is the
 95 % → 80 % slide of issue 14) and single-task drop (one task falls to half its rate).
 For each, the share of draws where the per-task test flags any task, and where the suite
-test flags, with the exact and the mid-p method. Seeded: the table is reproducible.
+test flags, with the exact and the mid-p method. Seeded: the table is reproducible. The
+whole table is drawn --repeats times (at least 3), with seeds S, S+1, …; each cell shows
+the median share and its range over those repetitions (the Monte Carlo spread), and the
+load at each repetition is printed.
 
-    PYTHONPATH=src python bench/regression_sim.py [--draws N] [--seed S]
+    PYTHONPATH=src python bench/regression_sim.py [--draws N] [--seed S] [--repeats R]
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+
+from _repeat import add_repeats_arg, load_now, spread
 
 from trialrun.tracking import CountsView, TaskCounts, compare_views
 
@@ -59,21 +64,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=500)
     parser.add_argument("--seed", type=int, default=14)
+    add_repeats_arg(parser)
     args = parser.parse_args()
-    rng = random.Random(args.seed)
+    seeds = [args.seed + i for i in range(max(args.repeats, 3))]
+    cells: dict[tuple[int, float, str], list[list[float]]] = {}
+    loads = []
+    for seed in seeds:
+        loads.append(load_now())
+        rng = random.Random(seed)
+        for k in KS:
+            for base in RATES:
+                for scenario in ("null", "uniform", "single"):
+                    row = cells.setdefault((k, base, scenario), [[], [], []])
+                    for column, share in zip(row, _cell(rng, k, base, scenario, args.draws),
+                                             strict=True):
+                        column.append(share)
     print(
-        f"{TASKS} tasks, alpha = {ALPHA}, {args.draws} draws per cell, seed {args.seed}; "
-        f"solve, one-sided; uniform drop = {DROP:.2f}, single = one task to half its rate"
+        f"{TASKS} tasks, alpha = {ALPHA}, {args.draws} draws per cell, seeds {seeds} "
+        f"(load {min(loads):.1f}–{max(loads):.1f}); solve, one-sided; uniform drop = "
+        f"{DROP:.2f}, single = one task to half its rate; each cell median (min–max)"
     )
     print("| k | base | scenario | per-task (any) | suite exact | suite mid-p |")
     print("| --- | --- | --- | --- | --- | --- |")
-    for k in KS:
-        for base in RATES:
-            for scenario in ("null", "uniform", "single"):
-                cells = _cell(rng, k, base, scenario, args.draws)
-                figures = " | ".join(f"{x:.1%}" for x in cells)
-                print(f"| {k} | {base:.2f} | {scenario} | {figures} |")
-
+    for (k, base, scenario), row in cells.items():
+        figures = " | ".join(spread(column) for column in row)
+        print(f"| {k} | {base:.2f} | {scenario} | {figures} |")
 
 if __name__ == "__main__":
     main()

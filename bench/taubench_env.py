@@ -10,7 +10,11 @@
    τ-bench cut off before the episode ended (no reward_info: its step limit) counts as 0,
    as τ-bench scores it.
 
-Usage: python bench/taubench_env.py PATH/TO/tau-bench. The last line is one JSON object.
+Both are run --repeats times (at least 3): the counts must be the same each time (they are
+exact), and the time of a pass is printed as min/median/max with the load at each.
+
+Usage: python bench/taubench_env.py PATH/TO/tau-bench [--repeats 3]. The last line is one
+JSON object.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import json
 import time
 from pathlib import Path
 from typing import Any
+
+from _repeat import Series, add_repeats_arg, load_now
 
 from trialrun.benchmarks.taubench import TERMINATING_TOOL, TauDomain, load_domain, score
 
@@ -60,30 +66,47 @@ def rescored(domain: TauDomain, trial: dict[str, Any]) -> float:
     return reward
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("checkout", type=Path)
-    args = parser.parse_args()
+def one_pass(checkout: Path) -> tuple[dict[str, Any], list[str]]:
+    """Both checks once: (figures, the lines to print)."""
     out: dict[str, Any] = {}
-    started = time.perf_counter()
+    lines: list[str] = []
     for name in ("airline", "retail"):
-        domain = load_domain(args.checkout, name, "test")
+        domain = load_domain(checkout, name, "test")
         solved, failures = ground_truth(domain)
-        print(f"{name} test: ground truth scores 1 on {solved}/{len(domain.tasks)} tasks")
-        for failure in failures:
-            print(f"  {failure}")
+        lines.append(f"{name} test: ground truth scores 1 on {solved}/{len(domain.tasks)} tasks")
+        lines.extend(f"  {failure}" for failure in failures)
         out[name] = {"tasks": len(domain.tasks), "ground_truth_solved": solved}
-    for path in sorted((args.checkout / "historical_trajectories").glob("*.json")):
+    for path in sorted((checkout / "historical_trajectories").glob("*.json")):
         found = next((d for d in ("airline", "retail") if d in path.stem), None)
         if found is None:
             continue
-        domain = load_domain(args.checkout, found, "test")
+        domain = load_domain(checkout, found, "test")
         trials = json.loads(path.read_text(encoding="utf-8"))
         agree = [t for t in trials if rescored(domain, t) == float(t["reward"])]
-        print(f"{path.name}: trialrun's reward agrees with the recorded one on "
-              f"{len(agree)}/{len(trials)} trials")
+        lines.append(f"{path.name}: trialrun's reward agrees with the recorded one on "
+                     f"{len(agree)}/{len(trials)} trials")
         out[path.name] = {"trials": len(trials), "agree": len(agree)}
-    out["seconds"] = round(time.perf_counter() - started, 1)
+    return out, lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("checkout", type=Path)
+    add_repeats_arg(parser)
+    args = parser.parse_args()
+    seconds = Series("one pass (both checks)", "s")
+    passes = []
+    for _ in range(max(args.repeats, 3)):
+        load = load_now()
+        started = time.perf_counter()
+        passes.append(one_pass(args.checkout))
+        seconds.add(time.perf_counter() - started, load)
+    out, lines = passes[0]
+    if any(other != out for other, _ in passes):
+        raise SystemExit("taubench_env: the counts differ between repetitions")
+    print("\n".join(lines))
+    print(f"{seconds.line()}; the counts were the same in every repetition")
+    out["seconds"] = seconds.as_json()
     print(json.dumps(out))
 
 

@@ -9,7 +9,9 @@ ran to its end"). With --env, each trial's recorded tool calls are replayed in t
     python bench/taubench_leaderboard.py tau-bench/historical_trajectories/gpt-4o-airline.json \\
         --env tau-bench --domain airline
 
-Prints the row (Markdown) and a JSON object last.
+The import (and rescoring) runs --repeats times (at least 3): the row must be the same
+each time (it is exact), and the time of an import is printed as min/median/max with
+the load at each. Prints the row (Markdown) and a JSON object last.
 """
 
 from __future__ import annotations
@@ -19,18 +21,17 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
+from typing import Any
+
+from _repeat import Series, add_repeats_arg, load_now
 
 from trialrun.benchmarks.taubench_results import solve_curve
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("results", type=Path, help="a τ-bench results file")
-    parser.add_argument("--env", type=Path, help="a τ-bench checkout: rescore in it")
-    parser.add_argument("--domain", help="airline | retail (default: from the file name)")
-    parser.add_argument("--model", help="PROVIDER:MODEL (default: from the file name)")
-    args = parser.parse_args()
+def import_once(args: argparse.Namespace) -> tuple[dict[str, Any], list[tuple[int, Any]]]:
+    """`trialrun import tau-bench` into a temporary folder: (its JSON, the solve curve)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "run"
         command = [sys.executable, "-m", "trialrun", "import", "tau-bench", str(args.results),
@@ -44,7 +45,28 @@ def main() -> None:
         if done.returncode != 0:
             sys.exit(done.stderr.strip() or f"trialrun import exited {done.returncode}")
         imported = json.loads(done.stdout)
-        curve = solve_curve(out)
+        imported.pop("run_dir", None)  # a fresh temporary folder each time
+        return imported, list(solve_curve(out))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", type=Path, help="a τ-bench results file")
+    parser.add_argument("--env", type=Path, help="a τ-bench checkout: rescore in it")
+    parser.add_argument("--domain", help="airline | retail (default: from the file name)")
+    parser.add_argument("--model", help="PROVIDER:MODEL (default: from the file name)")
+    add_repeats_arg(parser)
+    args = parser.parse_args()
+    seconds = Series("trialrun import tau-bench" + (" --rescore" if args.env else ""), "s")
+    seen = []
+    for _ in range(max(args.repeats, 3)):
+        load = load_now()
+        started = time.perf_counter()
+        seen.append(import_once(args))
+        seconds.add(time.perf_counter() - started, load)
+    imported, curve = seen[0]
+    if any(other != seen[0] for other in seen):
+        sys.exit("taubench_leaderboard: the imports differ between repetitions")
     model = imported["model"]
     figures = {f"pass^{k}": round(float(value), 3) for k, value in curve}
     head = "| model | domain | tasks | trials | " + " | ".join(figures) + " |"
@@ -65,6 +87,8 @@ def main() -> None:
         result.update({"agree": imported["agree"], "disagree": imported["disagree"],
                        "task_mismatch": imported["task_mismatch"],
                        "instruction_reworded": len(imported["instruction_reworded"])})
+    print(f"{seconds.line()}; the row was the same in every repetition")
+    result["import_seconds"] = seconds.as_json()
     print(json.dumps(result))
 
 
