@@ -12,8 +12,10 @@ build time, never written by hand.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
+import pkgutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,17 +48,19 @@ from trialrun.tracking import GateConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = "reference"
-# the public subpackages whose `__all__` is the API (mkdocstrings renders each)
-API_MODULES = (
-    "trialrun",
-    "trialrun.tasks",
-    "trialrun.graders",
-    "trialrun.models",
-    "trialrun.tools",
-    "trialrun.metrics",
-    "trialrun.tracking",
-    "trialrun.testing",
-)
+
+
+def api_modules() -> list[str]:
+    """`trialrun` and every public subpackage that curates an `__all__` (the API)."""
+    import trialrun
+
+    names = ["trialrun"]
+    for info in pkgutil.iter_modules(trialrun.__path__):
+        if info.ispkg and not info.name.startswith("_"):
+            module = importlib.import_module(f"trialrun.{info.name}")
+            if hasattr(module, "__all__"):
+                names.append(module.__name__)
+    return names
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
@@ -114,11 +118,7 @@ def _examples() -> dict[tuple[str, ...], str]:
         if isinstance(node, dict):
             for key, value in node.items():
                 here = (*path, str(key))
-                if here not in found and not isinstance(value, dict | list):
-                    found[here] = json.dumps(value)
-                elif here not in found and isinstance(value, list) and value and not any(
-                    isinstance(v, dict | list) for v in value
-                ):
+                if here not in found and _plain(value):
                     found[here] = json.dumps(value)
                 visit(value, here)
         elif isinstance(node, list):
@@ -133,6 +133,13 @@ def _examples() -> dict[tuple[str, ...], str]:
         if isinstance(data, dict) and "task_id" in data:
             visit(data, ())
     return found
+
+
+def _plain(value: Any) -> bool:
+    """A scalar, or a non-empty list of scalars: short enough to show as an example."""
+    if isinstance(value, list):
+        return bool(value) and not any(isinstance(v, dict | list) for v in value)
+    return not isinstance(value, dict)
 
 
 def _aliases(path: tuple[str, ...]) -> list[str]:
@@ -344,7 +351,7 @@ def config_page() -> str:
 
 def api_page() -> str:
     lines = ["# Python API", "", "Rendered from the docstrings of each package's `__all__`.", ""]
-    for module in API_MODULES:
+    for module in api_modules():
         lines += [
             f"## `{module}`",
             "",
@@ -394,23 +401,36 @@ def registries_page() -> str:
             f"| [`{name}`](tasks.md#{grader_anchor(name)}) | {'yes' if kind.needs_judge else 'no'}"
             f" | {_grader_text(kind.config_model, kind.fn)} |"
         )
-    lines += ["", "## Tool packs {#tools}", "", "| pack | what it gives the agent |", "|---|---|"]
+    lines += _tool_rows() + _provider_rows() + _preset_rows() + _benchmark_rows()
+    return "\n".join([*lines, ""])
+
+
+def _tool_rows() -> list[str]:
+    lines = ["", "## Tool packs {#tools}", "", "| pack | what it gives the agent |", "|---|---|"]
     for name, factory in TOOL_PACKS:
         lines.append(f"| `{name}` | {_first_paragraph(inspect.getmodule(factory))} |")
-    lines += ["", "## Model providers {#providers}", "", "| provider | spec |", "|---|---|"]
-    for name, factory in MODEL_PROVIDERS:
-        lines.append(f"| `{name}` | {_first_paragraph(factory)} |")
-    lines += [
-        "",
-        "## Agent presets {#agents}",
-        "",
-        "| --agent | npm package | version | API |",
-        "|---|---|---|---|",
-    ]
+    return lines
+
+
+def _provider_rows() -> list[str]:
+    lines = ["", "## Model providers {#providers}", "", "| provider | spec |", "|---|---|"]
+    for name, provider in MODEL_PROVIDERS:
+        lines.append(f"| `{name}` | {_first_paragraph(provider)} |")
+    return lines
+
+
+def _preset_rows() -> list[str]:
+    lines = ["", "## Agent presets {#agents}", "", "| --agent | npm package | version | API |"]
+    lines.append("|---|---|---|---|")
     for name in preset_names():
         preset = get_preset(name)
-        lines.append(f"| `{name}` | `{preset.package}` | {preset.version} | {preset.api} |")
-    lines += ["", "## Benchmarks {#benchmarks}", "", "| benchmark | what it is |", "|---|---|"]
-    for name, factory in BENCHMARKS:
-        lines.append(f"| `{name}` | {_first_paragraph(inspect.getmodule(factory))} |")
-    return "\n".join([*lines, ""])
+        if preset is not None:
+            lines.append(f"| `{name}` | `{preset.package}` | {preset.version} | {preset.api} |")
+    return lines
+
+
+def _benchmark_rows() -> list[str]:
+    lines = ["", "## Benchmarks {#benchmarks}", "", "| benchmark | what it is |", "|---|---|"]
+    for name, make in BENCHMARKS:
+        lines.append(f"| `{name}` | {_first_paragraph(inspect.getmodule(make))} |")
+    return lines

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,7 @@ from trialrun.tasks._model import Task
 from trialrun.tasks._problems import FieldPath
 from trialrun.tasks._reference import see_reference
 
+_DID_YOU_MEAN = re.compile(r"^unknown key '[^']*'; did you mean '([^']+)'\?$")
 SCHEMA_KEY = "$schema"  # editors' schema pointer; allowed at the top of any task
 
 
@@ -80,5 +82,7 @@ def _with_reference(issues: list[Issue], data: Any, prefix: FieldPath) -> list[I
         where: FieldPath = path[len(prefix) :]
         if BELONGS_AT in message:
             where = tuple(message.rsplit(BELONGS_AT, 1)[1].split("."))
+        elif (hint := _DID_YOU_MEAN.match(message)) and where:
+            where = (*where[:-1], hint.group(1))  # the section of the key meant
         out.append((path, f"{message} (see {see_reference(where, data)})"))
     return out

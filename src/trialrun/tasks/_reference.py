@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from trialrun.tasks._issues import value_at
 from trialrun.tasks._problems import FieldPath
 from trialrun.tasks._schema import task_json_schema
 
@@ -58,6 +59,11 @@ def task_keys() -> tuple[TaskKey, ...]:
 
 def grader_schemas() -> dict[str, dict[str, Any]]:
     """Grader `type` → its schema (with `$defs` resolved against the task schema)."""
+    return dict(_grader_schemas())
+
+
+@functools.cache
+def _grader_schemas() -> dict[str, dict[str, Any]]:
     schema = task_json_schema()
     out: dict[str, dict[str, Any]] = {}
     for option in schema["properties"][GRADERS_KEY]["items"].get("oneOf", []):
@@ -152,13 +158,6 @@ def see_reference(path: FieldPath, data: Any = None) -> str:
 
 def _grader_type(path: FieldPath, data: Any) -> str | None:
     at = path.index(GRADERS_KEY)
-    node = data
-    for part in path[: at + 2]:
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
-            node = node[part]
-        else:
-            return None
+    node = value_at(data, path[: at + 2])
     kind = node.get("type") if isinstance(node, dict) else None
     return kind if isinstance(kind, str) else None
