@@ -174,7 +174,10 @@ def _key_section(key: TaskKey, examples: dict[tuple[str, ...], str]) -> list[str
 
 def _grader_section(root: dict[str, Any], kind: str, schema: dict[str, Any]) -> list[str]:
     lines = [f"### `type: {kind}` {{#{grader_anchor(kind)}}}", ""]
-    if description := schema.get("description"):
+    registered = GRADERS.get(kind)
+    if registered is not None:
+        lines += [_grader_text(registered.config_model, registered.fn), ""]
+    elif description := schema.get("description"):
         lines += [_cell(str(description)), ""]
     lines += ["| key | type | required | default | description |", "|---|---|---|---|---|"]
     required = set(schema.get("required", []))
@@ -340,7 +343,7 @@ def config_page() -> str:
         for key in section.keys:
             default = f"`{_cell(key.default)}`" if key.default else "—"
             lines.append(
-                f"| `{key.name}` | `{key.type}` | {default} | {_cell(key.description)} |"
+                f"| `{key.name}` | `{_cell(key.type)}` | {default} | {_cell(key.description)} |"
             )
         lines.append("")
     return "\n".join(lines)

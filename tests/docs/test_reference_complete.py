@@ -142,6 +142,7 @@ def test_every_anchor_an_error_can_name_is_on_the_page(pages: dict[str, str]) ->
     have = anchors(pages["tasks.md"])
     nameable = {"task-keys", *(reference_anchor(key.path) for key in task_keys())}
     nameable |= {reference_anchor(("graders", 0), {"graders": [{"type": n}]}) for n, _ in GRADERS}
+    nameable |= {"scribe", *(key_anchor(("scribe", name)) for name in ScribeTask.model_fields)}
     assert nameable <= have, sorted(nameable - have)
 
 

@@ -299,12 +299,19 @@ def test_scribe_problems_use_scribe_paths(tmp_path: Path) -> None:
         return [i for i, s in enumerate(src, 1) if snippet in s][nth]
 
     out = {p.field: (p.line, p.message) for p in load_tasks([f]).problems}
-    assert out["id"] == (2, "id 'other-name' must equal the file name without .json ('s')")
+    assert out["id"] == (
+        2,
+        "id 'other-name' must equal the file name without .json ('s') "
+        "(see docs/reference/tasks.md#scribe-id)",
+    )
     assert (
         out["maxTurn"][0] == line_of('"maxTurn"') and "did you mean 'maxTurns'" in out["maxTurn"][1]
     )
     assert "did you mean 'contains'?" in out["outputMatchers.0.type"][1]
-    assert out["vaultAssertions.2.value"] == (line_of('"fileLacks"') - 1, "required key is missing")
+    assert out["vaultAssertions.2.value"] == (
+        line_of('"fileLacks"') - 1,
+        "required key is missing (see docs/reference/tasks.md#scribe-vaultassertions)",
+    )
     assert "did you mean 'caseSensitive'?" in out["vaultAssertions.3.caseSensitve"][1]
     assert "not a vault assertion" in out["vaultAssertions.4.type"][1]
     assert out["setup.0.from"][0] == line_of('"from"')

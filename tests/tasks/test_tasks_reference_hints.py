@@ -136,3 +136,15 @@ paths = st.lists(
 @given(paths)
 def test_any_path_maps_to_an_anchor_the_page_has(path: list[str | int]) -> None:
     assert reference_anchor(tuple(path)) in page_anchors()
+
+
+def test_a_scribe_problem_names_its_row_of_the_scribe_format(tmp_path: Path) -> None:
+    f = tmp_path / "s1.json"
+    f.write_text(
+        '{"id": "s1", "description": "d", "userMessage": "hi", "maxTurn": 3,'
+        ' "outputMatchers": [{"type": "contains", "value": "x"}]}',
+        encoding="utf-8",
+    )
+    message = the_message(f)
+    assert "did you mean 'maxTurns'?" in message
+    assert message.endswith("(see docs/reference/tasks.md#scribe-maxturns)")

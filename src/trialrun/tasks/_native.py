@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,12 +9,11 @@ from pydantic import ValidationError
 
 from trialrun.graders import GraderConfig
 from trialrun.tasks._grader_items import validate_grader
-from trialrun.tasks._issues import BELONGS_AT, Issue, issues_from_validation
+from trialrun.tasks._issues import Issue, issues_from_validation
 from trialrun.tasks._model import Task
 from trialrun.tasks._problems import FieldPath
-from trialrun.tasks._reference import see_reference
+from trialrun.tasks._reference import meant_path, see_reference
 
-_DID_YOU_MEAN = re.compile(r"^unknown key '[^']*'; did you mean '([^']+)'\?$")
 SCHEMA_KEY = "$schema"  # editors' schema pointer; allowed at the top of any task
 
 
@@ -79,10 +77,6 @@ def _with_reference(issues: list[Issue], data: Any, prefix: FieldPath) -> list[I
     wrong level, the section of the place it belongs)."""
     out: list[Issue] = []
     for path, message in issues:
-        where: FieldPath = path[len(prefix) :]
-        if BELONGS_AT in message:
-            where = tuple(message.rsplit(BELONGS_AT, 1)[1].split("."))
-        elif (hint := _DID_YOU_MEAN.match(message)) and where:
-            where = (*where[:-1], hint.group(1))  # the section of the key meant
+        where = meant_path(path[len(prefix) :], message)
         out.append((path, f"{message} (see {see_reference(where, data)})"))
     return out

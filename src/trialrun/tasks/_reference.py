@@ -10,15 +10,19 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from trialrun.tasks._issues import value_at
+from trialrun.graders import GRADERS
+from trialrun.tasks._issues import BELONGS_AT, value_at
 from trialrun.tasks._problems import FieldPath
 from trialrun.tasks._schema import task_json_schema
 
 TASKS_REFERENCE = "docs/reference/tasks.md"
 GRADERS_KEY = "graders"
+SCRIBE_ANCHOR = "scribe"  # the Scribe format's section
+_DID_YOU_MEAN = re.compile(r"^unknown key '[^']*'; did you mean '([^']+)'\?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,11 +63,12 @@ def task_keys() -> tuple[TaskKey, ...]:
 
 def grader_schemas() -> dict[str, dict[str, Any]]:
     """Grader `type` → its schema (with `$defs` resolved against the task schema)."""
-    return dict(_grader_schemas())
+    return dict(_grader_schemas(tuple(GRADERS.names())))
 
 
 @functools.cache
-def _grader_schemas() -> dict[str, dict[str, Any]]:
+def _grader_schemas(kinds: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """Cached per set of registered `kinds` (a grader registered later is seen)."""
     schema = task_json_schema()
     out: dict[str, dict[str, Any]] = {}
     for option in schema["properties"][GRADERS_KEY]["items"].get("oneOf", []):
@@ -154,6 +159,23 @@ def reference_anchor(path: FieldPath, data: Any = None) -> str:
 def see_reference(path: FieldPath, data: Any = None) -> str:
     """`docs/reference/tasks.md#environment-budgets`, for the end of a message."""
     return f"{TASKS_REFERENCE}#{reference_anchor(path, data)}"
+
+
+def meant_path(path: FieldPath, message: str) -> FieldPath:
+    """The key a message is about: the place a misplaced key belongs, the key a misspelt
+    one meant, else `path` itself."""
+    if BELONGS_AT in message:
+        return tuple(message.rsplit(BELONGS_AT, 1)[1].split("."))
+    if (hint := _DID_YOU_MEAN.match(message)) and path:
+        return (*path[:-1], hint.group(1))
+    return path
+
+
+def scribe_reference(path: FieldPath, keys: Collection[str]) -> str:
+    """A Scribe file's problem: the row of its key (one of `keys`), else the section."""
+    first = next((p for p in path if isinstance(p, str)), None)
+    anchor = key_anchor(("scribe", first)) if first is not None and first in keys else SCRIBE_ANCHOR
+    return f"{TASKS_REFERENCE}#{anchor}"
 
 
 def _grader_type(path: FieldPath, data: Any) -> str | None:
