@@ -8,7 +8,8 @@ tasks stop early; `agent`: the agent when no --agent/--agent-cmd is given, e.g. 
 `[limits]` (`max_body_mb`, `max_agent_output_mb`: `models._limits`),
 `[tools]` (`unjailed`: let code tools run where bwrap does not work; `[tools.web_search]`
 `provider`, `url`: `tools.web_search`).
-Unknown sections are kept for plugins.
+Unknown sections are kept for plugins; the known ones and their keys are listed in
+`trialrun.config_keys` (the loader refuses a key they do not have).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trialrun.config_keys import check_known_keys
 from trialrun.errors import UserError
 
 CONFIG_NAME = "trialrun.toml"
@@ -75,4 +77,5 @@ def load_config(path: Path | None = None, start: Path | None = None) -> ProjectC
                         "digits; give a small number") from None
     except OSError as exc:
         raise UserError(f"{target}: cannot read config: {exc.strerror}") from None
+    check_known_keys(str(target), data)  # every section and key: trialrun.config_keys
     return ProjectConfig(path=Path(target), data=data)

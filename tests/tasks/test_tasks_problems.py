@@ -37,7 +37,9 @@ def test_unknown_top_level_key_did_you_mean(tmp_path: Path) -> None:
     f = write(tmp_path / "t.yaml", BASE_YAML + "trails: {k: 2}\n")
     line, field, message = one(load_tasks([f]))
     assert (line, field) == (10, "trails")
-    assert message == "unknown key 'trails'; did you mean 'trials'?"
+    assert message == (
+        "unknown key 'trails'; did you mean 'trials'? (see docs/reference/tasks.md#trials)"
+    )
     assert str(load_tasks([f]).problems[0]) == f"{f}:10: trails: {message}"
 
 
@@ -62,7 +64,10 @@ def test_unknown_grader_type_did_you_mean(tmp_path: Path) -> None:
     f = write(tmp_path / "t.yaml", BASE_YAML.replace("type: contains", "type: contians"))
     line, field, message = one(load_tasks([f]))
     assert (line, field) == (7, "graders.0.type")
-    assert message == "unknown grader type 'contians'; did you mean 'contains'?"
+    assert message == (
+        "unknown grader type 'contians'; did you mean 'contains'? "
+        "(see docs/reference/tasks.md#graders)"
+    )
 
 
 def test_wrong_type_and_missing_field(tmp_path: Path) -> None:
@@ -70,10 +75,12 @@ def test_wrong_type_and_missing_field(tmp_path: Path) -> None:
     f = write(tmp_path / "t.yaml", text + "trials:\n  k: three\n")
     out = lines(load_tasks([f]))
     assert out == [
-        f"{f}:1: description: required key is missing",
-        f"{f}:7: graders.0.value: input should be a valid string or a valid list (got 3)",
+        f"{f}:1: description: required key is missing (see docs/reference/tasks.md#description)",
+        f"{f}:7: graders.0.value: input should be a valid string or a valid list (got 3) "
+        "(see docs/reference/tasks.md#grader-contains)",
         # counts are strict: a string is never read as a number
-        f"{f}:10: trials.k: input should be a valid integer (got 'three')",
+        f"{f}:10: trials.k: input should be a valid integer (got 'three') "
+        "(see docs/reference/tasks.md#trials-k)",
     ]
 
 
@@ -86,14 +93,15 @@ def test_missing_grader_field_points_at_the_grader(tmp_path: Path) -> None:
         ),
     )
     line, field, message = one(load_tasks([f]))
-    assert (line, field, message) == (9, "graders.1.path", "required key is missing")
+    assert (line, field) == (9, "graders.1.path")
+    assert message == "required key is missing (see docs/reference/tasks.md#grader-filecontains)"
 
 
 def test_bad_literal_suggests(tmp_path: Path) -> None:
     f = write(tmp_path / "t.yaml", BASE_YAML.replace("suite: golden", "suite: goldn"))
     line, field, message = one(load_tasks([f]))
     assert (line, field) == (2, "suite")
-    assert message.endswith("did you mean 'golden'?")
+    assert message.endswith("did you mean 'golden'? (see docs/reference/tasks.md#suite)")
 
 
 def test_bad_regex_in_regex_grader_list_item(tmp_path: Path) -> None:
@@ -291,12 +299,19 @@ def test_scribe_problems_use_scribe_paths(tmp_path: Path) -> None:
         return [i for i, s in enumerate(src, 1) if snippet in s][nth]
 
     out = {p.field: (p.line, p.message) for p in load_tasks([f]).problems}
-    assert out["id"] == (2, "id 'other-name' must equal the file name without .json ('s')")
+    assert out["id"] == (
+        2,
+        "id 'other-name' must equal the file name without .json ('s') "
+        "(see docs/reference/tasks.md#scribe-id)",
+    )
     assert (
         out["maxTurn"][0] == line_of('"maxTurn"') and "did you mean 'maxTurns'" in out["maxTurn"][1]
     )
     assert "did you mean 'contains'?" in out["outputMatchers.0.type"][1]
-    assert out["vaultAssertions.2.value"] == (line_of('"fileLacks"') - 1, "required key is missing")
+    assert out["vaultAssertions.2.value"] == (
+        line_of('"fileLacks"') - 1,
+        "required key is missing (see docs/reference/tasks.md#scribe-vaultassertions)",
+    )
     assert "did you mean 'caseSensitive'?" in out["vaultAssertions.3.caseSensitve"][1]
     assert "not a vault assertion" in out["vaultAssertions.4.type"][1]
     assert out["setup.0.from"][0] == line_of('"from"')

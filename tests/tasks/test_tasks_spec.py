@@ -211,7 +211,10 @@ def test_bad_reset_object_is_one_line_about_its_field(tmp_path: Path) -> None:
     got = _problems(
         tmp_path, BASE + "graders: [{type: contains, value: x}]\nenvironment: {reset: {from: 3}}\n"
     )
-    assert got == ["environment.reset.from: input should be a valid string (got 3)"]
+    assert got == [
+        "environment.reset.from: input should be a valid string (got 3) "
+        "(see docs/reference/tasks.md#environment-reset-from)"
+    ]
 
 
 def test_reset_true_still_means_fresh(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from pydantic_core import ErrorDetails
 from trialrun.tasks._problems import FieldPath
 
 Issue = tuple[FieldPath, str]
+BELONGS_AT = "it belongs one level down: write it as "  # then the dotted place
 
 
 def suggest(name: str, choices: typing.Iterable[str]) -> str | None:
@@ -114,6 +115,8 @@ def _message(err: ErrorDetails, path: FieldPath, model: type[BaseModel]) -> str:
     if kind == "extra_forbidden":
         key = str(path[-1]) if path else "?"
         allowed = sorted(field_names(model, path[:-1]))
+        if place := _one_level_down(model, path[:-1], key):
+            return f"unknown key '{key}' here; {BELONGS_AT}{place}"
         hint = suggest(key, allowed)
         if hint:
             return f"unknown key '{key}'; did you mean '{hint}'?"
@@ -138,6 +141,17 @@ def _message(err: ErrorDetails, path: FieldPath, model: type[BaseModel]) -> str:
     if got is not None and kind not in ("value_error", "assertion_error"):
         return f"{msg} (got {got})"
     return msg
+
+
+def _one_level_down(model: type[BaseModel], parent: FieldPath, key: str) -> str | None:
+    """`environment.budgets` for `budgets` given at the top: the one place below `parent`
+    where `key` is allowed (None when there is none, or more than one)."""
+    places = [
+        ".".join(str(p) for p in (*parent, child, key))
+        for child in sorted(field_names(model, parent))
+        if key in field_names(model, (*parent, child))
+    ]
+    return places[0] if len(places) == 1 else None
 
 
 def field_names(model: type[BaseModel], path: FieldPath) -> set[str]:

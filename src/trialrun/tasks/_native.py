@@ -12,6 +12,7 @@ from trialrun.tasks._grader_items import validate_grader
 from trialrun.tasks._issues import Issue, issues_from_validation
 from trialrun.tasks._model import Task
 from trialrun.tasks._problems import FieldPath
+from trialrun.tasks._reference import meant_path, see_reference
 
 SCHEMA_KEY = "$schema"  # editors' schema pointer; allowed at the top of any task
 
@@ -66,6 +67,16 @@ def check_native(data: Any, prefix: FieldPath = ()) -> Checked:
     except ValidationError as exc:
         issues += issues_from_validation(exc, substitute, Task, prefix)
     if issues or task is None:
-        return Checked(None, issues, graders, places)
+        return Checked(None, _with_reference(issues, data, prefix), graders, places)
     task.graders = [config for _, config in graders]
     return Checked(task, [], graders, places)
+
+
+def _with_reference(issues: list[Issue], data: Any, prefix: FieldPath) -> list[Issue]:
+    """Each message ends naming the reference section of its key (for a key given at the
+    wrong level, the section of the place it belongs)."""
+    out: list[Issue] = []
+    for path, message in issues:
+        where = meant_path(path[len(prefix) :], message)
+        out.append((path, f"{message} (see {see_reference(where, data)})"))
+    return out

@@ -21,6 +21,7 @@ from trialrun.tasks._limits import MAX_SECONDS
 from trialrun.tasks._model import AgentName, Task, Tier
 from trialrun.tasks._native import SCHEMA_KEY, Checked
 from trialrun.tasks._problems import FieldPath
+from trialrun.tasks._reference import meant_path, scribe_reference
 
 SCRIBE_FIXTURE_DEST = "eval-scratch"
 OUTPUT_MATCHERS = ("contains", "regex", "judge")
@@ -127,16 +128,15 @@ def check_scribe(data: dict[str, Any], prefix: FieldPath = (), stem: str | None 
             )
         )
     if issues or shape is None:
-        return Checked(None, issues, graders, places)
+        return Checked(None, _with_reference(issues, prefix), graders, places)
 
     native = to_native(shape, [config for _, config in graders])
     try:
         task = Task.model_validate(native)
     except ValidationError as exc:
         found = issues_from_validation(exc, native, Task)
-        return Checked(
-            None, [((*prefix, *_to_scribe_path(p)), m) for p, m in found], graders, places
-        )
+        back = [((*prefix, *_to_scribe_path(p)), m) for p, m in found]
+        return Checked(None, _with_reference(back, prefix), graders, places)
     return Checked(task, [], graders, places)
 
 
@@ -186,6 +186,15 @@ def _add_graders(
         )
     if isinstance(budget, int) and not isinstance(budget, bool) and budget >= 0:
         synth("toolCallBudget", {"type": "toolCallBudget", "max": budget})
+
+
+def _with_reference(issues: list[Issue], prefix: FieldPath) -> list[Issue]:
+    """Each message ends naming the Scribe format's row of its key."""
+    keys = ScribeTask.model_fields
+    return [
+        (p, f"{m} (see {scribe_reference(meant_path(p[len(prefix) :], m), keys)})")
+        for p, m in issues
+    ]
 
 
 def js_matcher(item: Any, where: FieldPath) -> tuple[Any, list[Issue]]:
