@@ -66,7 +66,7 @@ def main() -> None:
             summary = RunDir.open(done.path).stored_summary()
             assert summary is not None
             counts[executor] = {
-                r["task_id"]: (r["n"], r["passed"], r["solved"], r["infra_errors"])
+                r.task_id: (r.n, r.passed, r.solved, r.infra_errors)
                 for r in summary.tasks
             }
     ray.shutdown()
