@@ -65,7 +65,7 @@ def one_repetition(args: argparse.Namespace) -> tuple[dict[str, float], bool, in
             summary = RunDir.open(done.path).stored_summary()
             assert summary is not None
             counts[executor] = {
-                r["task_id"]: (r["n"], r["passed"], r["solved"], r["infra_errors"])
+                r.task_id: (r.n, r.passed, r.solved, r.infra_errors)
                 for r in summary.tasks
             }
     ray.shutdown()

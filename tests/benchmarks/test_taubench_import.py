@@ -57,13 +57,13 @@ def counts_file(folder: Path, successes: list[int], trials: int = 4) -> Path:
 def test_import_then_summarize_gives_the_exact_pass_k(tmp_path: Path) -> None:
     run = import_results(counts_file(tmp_path, [4, 2, 1]), tmp_path / "run")
     assert (run.trials, run.tasks) == (12, 3)
-    rows = {r["task_id"]: r for r in summarize_rundir(RunDir.open(run.run_dir)).tasks}
+    rows = {r.task_id: r for r in summarize_rundir(RunDir.open(run.run_dir)).tasks}
     assert sorted(rows) == [f"taubench-airline-test-{i}" for i in range(3)]
     # τ-bench's pass^k is trialrun's solve^k (reward 1); at the task's k = 4: C(c,4)/C(4,4)
-    assert [rows[f"taubench-airline-test-{i}"]["solve_k"] for i in range(3)] == [1.0, 0.0, 0.0]
-    assert [rows[f"taubench-airline-test-{i}"]["solved"] for i in range(3)] == [4, 2, 1]
+    assert [rows[f"taubench-airline-test-{i}"].solve_k for i in range(3)] == [1.0, 0.0, 0.0]
+    assert [rows[f"taubench-airline-test-{i}"].solved for i in range(3)] == [4, 2, 1]
     # every episode ran to its end: passed (completed) 4/4
-    assert all(r["pass_k"] == 1.0 and r["k"] == 4 for r in rows.values())
+    assert all(r.pass_k == 1.0 and r.k == 4 for r in rows.values())
     # pass^k for k = 1..4, mean over tasks of C(c,k)/C(4,k), by hand:
     assert solve_curve(run.run_dir) == [
         (1, Fraction(1 + Fraction(1, 2) + Fraction(1, 4), 3)),  # 7/12

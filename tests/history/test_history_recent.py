@@ -62,7 +62,7 @@ def test_last_runs_per_task_and_model_match_the_run_folders(
     for path, run_id in zip(run_dirs, ids, strict=True):
         summary = RunDir.open(path).stored_summary()
         assert summary is not None
-        expected = {(r["task_id"], r["model"]): (r["n"], r["solved"], r["undetermined"])
+        expected = {(r.task_id, r.model): (r.n, r.solved, r.undetermined)
                     for r in summary.tasks}
         got = {(o.test_id, o.model): (o.trials, o.solved, o.undetermined)
                for o in found if o.run_id == run_id}

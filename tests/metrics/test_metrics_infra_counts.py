@@ -52,16 +52,16 @@ def test_pass_counts_every_finished_trial_and_solve_only_those_with_a_verdict(ou
     solved = outcomes.count("solved")
     solve_n = n - outcomes.count("infra") - outcomes.count("undetermined")
     infra = outcomes.count("infra")
-    assert (row["pass_n"], row["passed"], row["infra_errors"]) == (n, passed, infra)
-    assert row["n"] == n - infra
+    assert (row.pass_n, row.passed, row.infra_errors) == (n, passed, infra)
+    assert row.n == n - infra
     expected_pass = comb(passed, k) / comb(n, k) if n >= k else None
     expected_solve = comb(solved, k) / comb(solve_n, k) if solve_n >= k else None
     expected_at = 1 - comb(solve_n - solved, k) / comb(solve_n, k) if solve_n >= k else None
-    assert row["pass_k"] == pytest.approx(expected_pass)
-    assert row["solve_k"] == pytest.approx(expected_solve)
-    assert row["pass_at_k"] == pytest.approx(expected_at)
-    assert row["tracked"]["pass_rate"] == pytest.approx(passed / n)
-    assert row["tracked"]["solve_rate"] == pytest.approx(solved / solve_n if solve_n else None)
+    assert row.pass_k == pytest.approx(expected_pass)
+    assert row.solve_k == pytest.approx(expected_solve)
+    assert row.pass_at_k == pytest.approx(expected_at)
+    assert row.tracked["pass_rate"] == pytest.approx(passed / n)
+    assert row.tracked["solve_rate"] == pytest.approx(solved / solve_n if solve_n else None)
     assert summary.aggregate[M]["mean_pass_rate"] == pytest.approx(passed / n)
 
 
@@ -70,6 +70,6 @@ def test_an_infra_error_lowers_pass_k_and_leaves_solve_k() -> None:
                       models=[M]).tasks[0]  # fmt: skip
     lines = [_line(0, "solved"), _line(1, "solved"), _line(2, "infra")]
     [row] = summarize(lines, [{"task_id": "a", "k": 2}], models=[M]).tasks
-    assert clean["pass_k"] == 1.0
-    assert row["pass_k"] == pytest.approx(1 / 3)  # C(2,2)/C(3,2): the infra trial failed
-    assert row["solve_k"] == 1.0  # C(2,2)/C(2,2): it is not counted for solve
+    assert clean.pass_k == 1.0
+    assert row.pass_k == pytest.approx(1 / 3)  # C(2,2)/C(3,2): the infra trial failed
+    assert row.solve_k == 1.0  # C(2,2)/C(2,2): it is not counted for solve

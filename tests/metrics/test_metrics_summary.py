@@ -38,7 +38,7 @@ def meta(task, k=3, tier="T1", suite="golden", tags=()):
 
 
 def row(summary, task, model=M):
-    return next(r for r in summary.tasks if r["task_id"] == task and r["model"] == model)
+    return next(r for r in summary.tasks if r.task_id == task and r.model == model)
 
 
 def test_keys_exactly_as_design():
@@ -63,7 +63,7 @@ def test_keys_exactly_as_design():
         "pass_at_k",
         "flaky",
     ):
-        assert key in r
+        assert key in r.to_json()
     agg = s.aggregate[M]
     for key in (
         "pass_k_rate",
@@ -86,11 +86,11 @@ def test_exact_estimators_and_flaky():
     lines = [line("a", i, True, i < 3) for i in range(5)]
     s = summarize(lines, [meta("a", k=2)], models=[M])
     r = row(s, "a")
-    assert (r["n"], r["passed"], r["solved"]) == (5, 5, 3)
-    assert r["pass_k"] == 1.0
-    assert r["solve_k"] == pytest.approx(3 / 10)
-    assert r["pass_at_k"] == pytest.approx(9 / 10)
-    assert r["flaky"] is True
+    assert (r.n, r.passed, r.solved) == (5, 5, 3)
+    assert r.pass_k == 1.0
+    assert r.solve_k == pytest.approx(3 / 10)
+    assert r.pass_at_k == pytest.approx(9 / 10)
+    assert r.flaky is True
     assert s.aggregate[M]["flaky_task_count"] == 1
 
 
@@ -103,9 +103,9 @@ def test_an_infra_error_is_a_failed_pass_and_leaves_the_solve_denominators():
     ]
     s = summarize(lines, [meta("a", k=3)], models=[M])
     r = row(s, "a")
-    assert r["n"] == 3 and r["infra_errors"] == 1 and r["pass_n"] == 4
-    assert r["pass_k"] == pytest.approx(1 / 4)  # C(3,3)/C(4,3): the infra trial did not pass
-    assert r["solve_k"] == 1.0 and r["pass_at_k"] == 1.0  # 3 solved of 3 counted
+    assert r.n == 3 and r.infra_errors == 1 and r.pass_n == 4
+    assert r.pass_k == pytest.approx(1 / 4)  # C(3,3)/C(4,3): the infra trial did not pass
+    assert r.solve_k == 1.0 and r.pass_at_k == 1.0  # 3 solved of 3 counted
     assert s.aggregate[M]["mean_pass_rate"] == pytest.approx(3 / 4)
     assert s.aggregate[M]["mean_solve_rate"] == 1.0
     assert s.aggregate[M]["insufficient"] == 0
@@ -114,10 +114,10 @@ def test_an_infra_error_is_a_failed_pass_and_leaves_the_solve_denominators():
 def test_undetermined_leaves_solve_denominator_only():
     lines = [line("a", i, True, True) for i in range(3)] + [line("a", 3, True, None)]
     r = row(summarize(lines, [meta("a", k=3)], models=[M]), "a")
-    assert r["n"] == 4 and r["undetermined"] == 1
-    assert r["pass_k"] == 1.0  # 4 passes of 4
-    assert r["solve_k"] == 1.0  # 3 of 3 determined
-    assert r["flaky"] is False
+    assert r.n == 4 and r.undetermined == 1
+    assert r.pass_k == 1.0  # 4 passes of 4
+    assert r.solve_k == 1.0  # 3 of 3 determined
+    assert r.flaky is False
 
 
 def test_insufficient_when_fewer_than_k_counted():
@@ -130,8 +130,8 @@ def test_insufficient_when_fewer_than_k_counted():
     s = summarize(lines, [meta("a", k=2), meta("b", k=3, tier="T2")], models=[M])
     a = row(s, "a")
     # pass counts all 3 finished trials, the infra error a failed pass: C(2,2)/C(3,2)
-    assert a["n"] == 2 and a["pass_n"] == 3 and a["pass_k"] == pytest.approx(1 / 3)
-    assert a["solve_k"] is None and a["pass_at_k"] is None  # only 1 determined
+    assert a.n == 2 and a.pass_n == 3 and a.pass_k == pytest.approx(1 / 3)
+    assert a.solve_k is None and a.pass_at_k is None  # only 1 determined
     agg = s.aggregate[M]
     assert agg["insufficient"] == 1
     # a's null solve^k is left out of the aggregate; its pass^k is kept
@@ -146,7 +146,7 @@ def test_insufficient_when_fewer_than_k_counted():
 def test_undetermined_never_counted_as_solved():
     lines = [line("a", i, True, None) for i in range(3)]
     r = row(summarize(lines, [meta("a", k=3)], models=[M]), "a")
-    assert r["solved"] == 0 and r["solve_k"] is None
+    assert r.solved == 0 and r.solve_k is None
 
 
 def test_failed_trial_counts_and_mean_rates():
@@ -158,11 +158,11 @@ def test_failed_trial_counts_and_mean_rates():
     lines += [line("b", i, True, True) for i in range(3)]
     s = summarize(lines, [meta("a"), meta("b")], models=[M])
     a = row(s, "a")
-    assert a["passed"] == 2 and a["solved"] == 1
-    assert a["pass_k"] == 0.0 and a["solve_k"] == 0.0
-    assert a["pass_at_k"] == 1.0
-    assert a["failed_graders"] == {"contains": 1}
-    assert a["errors"] == {"timeout": 1}
+    assert a.passed == 2 and a.solved == 1
+    assert a.pass_k == 0.0 and a.solve_k == 0.0
+    assert a.pass_at_k == 1.0
+    assert a.failed_graders == {"contains": 1}
+    assert a.errors == {"timeout": 1}
     agg = s.aggregate[M]
     assert agg["mean_pass_rate"] == pytest.approx(5 / 6)
     assert agg["mean_solve_rate"] == pytest.approx(4 / 6)
@@ -173,9 +173,9 @@ def test_failed_trial_counts_and_mean_rates():
 def test_rows_for_tasks_not_run_yet_and_duplicates_ignored():
     lines = [line("a", 0, True, True), line("a", 0, False, False)]
     s = summarize(lines, [meta("a", k=1), meta("b", k=1)], models=[M])
-    assert row(s, "a")["solved"] == 1
+    assert row(s, "a").solved == 1
     b = row(s, "b")
-    assert b["n"] == 0 and b["pass_k"] is None
+    assert b.n == 0 and b.pass_k is None
     assert any("duplicate" in w for w in s.warnings)
     assert s.expected_trials == 2 and s.finished_trials == 1
 
@@ -197,5 +197,5 @@ def test_unpinned_models_and_several_models():
     lines = [line("a", 0, True, True), line("a", 0, True, False, model=other)]
     s = summarize(lines, [meta("a", k=1)], models=[M, other])
     assert s.unpinned_models == [other]
-    assert row(s, "a", other)["solve_k"] == 0.0
+    assert row(s, "a", other).solve_k == 0.0
     assert set(s.aggregate) == {M, other}

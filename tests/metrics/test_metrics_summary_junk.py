@@ -76,10 +76,10 @@ def test_wrongly_typed_tokens_are_refused_and_meta_k_ignored_not_fatal():
     lines = [read(good(0)), read(good(1)), read(good(2))]
     s = summarize(lines, [{"task_id": "a", "k": "x", "tier": 3, "tags": "t"}], models=[M], k=None)
     row = s.tasks[0]
-    assert row["k"] == 1  # the bad k falls back to the default
-    assert row["tier"] is None and row["tags"] == []
+    assert row.k == 1  # the bad k falls back to the default
+    assert row.tier is None and row.tags == []
     assert s.aggregate[M]["tokens"] == {"prompt": 3, "cached": 0, "completion": 3}
-    assert row["solved"] == 3
+    assert row.solved == 3
 
 
 def test_bad_meta_entries_and_models_are_skipped():
@@ -105,5 +105,5 @@ def test_summarize_never_raises_on_junk(overrides, meta, k):
     s = summarize(lines, [{"task_id": "a", **meta}], models=[M], k=k)
     json.dumps(s.to_json())  # summary.json stays serialisable
     row = s.tasks[0]
-    assert isinstance(row["k"], int) and row["k"] >= 1
-    assert 0 <= row["solved"] <= row["n"] + row["infra_errors"]
+    assert isinstance(row.k, int) and row.k >= 1
+    assert 0 <= row.solved <= row.n + row.infra_errors

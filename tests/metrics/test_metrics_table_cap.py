@@ -34,8 +34,8 @@ def test_summarizer_fed_line_by_line_holds_no_line_and_counts_duplicates_once() 
     assert streamed.finished_trials == 28
     assert "1 duplicate results line(s) ignored" in streamed.warnings[0]
     assert streamed.tasks == summarize(every, k=4).tasks
-    row = next(r for r in streamed.tasks if r["task_id"] == "task-002")
-    assert (row["n"], row["solved"], row["flaky"]) == (4, 2, True)
+    row = next(r for r in streamed.tasks if r.task_id == "task-002")
+    assert (row.n, row.solved, row.flaky) == (4, 2, True)
     agg = streamed.aggregate["m:x"]
     assert agg["latency_p50_s"] == 2.0 and agg["trials"] == 28
     assert agg["cost_usd"] == sum(0.001 * (t + 1) for t in range(7) for _ in range(4))

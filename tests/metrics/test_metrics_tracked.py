@@ -55,12 +55,12 @@ def test_every_tracked_metric_has_its_value() -> None:
         line(2, None, None, kind="infra", latency=100.0, cost=9.0, tools=9, turns=9),
     ]
     [row] = summarize(lines, [meta(ALL)], models=[M]).tasks
-    t = row["tracked"]
+    t = row.tracked
     assert list(t) == ALL
     # pass counts the infra trial as a failed pass (C(2,2)/C(3,2)); solve leaves it out
-    assert t["pass^k"] == row["pass_k"] == pytest.approx(1 / 3)
-    assert t["solve^k"] == row["solve_k"] == 0.0
-    assert t["pass@k"] == row["pass_at_k"] == 1.0
+    assert t["pass^k"] == row.pass_k == pytest.approx(1 / 3)
+    assert t["solve^k"] == row.solve_k == 0.0
+    assert t["pass@k"] == row.pass_at_k == 1.0
     assert t["pass_rate"] == pytest.approx(2 / 3) and t["solve_rate"] == 0.5
     assert t["latency_p50"] == pytest.approx(2.0)  # infra trials are not counted
     assert t["latency_p95"] == pytest.approx(2.9)
@@ -74,16 +74,16 @@ def test_aliases_are_canonical_and_missing_data_is_none() -> None:
     lines = [line(0, None, None, kind="infra")]
     tracked = ["cost_usd", "pass_k", "latency_p95_s", "tokens"]
     [row] = summarize(lines, [meta(tracked)], models=[M]).tasks
-    assert row["tracked"] == {
+    assert row.tracked == {
         canonical_metric(name): None for name in tracked
     } == {"cost": None, "pass^k": None, "latency_p95": None, "tokens": None}
 
 
 def test_an_old_manifest_without_tracked_metrics_gives_no_tracked_entry() -> None:
     [row] = summarize([line(0, True, True)], [meta()], models=[M]).tasks
-    assert "tracked" not in row
+    assert row.tracked is None and "tracked" not in row.to_json()
     [row] = summarize([line(0, True, True)], None, models=[M]).tasks
-    assert "tracked" not in row
+    assert row.tracked is None and "tracked" not in row.to_json()
 
 
 def test_a_run_records_and_summarizes_tracked_metrics(tmp_path: Path) -> None:
@@ -109,8 +109,8 @@ def test_a_run_records_and_summarizes_tracked_metrics(tmp_path: Path) -> None:
     stored = RunDir.open(run.path).stored_summary()
     assert stored is not None
     [row] = stored.tasks
-    tracked = row["tracked"]
+    tracked = row.tracked
     assert list(tracked) == ["pass^k", "latency_p95", "tokens", "tool_calls", "turns"]
-    assert tracked["pass^k"] == row["pass_k"] == 1.0
+    assert tracked["pass^k"] == row.pass_k == 1.0
     assert tracked["tool_calls"] == 1.0 and tracked["turns"] == 2.0
     assert tracked["latency_p95"] is not None and tracked["tokens"] is not None

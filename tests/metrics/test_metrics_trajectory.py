@@ -30,9 +30,9 @@ def test_row_figures_over_counted_trials() -> None:
              line(3, 9, 9, False, 9.0, infra=True)]
     summary = summarize(lines, k=3)
     [row] = summary.tasks
-    assert row["repeated_calls"] == 1.0 and row["tool_errors"] == 5 / 3
-    assert row["recovered_rate"] == 0.5 and row["trials_with_tool_errors"] == 2
-    assert row["time_to_first_tool_s"] == pytest.approx(0.3)  # median of 0.5 and 0.1
+    assert row.trajectory.repeated_calls == 1.0 and row.trajectory.tool_errors == 5 / 3
+    assert row.trajectory.recovered_rate == 0.5 and row.trajectory.trials_with_tool_errors == 2
+    assert row.trajectory.time_to_first_tool_s == pytest.approx(0.3)  # median of 0.5 and 0.1
     out = io.StringIO()
     render_summary(summary, Console(file=out, width=250))
     text = out.getvalue()
@@ -42,14 +42,15 @@ def test_row_figures_over_counted_trials() -> None:
 
 
 def test_lines_without_figures_add_nothing() -> None:
-    assert trajectory_row([line(0, None, None, None, None)]) == {}
+    assert trajectory_row([line(0, None, None, None, None)]) is None
     [row] = summarize([line(0, None, None, None, None)], k=1).tasks
-    assert "repeated_calls" not in row and "recovered_rate" not in row
+    assert row.trajectory is None and "repeated_calls" not in row.to_json()
 
 
 def test_no_failed_call_means_no_recovery_rate() -> None:
-    row = trajectory_row([line(0, 0, 0, None, 0.2)])
-    assert row["recovered_rate"] is None and row["tool_errors"] == 0.0
+    figures = trajectory_row([line(0, 0, 0, None, 0.2)])
+    assert figures is not None
+    assert figures.recovered_rate is None and figures.tool_errors == 0.0
 
 
 def test_trajectory_figures_are_trackable() -> None:
@@ -57,5 +58,5 @@ def test_trajectory_figures_are_trackable() -> None:
     meta = [{"task_id": "loop", "k": 2, "tracked_metrics": [
         "repeated_calls", "tool_errors", "recovered_rate", "time_to_first_tool_s"]}]
     [row] = summarize(lines, meta, k=2).tasks
-    assert row["tracked"] == {"repeated_calls": 1.0, "tool_errors": 0.5, "recovered_rate": 1.0,
+    assert row.tracked == {"repeated_calls": 1.0, "tool_errors": 0.5, "recovered_rate": 1.0,
                               "time_to_first_tool": pytest.approx(0.3)}

@@ -13,7 +13,7 @@ def counts(run_path: Path) -> dict[tuple[str, str], tuple]:
     """Per (task, model): the summary's counts (n, passed, solved, undetermined, infra)."""
     summary = RunDir.open(run_path).stored_summary()
     assert summary is not None
-    return {(r["task_id"], r["model"]): tuple(r[c] for c in COUNTS) for r in summary.tasks}
+    return {(r.task_id, r.model): tuple(getattr(r, c) for c in COUNTS) for r in summary.tasks}
 
 
 def keys(run_path: Path) -> list[tuple[str, str, int]]:

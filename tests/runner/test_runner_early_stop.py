@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from trialrun import run as run_eval
-from trialrun.rundir import RunDir
+from trialrun.rundir import RunDir, SummaryRow
 from trialrun.tasks import Task
 
 
@@ -35,8 +35,8 @@ def script(tmp_path, replies: dict[str, str]) -> str:
     return f"scripted:{path}"
 
 
-def rows(outcome) -> dict[str, dict]:
-    return {r["task_id"]: r for r in outcome.summary.tasks}
+def rows(outcome) -> dict[str, SummaryRow]:
+    return {r.task_id: r for r in outcome.summary.tasks}
 
 
 def test_the_first_failure_settles_pass_k_and_the_first_success_settles_pass_at_k(tmp_path):
@@ -56,13 +56,13 @@ def test_the_first_failure_settles_pass_k_and_the_first_success_settles_pass_at_
     settled = {x.task_id: x.extra["settled_after"] for x in lines if "settled_after" in x.extra}
     assert settled == {"fails": 1, "fails-too": 1, "solves-at": 1}
     r = rows(outcome)
-    assert (r["fails"]["settled"], r["fails"]["settled_after"]) == ("not met", 1)
-    assert r["solves-at"]["settled"] == "met"
+    assert (r["fails"].settled, r["fails"].settled_after) == ("not met", 1)
+    assert r["solves-at"].settled == "met"
     for tid in settled:  # never an estimate that was not measured
-        assert r[tid]["pass_k"] is None and r[tid]["solve_k"] is None
-        assert r[tid]["pass_at_k"] is None
-    assert r["always"]["solve_k"] == 1.0 and "settled" not in r["always"]
-    assert r["never-at"]["pass_at_k"] == 0.0 and "settled" not in r["never-at"]
+        assert r[tid].pass_k is None and r[tid].solve_k is None
+        assert r[tid].pass_at_k is None
+    assert r["always"].solve_k == 1.0 and r["always"].settled is None
+    assert r["never-at"].pass_at_k == 0.0 and r["never-at"].settled is None
     agg = outcome.summary.aggregate[model]
     assert (agg["settled"], agg["insufficient"], agg["trials"]) == (3, 0, 13)
 
@@ -72,8 +72,8 @@ def test_without_the_flag_every_trial_runs(tmp_path):
     outcome = run_eval([task("fails", "pass^k")], [model], out=tmp_path / "o",
                        concurrency=1, handle_sigint=False)
     assert outcome.summary.finished_trials == 5
-    assert rows(outcome)["fails"]["solve_k"] == 0.0
-    assert "settled_after" not in rows(outcome)["fails"]
+    assert rows(outcome)["fails"].solve_k == 0.0
+    assert rows(outcome)["fails"].settled_after is None
     assert "settled" not in outcome.summary.aggregate[model]
 
 
@@ -98,7 +98,7 @@ def test_a_resume_keeps_a_settled_task_settled(tmp_path):
     again = run_eval(resume=first.path, concurrency=1, handle_sigint=False)
     assert again.trials_run == 0
     assert again.summary.finished_trials == 3
-    assert rows(again)["fails"]["settled_after"] == 1
+    assert rows(again)["fails"].settled_after == 1
 
 
 def test_the_cli_flag_and_the_table_say_settled(tmp_path):
@@ -169,5 +169,5 @@ def test_early_stop_on_worker_processes(tmp_path):
     assert all(1 <= count[t.task_id] <= 2 for t in failing), count
     r2, r1 = rows(two), rows(one)
     for t in failing:
-        assert r2[t.task_id]["settled"] == r1[t.task_id]["settled"] == "not met"
-    assert r2["always"]["solve_k"] == r1["always"]["solve_k"] == 1.0
+        assert r2[t.task_id].settled == r1[t.task_id].settled == "not met"
+    assert r2["always"].solve_k == r1["always"].solve_k == 1.0

@@ -86,8 +86,8 @@ def test_a_baseline_keeps_a_settled_pass_k_task_running_until_the_test_cannot_ch
     assert len(lines["fails"]) == 4 and settled_after(lines["fails"]) == [4]
     assert "settled_after" not in lines["fails"][0].extra  # pass^k settled, the test not yet
     assert len(lines["new"]) == 1 and settled_after(lines["new"]) == [1]
-    row = {r["task_id"]: r for r in outcome.summary.tasks}["fails"]
-    assert (row["settled"], row["settled_after"], row["solve_k"]) == ("not met", 4, None)
+    row = {r.task_id: r for r in outcome.summary.tasks}["fails"]
+    assert (row.settled, row.settled_after, row.solve_k) == ("not met", 4, None)
     # the comparison says what every trial would have said
     full = run_eval(suite, [model], out=tmp_path / "full", concurrency=1, handle_sigint=False)
     assert labels(outcome.path, baselines)["fails"] == "regression"

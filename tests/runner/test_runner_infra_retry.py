@@ -83,7 +83,7 @@ def test_an_infra_error_is_run_again_and_only_the_last_attempt_is_written(
     transcript = RunDir.open(done.path).transcript(retried)
     assert transcript.error is None and transcript.extra["retried_errors"] == [INJECTED.format(0)]
     [row] = done.summary.tasks
-    assert (row["infra_errors"], row["pass_k"], row["solve_k"]) == (0, 1.0, 1.0)
+    assert (row.infra_errors, row.pass_k, row.solve_k) == (0, 1.0, 1.0)
     assert _failures(marks) == 1 and len(list(marks.glob("answer-*"))) == 3
 
 
@@ -99,9 +99,9 @@ def test_infra_trials_zero_turns_re_runs_off_and_the_infra_error_is_a_failed_pas
     assert "attempts" not in infra.extra and "retried_errors" not in infra.extra
     assert not any("attempts" in line.extra for line in lines)
     [row] = done.summary.tasks
-    assert (row["n"], row["pass_n"], row["passed"], row["infra_errors"]) == (2, 3, 2, 1)
-    assert row["pass_k"] == 0.0  # C(2,3)/C(3,3): the infra error is a failed pass
-    assert row["solve_k"] is None  # 2 counted for solve, fewer than k = 3
+    assert (row.n, row.pass_n, row.passed, row.infra_errors) == (2, 3, 2, 1)
+    assert row.pass_k == 0.0  # C(2,3)/C(3,3): the infra error is a failed pass
+    assert row.solve_k is None  # 2 counted for solve, fewer than k = 3
     assert _failures(marks) == 1
 
 
@@ -116,7 +116,7 @@ def test_an_infra_error_that_outlasts_its_re_runs_counts_once(tmp_path, monkeypa
     assert all(len(line.extra["retried_errors"]) == 1 for line in lines)
     assert _failures(marks) == 4  # each trial ran twice
     [row] = done.summary.tasks
-    assert (row["infra_errors"], row["pass_n"], row["pass_k"], row["solve_k"]) == (2, 2, 0.0, None)
+    assert (row.infra_errors, row.pass_n, row.pass_k, row.solve_k) == (2, 2, 0.0, None)
     assert done.summary.aggregate[done.summary.models[0]]["mean_pass_rate"] == 0.0
 
 
@@ -153,7 +153,7 @@ def test_a_resumed_run_ends_with_every_trial_once(tmp_path, monkeypatch, flaky_a
     assert [line.trial for line in lines] == [0, 1, 2, 3]
     assert all(line.passed is True and not line.error for line in lines)
     assert [line.extra.get("attempts", 1) for line in lines] == [2, 1, 1, 1]
-    assert again.summary.tasks[0]["infra_errors"] == 0 and _failures(marks) == 1
+    assert again.summary.tasks[0].infra_errors == 0 and _failures(marks) == 1
 
 
 @pytest.mark.parametrize("value", ['"two"', "-1", "true", "11", "1.5"])

@@ -153,7 +153,7 @@ def test_a_trial_whose_worker_always_dies_is_an_infra_error(tmp_path, crashing_a
         assert line.error["message"].startswith("worker process died (exit 1)")
         assert RunDir.open(done.path).transcript(line).error["kind"] == "infra"
     assert len(list(marks.iterdir())) == 4  # each trial: the first try and one more
-    assert done.summary.tasks[0]["infra_errors"] == 2
+    assert done.summary.tasks[0].infra_errors == 2
     assert not _workers()
 
 

@@ -127,7 +127,7 @@ def test_a_trial_whose_worker_always_dies_is_an_infra_error(cluster, tmp_path, s
     assert line.error["message"].startswith("ray: ")
     assert len(list(marks.iterdir())) == 2  # the first try and one re-run, no more
     assert RunDir.open(done.path).transcript(line).error["kind"] == "infra"
-    assert done.summary.tasks[0]["infra_errors"] == 1
+    assert done.summary.tasks[0].infra_errors == 1
 
 
 def test_a_trial_ending_in_an_infra_error_is_run_again_on_its_worker(
@@ -147,7 +147,7 @@ def test_a_trial_ending_in_an_infra_error_is_run_again_on_its_worker(
     [retried] = [line for line in lines if "attempts" in line.extra]
     assert retried.extra["attempts"] == 2
     assert retried.extra["retried_errors"] == ["provider unreachable (injected failure 0)"]
-    assert done.summary.tasks[0]["infra_errors"] == 0
+    assert done.summary.tasks[0].infra_errors == 0
     assert len(list(marks.glob("failure-*"))) == 1
 
 
@@ -302,7 +302,7 @@ def test_early_stop_settles_on_ray_too(cluster, tmp_path):
                     concurrency=1, early_stop=True, handle_sigint=False, fsync=False)  # fmt: skip
     [line] = list(RunDir.open(done.path).iter_results())
     assert line.solve is False and line.extra["settled_after"] == 1
-    assert done.summary.tasks[0]["settled_after"] == 1
+    assert done.summary.tasks[0].settled_after == 1
 
 
 def test_a_worker_of_another_trialrun_is_one_line(cluster, tmp_path, monkeypatch):

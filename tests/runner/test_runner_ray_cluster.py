@@ -266,7 +266,7 @@ def _the_run(out: Path) -> RunDir:
 def counts(rundir: RunDir) -> dict[tuple[str, str], tuple]:
     summary = rundir.stored_summary()
     assert summary is not None
-    return {(r["task_id"], r["model"]): tuple(r[c] for c in COUNTS) for r in summary.tasks}
+    return {(r.task_id, r.model): tuple(getattr(r, c) for c in COUNTS) for r in summary.tasks}
 
 
 def test_the_example_suite_on_worker_nodes_gets_the_local_executors_verdicts(cluster, tmp_path):

@@ -60,7 +60,7 @@ def test_judge_model_reaches_graders(tmp_path):
     SEEN.clear()
     outcome = run_eval([task], [model], k=1, out=tmp_path / "o", judge=judge, handle_sigint=False)
     assert SEEN and SEEN[0] is not None and SEEN[0].model_id.endswith("judge.yaml")
-    assert outcome.summary.tasks[0]["solved"] == 1
+    assert outcome.summary.tasks[0].solved == 1
     manifest = json.loads((outcome.path / "run.json").read_text())
     assert manifest["judge"] == judge
 
@@ -70,7 +70,7 @@ def test_no_judge_configured_is_undetermined_with_warning(tmp_path, monkeypatch)
     task = make_task("j", [{"type": "testSeesJudge"}])
     outcome = run_eval([task], [script(tmp_path)], k=2, out=tmp_path / "o", handle_sigint=False)
     row = outcome.summary.tasks[0]
-    assert row["undetermined"] == 2 and row["solved"] == 0 and row["solve_k"] is None
+    assert row.undetermined == 2 and row.solved == 0 and row.solve_k is None
     assert any("judge" in w for w in outcome.warnings)
 
 
@@ -78,11 +78,11 @@ def test_k_override_and_task_k(tmp_path):
     a = make_task("a", [{"type": "contains", "value": "hello"}], trials={"k": 4})
     b = make_task("b", [{"type": "contains", "value": "nope"}])
     outcome = run_eval([a, b], [script(tmp_path)], out=tmp_path / "o", handle_sigint=False)
-    rows = {r["task_id"]: r for r in outcome.summary.tasks}
-    assert (rows["a"]["k"], rows["a"]["n"], rows["a"]["solve_k"]) == (4, 4, 1.0)
-    assert (rows["b"]["k"], rows["b"]["n"], rows["b"]["solve_k"]) == (3, 3, 0.0)
+    rows = {r.task_id: r for r in outcome.summary.tasks}
+    assert (rows["a"].k, rows["a"].n, rows["a"].solve_k) == (4, 4, 1.0)
+    assert (rows["b"].k, rows["b"].n, rows["b"].solve_k) == (3, 3, 0.0)
     outcome = run_eval([a, b], [script(tmp_path)], k=1, out=tmp_path / "o2", handle_sigint=False)
-    assert {r["n"] for r in outcome.summary.tasks} == {1}
+    assert {r.n for r in outcome.summary.tasks} == {1}
 
 
 def test_sandbox_none_and_concurrency(tmp_path):
@@ -90,7 +90,7 @@ def test_sandbox_none_and_concurrency(tmp_path):
     outcome = run_eval(
         [task], [script(tmp_path)], k=5, concurrency=3, out=tmp_path / "o", handle_sigint=False
     )
-    assert outcome.summary.tasks[0]["solved"] == 5
+    assert outcome.summary.tasks[0].solved == 5
     assert default_concurrency(["local"]) == 1
     assert default_concurrency(["scripted:x", "openai:gpt-4o"]) == 4
 

@@ -55,7 +55,7 @@ def test_failed_graders_are_counted_per_trial(make_run, T) -> None:
     assert "(10/5)" not in md
     assert "frontmatterEquals failed in 5/5 trials" in md
     [row] = _summary(run).tasks
-    assert row["failed_graders"] == {"frontmatterEquals": 5}
+    assert row.failed_graders == {"frontmatterEquals": 5}
     assert "frontmatterEquals failed in 5/5 trials" in _terminal(_summary(run))
 
 
@@ -74,7 +74,8 @@ def test_tracked_figures_are_shown_per_task(make_run, T) -> None:
     tracked = ["pass^k", "latency_p95", "cost", "tokens", "tool_calls"]
     run = make_run([T("t1", tracked_metrics=tracked, latency_s=2.5), T("t2")])
     [row1, row2] = _summary(run).tasks
-    assert set(row1["tracked"]) == set(tracked) and "tracked" not in row2
+    assert row1.tracked is not None and set(row1.tracked) == set(tracked)
+    assert row2.tracked is None
     text = _terminal(_summary(run))
     assert "latency_p95 2.50 s" in text and "tokens 120" in text
     md = render_run_markdown(load_run(run))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -15,6 +15,7 @@ from trialrun.errors import UserError
 
 if TYPE_CHECKING:
     from trialrun.reports import HeatCell
+    from trialrun.rundir import SummaryRow
 
 
 def _err(line: str) -> None:
@@ -88,7 +89,7 @@ HEAT_STORE_HELP = ("With --html: the history store whose last runs of this run's
 
 
 def _report_history(
-    rows: list[dict[str, Any]], store: str | None
+    rows: list[SummaryRow], store: str | None
 ) -> tuple[list[HeatCell] | None, str]:
     """The heat map cells of the report: this run's task × model pairs over their last
     runs in the history store; (None, "") when there is no store."""
@@ -101,11 +102,11 @@ def _report_history(
         return None, ""
     try:
         cells = heat_cells(history, HISTORY_RUNS,
-                           tests={str(r.get("task_id")) for r in rows},
-                           models={str(r.get("model")) for r in rows})
+                           tests={r.task_id for r in rows},
+                           models={r.model for r in rows})
     finally:
         history.close()
-    wanted = {(str(r.get("task_id")), str(r.get("model"))) for r in rows}
+    wanted = {r.key for r in rows}
     return [c for c in cells if (c.task_id, c.model) in wanted], (
         f"the history store {shown_url(history.url)}")
 

@@ -59,8 +59,7 @@ def _measure_tasks(path: str, models: Sequence[str], k: int, only: str | None) -
         outcome = run(RunConfig(tasks=[path], models=list(models), k=k, out=out,
                                 filters=Filters(task=[only] if only else []),
                                 argv=["trialrun", "check-in", path], handle_sigint=False))
-    return [Measured(str(r["task_id"]), str(r["model"]), int(r.get("solved") or 0),
-                     int(r.get("n") or 0)) for r in outcome.summary.tasks]
+    return [Measured(r.task_id, r.model, r.solved, r.n) for r in outcome.summary.tasks]
 
 
 def _measure_pytest(path: str, models: Sequence[str], k: int, only: str | None) -> list[Measured]:

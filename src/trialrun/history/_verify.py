@@ -40,8 +40,8 @@ def verify_task(source: str, test_id: str, models: Sequence[str], target: str) -
         ))
     parts, ok = [], True
     for row in outcome.summary.tasks:
-        n, solved = int(row.get("n") or 0), int(row.get("solved") or 0)
-        parts.append(f"{row.get('model')} {solved}/{n}")
+        n, solved = row.n, row.solved
+        parts.append(f"{row.model} {solved}/{n}")
         good = n > 0 and (solved == n if target == "ALWAYS_PASSES" else 3 * solved >= 2 * n)
         ok = ok and good
     return Verification(ok and bool(parts), ", ".join(parts) or "no trial ran")

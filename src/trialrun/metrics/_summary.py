@@ -28,7 +28,8 @@ so a summary of any number of trials holds its tasks, not its lines.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +37,7 @@ from trialrun.core import is_unpinned, parse_model_spec
 from trialrun.metrics._estimators import pass_at_k, pass_hat_k
 from trialrun.metrics._tally import Tally, tally_of
 from trialrun.metrics._tracked import canonical_metric
-from trialrun.rundir import Manifest, ResultLine, RunDir, Summary
+from trialrun.rundir import Manifest, ResultLine, RunDir, Summary, SummaryRow, Trajectory
 
 Line = ResultLine
 
@@ -45,7 +46,7 @@ def is_infra(line: Line) -> bool:
     return line.is_infra
 
 
-def percentile(values: list[float], q: float) -> float | None:
+def percentile(values: Sequence[float], q: float) -> float | None:
     """Linear-interpolated percentile (numpy's default); None for no values."""
     if not values:
         return None
@@ -81,79 +82,79 @@ def _tags(value: Any) -> list[str]:
 
 def task_row(
     task_id: str, model: str, meta: dict[str, Any], lines: list[Line], k_default: int
-) -> dict[str, Any]:
+) -> SummaryRow:
     """One (task, model) row of summary.json."""
     return row_of(task_id, model, meta, tally_of(lines), k_default)
 
 
 def row_of(
     task_id: str, model: str, meta: dict[str, Any], tally: Tally, k_default: int
-) -> dict[str, Any]:
-    """One (task, model) row of summary.json from its tally."""
+) -> SummaryRow:
+    """One (task, model) row of summary.json from its tally: run.json's task metadata
+    first, the first line's fields for older runs without it."""
     first = tally.first or {}
     k = _pos_int(meta.get("k")) or _pos_int(first.get("k")) or k_default
     n, passed, solved, undetermined = tally.n, tally.passed, tally.solved, tally.undetermined
     pass_n = tally.lines  # every finished trial: an infra error is a failed pass
     solve_n = n - undetermined
-    provider = _str(first.get("provider")) or model.partition(":")[0]
-    row: dict[str, Any] = {
-        "task_id": task_id,
-        "model": model,
-        "provider": provider,
-        "suite": _str(meta.get("suite")) or _str(first.get("suite")),
-        "tier": _str(meta.get("tier")) if meta else _str(first.get("tier")),
-        "k": k,
-        "n": n,
-        "pass_n": pass_n,
-        "passed": passed,
-        "solved": solved,
-        "undetermined": undetermined,
-        "infra_errors": tally.lines - n,
-        "pass_k": pass_hat_k(pass_n, passed, k) if pass_n >= k else None,
-        "solve_k": pass_hat_k(solve_n, solved, k) if solve_n >= k else None,
-        "pass_at_k": pass_at_k(solve_n, solved, k) if solve_n >= k else None,
-        "flaky": 0 < solved < solve_n,
-        # extras (not pinned file keys)
-        "metric": _str(meta.get("metric")) or _str(first.get("metric")) or "pass^k",
-        "policy": _str(meta.get("policy")) or _str(first.get("policy")),
-        "tags": _tags(meta.get("tags")) if "tags" in meta else _tags(first.get("tags")),
-        "mean_turns": _mean(tally.turns),
-        "failed_graders": dict(tally.failed),
-        "errors": dict(tally.errors),
-        "safety_violations": tally.safety,
-    }
-    row.update(trajectory_row(tally))
+    metric = _str(meta.get("metric")) or _str(first.get("metric")) or "pass^k"
+    row = SummaryRow(
+        task_id=task_id,
+        model=model,
+        provider=_str(first.get("provider")) or model.partition(":")[0],
+        suite=_str(meta.get("suite")) or _str(first.get("suite")),
+        tier=_str(meta.get("tier")) if meta else _str(first.get("tier")),
+        k=k,
+        n=n,
+        pass_n=pass_n,
+        passed=passed,
+        solved=solved,
+        undetermined=undetermined,
+        infra_errors=tally.lines - n,
+        pass_k=pass_hat_k(pass_n, passed, k) if pass_n >= k else None,
+        solve_k=pass_hat_k(solve_n, solved, k) if solve_n >= k else None,
+        pass_at_k=pass_at_k(solve_n, solved, k) if solve_n >= k else None,
+        flaky=0 < solved < solve_n,
+        metric=metric,
+        policy=_str(meta.get("policy")) or _str(first.get("policy")),
+        tags=_tags(meta.get("tags")) if "tags" in meta else _tags(first.get("tags")),
+        mean_turns=_mean(tally.turns),
+        failed_graders=dict(tally.failed),
+        errors=dict(tally.errors),
+        safety_violations=tally.safety,
+        trajectory=trajectory_row(tally),
+    )
     if tally.settled_after is not None and (pass_n < k or solve_n < k):
-        row["settled_after"] = tally.settled_after
-        row["settled"] = "met" if row["metric"] == "pass@k" and solved else "not met"
+        row.settled_after = tally.settled_after
+        row.settled = "met" if metric == "pass@k" and solved else "not met"
     tracked = meta.get("tracked_metrics")
     if isinstance(tracked, list):
-        row["tracked"] = _tracked(tracked, row, tally)
+        row.tracked = _tracked(tracked, row, tally)
     return row
 
 
-def trajectory_row(source: Tally | Iterable[Line]) -> dict[str, Any]:
+def trajectory_row(source: Tally | Iterable[Line]) -> Trajectory | None:
     """Per-task trajectory figures over the counted trials that carry them: mean
     `repeated_calls` and `tool_errors` per trial, `recovered_rate` (trials that recovered
     from every failed call over trials with one; None without any), median
-    `time_to_first_tool_s`. Empty for lines written before these figures existed, so
+    `time_to_first_tool_s`. None for lines written before these figures existed, so
     older runs summarize as they did."""
     tally = source if isinstance(source, Tally) else tally_of(list(source))
     if not tally.with_trajectory:
-        return {}
-    return {
-        "repeated_calls": tally.repeated_calls / tally.with_trajectory,
-        "tool_errors": tally.tool_errors / tally.with_trajectory,
-        "recovered_rate": (
+        return None
+    return Trajectory(
+        repeated_calls=tally.repeated_calls / tally.with_trajectory,
+        tool_errors=tally.tool_errors / tally.with_trajectory,
+        recovered_rate=(
             tally.recovered / tally.with_tool_errors if tally.with_tool_errors else None
         ),
-        "trials_with_tool_errors": tally.with_tool_errors,
-        "time_to_first_tool_s": percentile(list(tally.first_tool_s), 50),
-    }
+        trials_with_tool_errors=tally.with_tool_errors,
+        time_to_first_tool_s=percentile(list(tally.first_tool_s), 50),
+    )
 
 
 def tracked_values(
-    names: list[Any], row: dict[str, Any], counted: list[Line]
+    names: list[Any], row: SummaryRow, counted: list[Line]
 ) -> dict[str, float | None]:
     """Each tracked metric (canonical name) → its value for this row; None without data.
 
@@ -164,16 +165,17 @@ def tracked_values(
     return _tracked(names, row, tally_of([t for t in counted if not t.is_infra]))
 
 
-def _tracked(names: list[Any], row: dict[str, Any], tally: Tally) -> dict[str, float | None]:
+def _tracked(names: list[Any], row: SummaryRow, tally: Tally) -> dict[str, float | None]:
     turns = _mean(tally.turns)
-    solve_n = row["n"] - row["undetermined"]
-    pass_n = pass_denominator(row)
+    solve_n = row.n - row.undetermined
+    pass_n = row.pass_total
+    trajectory = row.trajectory
     values: dict[str, float | None] = {
-        "pass^k": row["pass_k"],
-        "solve^k": row["solve_k"],
-        "pass@k": row["pass_at_k"],
-        "pass_rate": row["passed"] / pass_n if pass_n else None,
-        "solve_rate": row["solved"] / solve_n if solve_n else None,
+        "pass^k": row.pass_k,
+        "solve^k": row.solve_k,
+        "pass@k": row.pass_at_k,
+        "pass_rate": row.passed / pass_n if pass_n else None,
+        "solve_rate": row.solved / solve_n if solve_n else None,
         "latency_p50": percentile(list(tally.latencies), 50),
         "latency_p95": percentile(list(tally.latencies), 95),
         "cost": _mean(tally.costs),
@@ -181,10 +183,10 @@ def _tracked(names: list[Any], row: dict[str, Any], tally: Tally) -> dict[str, f
         "turns": turns,
         "steps": turns,
         "tool_calls": tally.tool_calls / tally.n if tally.n else None,
-        "repeated_calls": row.get("repeated_calls"),
-        "tool_errors": row.get("tool_errors"),
-        "recovered_rate": row.get("recovered_rate"),
-        "time_to_first_tool": row.get("time_to_first_tool_s"),
+        "repeated_calls": trajectory.repeated_calls if trajectory else None,
+        "tool_errors": trajectory.tool_errors if trajectory else None,
+        "recovered_rate": trajectory.recovered_rate if trajectory else None,
+        "time_to_first_tool": trajectory.time_to_first_tool_s if trajectory else None,
     }
     out: dict[str, float | None] = {}
     for name in names:
@@ -193,24 +195,21 @@ def _tracked(names: list[Any], row: dict[str, Any], tally: Tally) -> dict[str, f
     return out
 
 
-def pass_denominator(row: dict[str, Any]) -> int:
-    """A summary row's pass^k denominator: every finished trial (`pass_n`; rows written
-    before it existed: `n` plus the infra errors)."""
-    given = row.get("pass_n")
-    if isinstance(given, int) and not isinstance(given, bool):
-        return given
-    return int(row.get("n") or 0) + int(row.get("infra_errors") or 0)
-
-
 def counted_under_current_rule(summary: Summary) -> bool:
     """Whether a stored summary counts pass as this version does: its rows have `pass_n`,
     or no infra error whose counting changed (older rules left them out of pass too)."""
-    return all("pass_n" in r or not r.get("infra_errors") for r in summary.tasks)
+    return all(r.pass_n is not None or not r.infra_errors for r in summary.tasks)
 
 
-def coverage(rows: list[dict[str, Any]], key: str) -> tuple[int, int]:
-    """(tasks with a `key` figure, tasks) over summary rows: what a headline rate is over."""
-    return sum(1 for r in rows if r.get(key) is not None), len(rows)
+FIGURES = ("pass_k", "solve_k", "pass_at_k")
+
+
+def coverage(rows: list[SummaryRow], figure: str) -> tuple[int, int]:
+    """(tasks with a `figure` (pass_k, solve_k or pass_at_k), tasks) over summary rows:
+    what a headline rate is over."""
+    if figure not in FIGURES:
+        raise ValueError(f"figure must be one of {FIGURES}, got {figure!r}")
+    return sum(1 for r in rows if getattr(r, figure) is not None), len(rows)
 
 
 def _meets(value: float | None) -> bool:
@@ -218,23 +217,25 @@ def _meets(value: float | None) -> bool:
 
 
 def aggregate(
-    rows: list[dict[str, Any]], lines: list[Line], *, tiers: bool = True
+    rows: list[SummaryRow], lines: list[Line], *, tiers: bool = True
 ) -> dict[str, Any]:
     """Averages of per-task figures; rates over all counted trials; latency, tokens, cost."""
     return _aggregate(rows, [tally_of(lines)], tiers=tiers)
 
 
 def _aggregate(
-    rows: list[dict[str, Any]], tallies: list[Tally], *, tiers: bool = True
+    rows: list[SummaryRow], tallies: list[Tally], *, tiers: bool = True
 ) -> dict[str, Any]:
-    pass_ks = [r["pass_k"] for r in rows if r["pass_k"] is not None]
-    solve_ks = [r["solve_k"] for r in rows if r["solve_k"] is not None]
-    at_ks = [r["pass_at_k"] for r in rows if r["pass_at_k"] is not None]
-    pass_total = sum(pass_denominator(r) for r in rows)
-    solve_total = sum(r["n"] - r["undetermined"] for r in rows)
-    latencies = [x for t in tallies for x in t.latencies]
-    turns = [x for t in tallies for x in t.turns]
-    costs = [x for t in tallies for x in t.all_costs]
+    pass_ks = [r.pass_k for r in rows if r.pass_k is not None]
+    solve_ks = [r.solve_k for r in rows if r.solve_k is not None]
+    at_ks = [r.pass_at_k for r in rows if r.pass_at_k is not None]
+    pass_total = sum(r.pass_total for r in rows)
+    solve_total = sum(r.n - r.undetermined for r in rows)
+    latencies, turns, costs = array("d"), array("d"), array("d")  # 8 bytes a trial
+    for t in tallies:
+        latencies.extend(t.latencies)
+        turns.extend(t.turns)
+        costs.extend(t.all_costs)
     tokens = {"prompt": 0, "cached": 0, "completion": 0}
     for t in tallies:
         for key in tokens:
@@ -245,35 +246,31 @@ def _aggregate(
         "pass_k_rate": _mean(pass_ks),
         "solve_k_rate": _mean(solve_ks),
         "pass_at_k_rate": _mean(at_ks),
-        "mean_pass_rate": sum(r["passed"] for r in rows) / pass_total if pass_total else None,
-        "mean_solve_rate": sum(r["solved"] for r in rows) / solve_total if solve_total else None,
-        "flaky_task_count": sum(1 for r in rows if r["flaky"]),
-        "insufficient": sum(
-            1
-            for r in rows
-            if (r["pass_k"] is None or r["solve_k"] is None) and "settled_after" not in r
-        ),
-        "undetermined": sum(r["undetermined"] for r in rows),
-        "infra_errors": sum(r["infra_errors"] for r in rows),
-        "safety_violations": sum(r["safety_violations"] for r in rows),
+        "mean_pass_rate": sum(r.passed for r in rows) / pass_total if pass_total else None,
+        "mean_solve_rate": sum(r.solved for r in rows) / solve_total if solve_total else None,
+        "flaky_task_count": sum(1 for r in rows if r.flaky),
+        "insufficient": sum(1 for r in rows if r.insufficient),
+        "undetermined": sum(r.undetermined for r in rows),
+        "infra_errors": sum(r.infra_errors for r in rows),
+        "safety_violations": sum(r.safety_violations for r in rows),
         "mean_turns": _mean(turns),
         "latency_p50_s": percentile(latencies, 50),
         "latency_p95_s": percentile(latencies, 95),
         "tokens": tokens,
         "cost_usd": sum(costs) if costs else None,
     }
-    settled = sum(1 for r in rows if "settled_after" in r)
+    settled = sum(1 for r in rows if r.settled_after is not None)
     if settled:  # only runs that stopped early carry the key: older summaries read the same
         out["settled"] = settled
     if tiers:
         by_tier: dict[str, dict[str, int]] = {}
-        for r in sorted(rows, key=lambda r: str(r["tier"])):
-            if not r["tier"]:
+        for r in sorted(rows, key=lambda r: str(r.tier)):
+            if not r.tier:
                 continue
-            entry = by_tier.setdefault(r["tier"], {"tasks": 0, "passed_k": 0, "solved_k": 0})
+            entry = by_tier.setdefault(r.tier, {"tasks": 0, "passed_k": 0, "solved_k": 0})
             entry["tasks"] += 1
-            entry["passed_k"] += _meets(r["pass_k"])
-            entry["solved_k"] += _meets(r["solve_k"])
+            entry["passed_k"] += _meets(r.pass_k)
+            entry["solved_k"] += _meets(r.solve_k)
         out["by_tier"] = by_tier
     return out
 
@@ -294,6 +291,7 @@ class Summarizer:
     duplicates: int = 0
 
     def add(self, line: Line) -> None:
+        """Fold a line in; a trial seen before is counted in `duplicates` instead."""
         pair = (line.task_id, line.model)
         tally = self.tallies.get(pair)
         if tally is None:
@@ -336,22 +334,24 @@ class Summarizer:
         by_suite: dict[str, Any] = {}
         by_tag: dict[str, Any] = {}
         for model in model_list:
-            mrows = [r for r in rows if r["model"] == model]
-            mtallies = [by_key.get((r["task_id"], model), empty) for r in mrows]
+            mrows = [r for r in rows if r.model == model]
+            mtallies = [by_key.get(r.key, empty) for r in mrows]
             aggregate_by_model[model] = _aggregate(mrows, mtallies)
-            groups: dict[str, dict[str, list[list[Any]]]] = {"suite": {}, "tag": {}}
+            groups: dict[str, dict[str, tuple[list[SummaryRow], list[Tally]]]] = {
+                "suite": {}, "tag": {}
+            }
             for r, tally in zip(mrows, mtallies, strict=True):
-                names = {"suite": [r["suite"]] if r["suite"] else [], "tag": r["tags"]}
+                names = {"suite": [r.suite] if r.suite else [], "tag": r.tags}
                 for kind, values in names.items():
                     for value in values:
-                        bucket = groups[kind].setdefault(value, [[], []])
+                        bucket = groups[kind].setdefault(value, ([], []))
                         bucket[0].append(r)
                         bucket[1].append(tally)
             by_suite[model] = {
-                s: _aggregate(g[0], g[1], tiers=False) for s, g in groups["suite"].items()
+                s: _aggregate(*g, tiers=False) for s, g in groups["suite"].items()
             }
             by_tag[model] = {
-                t: _aggregate(g[0], g[1], tiers=False) for t, g in sorted(groups["tag"].items())
+                t: _aggregate(*g, tiers=False) for t, g in sorted(groups["tag"].items())
             }
 
         unpinned = [
@@ -432,7 +432,7 @@ def current_summary(run: RunDir, results: Iterable[Line], manifest: Manifest) ->
     results = list(results)
     stored = run.stored_summary()
     if stored is not None and counted_under_current_rule(stored):
-        covered = {(str(r.get("task_id")), str(r.get("model"))) for r in stored.tasks}
+        covered = {r.key for r in stored.tasks}
         if all(line.key[:2] in covered for line in results):
             return stored
     return summarize_run(results, manifest)
@@ -443,5 +443,5 @@ def stored_if_covering(run: RunDir, keys: set[tuple[str, str]]) -> Summary | Non
     stored = run.stored_summary()
     if stored is None or not counted_under_current_rule(stored):
         return None
-    covered = {(str(r.get("task_id")), str(r.get("model"))) for r in stored.tasks}
+    covered = {r.key for r in stored.tasks}
     return stored if keys <= covered else None

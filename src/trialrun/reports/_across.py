@@ -70,22 +70,17 @@ def cells_from_summaries(runs: Sequence[tuple[str, Summary]]) -> list[HeatCell]:
     return [
         HeatCell(
             run_id=run_id,
-            task_id=str(row.get("task_id")),
-            model=str(row.get("model")),
-            solved=int(row.get("solved") or 0),
-            n=int(row.get("n") or 0),
-            undetermined=int(row.get("undetermined") or 0),
+            task_id=row.task_id,
+            model=row.model,
+            solved=row.solved,
+            n=row.n,
+            undetermined=row.undetermined,
             started_at=f"{i:08d}",  # the order given
         )
         for i, (run_id, summary) in enumerate(runs)
         for row in summary.tasks
-        if _ran(row)
+        if row.n or row.infra_errors or row.undetermined  # a row without a trial: no cell
     ]
-
-
-def _ran(row: dict[str, Any]) -> bool:
-    """A summary row with a trial: a model's row for a task it never ran has none."""
-    return any(int(row.get(key) or 0) for key in ("n", "infra_errors", "undetermined"))
 
 
 _RUN_ID = re.compile(r"^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})\d{2}Z(?:-(\w+))?")

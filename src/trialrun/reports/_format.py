@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from trialrun.rundir import Trajectory
+
 DASH = "—"
 
 
@@ -94,23 +96,23 @@ def tracked_text(tracked: Any, skip: Iterable[str] = ()) -> str:
     return " · ".join(parts)
 
 
-def trajectory_text(row: dict[str, Any]) -> str:
+def trajectory_text(trajectory: Trajectory | None) -> str:
     """A task row's trajectory figures: "repeated calls 2.0/trial, tool errors 1.0/trial
     (recovered 1/3 trials), first tool 0.012s"; repeats and errors only when there are any,
     "" for rows of runs that predate them."""
-    if row.get("repeated_calls") is None:
+    if trajectory is None:
         return ""
     parts = []
-    if row["repeated_calls"]:
-        parts.append(f"repeated calls {row['repeated_calls']:.1f}/trial")
-    if row.get("tool_errors"):
-        text = f"tool errors {row['tool_errors']:.1f}/trial"
-        errored, rate = row.get("trials_with_tool_errors") or 0, row.get("recovered_rate")
-        if errored and isinstance(rate, int | float):
+    if trajectory.repeated_calls:
+        parts.append(f"repeated calls {trajectory.repeated_calls:.1f}/trial")
+    if trajectory.tool_errors:
+        text = f"tool errors {trajectory.tool_errors:.1f}/trial"
+        errored, rate = trajectory.trials_with_tool_errors, trajectory.recovered_rate
+        if errored and rate is not None:
             text += f" (recovered {round(rate * errored)}/{errored} trials)"
         parts.append(text)
-    if _number(row.get("time_to_first_tool_s")):
-        parts.append(f"first tool {seconds_short(row['time_to_first_tool_s'])}")
+    if trajectory.time_to_first_tool_s is not None:
+        parts.append(f"first tool {seconds_short(trajectory.time_to_first_tool_s)}")
     return ", ".join(parts)
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.core import redacted_json
-from trialrun.metrics import k_curve, mean_curve
+from trialrun.metrics import coverage, k_curve, mean_curve
 from trialrun.reports._across import comparison_svg
 from trialrun.reports._before import BeforeFiles
 from trialrun.reports._svg import Series, bar_chart, curve_chart, histogram
@@ -153,7 +153,7 @@ class RunView:
                 "i": i, "task_id": r.task_id, "model": r.model, "suite": r.suite,
                 "tier": r.tier, "tags": self._tags(r, self.row_lines[i]), "policy": r.policy,
                 "metric": r.metric,
-                "k": r.k, "n": r.n, "trials": len(r.trials), "passed": r.passed,
+                "k": r.k, "n": r.n, "trials": r.trials.finished, "passed": r.passed,
                 "solved": r.solved, "undetermined": r.undetermined, "infra": r.infra_errors,
                 "pass_k": r.pass_k, "solve_k": r.solve_k, "pass_at_k": r.pass_at_k,
                 "flaky": r.flaky, "status": status, "message": message,
@@ -165,11 +165,8 @@ class RunView:
         headline = []
         for model in data.models:
             agg = summary.aggregate.get(model) or {}
-            mrows = [r for r in summary.tasks if r.get("model") == model]
-            cover = {
-                key: [sum(1 for r in mrows if r.get(key) is not None), len(mrows)]
-                for key in ("pass_k", "solve_k", "pass_at_k")
-            }
+            mrows = summary.rows_for(model)
+            cover = {key: list(coverage(mrows, key)) for key in ("pass_k", "solve_k", "pass_at_k")}
             headline.append({
                 "model": model, "cover": cover, **{
                     key: agg.get(key) for key in (
@@ -254,7 +251,8 @@ class RunView:
                 plots.append({"id": f"suite-{model}", "title": "by suite",
                               "svg": bar_chart(f"solve rate (trials), by suite · {name}",
                                                sbars)})
-            counted = [t for r in recs for t in r.trials if not t.is_infra]
+            counted = [t for r in recs for t in self.row_lines[self.row_of[(r.task_id, r.model)]]
+                       if not t.is_infra]
             latencies = [x for t in counted if (x := _num(t.latency_s)) is not None]
             plots.append({"id": f"latency-{model}", "title": "latency",
                           "svg": histogram(f"trial latency · {name}", latencies, " s")})

@@ -43,13 +43,8 @@ def task_outcome(record: TaskRecord) -> tuple[str, str]:
     met = record.meets_solve_k if record.metric != "pass@k" else record.solved > 0
     if met:
         return "passed", ""
-    failed: dict[str, int] = {}  # grader type → trials where one of its verdicts failed
-    errors: dict[str, int] = {}
-    for t in record.counted_trials:
-        for name in t.failed_graders:
-            failed[name] = failed.get(name, 0) + 1
-        if t.error_kind:
-            errors[t.error_kind] = errors.get(t.error_kind, 0) + 1
+    failed = record.trials.failed_graders  # grader type → counted trials it failed in
+    errors = record.trials.errors
     n = record.solve_n
     parts = [f"solved {record.solved}/{n} ({record.metric})"]
     if failed:
@@ -137,7 +132,7 @@ def junit_tree(
             ET.SubElement(props, "property", name=key, value=str(value))
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
         for record in records:
-            seconds = sum(float(t.latency_s or 0.0) for t in record.trials)
+            seconds = record.trials.latency_total_s
             case = ET.SubElement(
                 suite, "testcase", classname=model, name=record.task_id, time=f"{seconds:.3f}"
             )

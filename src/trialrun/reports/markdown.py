@@ -50,7 +50,7 @@ def _model_table(run: RunData) -> list[str]:
 def _tracked_table(run: RunData) -> list[str]:
     """Each task's tracked figures (its `tracked_metrics`), one row per task × model."""
     rows = [
-        (str(r.get("model")), str(r.get("task_id")), tracked_text(r.get("tracked")))
+        (r.model, r.task_id, tracked_text(r.tracked))
         for r in run.summary.tasks
     ]
     rows = [row for row in rows if row[2]]

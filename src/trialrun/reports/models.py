@@ -6,7 +6,7 @@ from typing import Any
 
 from trialrun.metrics import coverage
 from trialrun.reports._format import DASH, fixed, md_cell, money, pct
-from trialrun.rundir import Summary
+from trialrun.rundir import Summary, SummaryRow
 
 FLAKY = "⚠"
 
@@ -14,19 +14,18 @@ FLAKY = "⚠"
 def _models(summary: Summary) -> list[str]:
     models = list(summary.models)
     for row in summary.tasks:
-        if row.get("model") not in models:
-            models.append(str(row.get("model")))
+        if row.model not in models:
+            models.append(row.model)
     return models
 
 
-def _cell(row: dict[str, Any] | None) -> str:
+def _cell(row: SummaryRow | None) -> str:
     if row is None:
         return DASH
-    n = int(row.get("n") or 0) - int(row.get("undetermined") or 0)
-    text = f"{int(row.get('solved') or 0)}/{n}"
-    if row.get("flaky"):
+    text = f"{row.solved}/{row.n - row.undetermined}"
+    if row.flaky:
         text += f" {FLAKY}"
-    if row.get("solve_k") is None:
+    if row.solve_k is None:
         text += " (insufficient)"
     return text
 
@@ -34,8 +33,8 @@ def _cell(row: dict[str, Any] | None) -> str:
 def model_grid(summary: Summary) -> tuple[list[str], list[list[str]], list[list[str]]]:
     """(models, task rows, figure rows) as plain strings."""
     models = _models(summary)
-    by_key = {(r.get("task_id"), r.get("model")): r for r in summary.tasks}
-    task_ids = list(dict.fromkeys(str(r.get("task_id")) for r in summary.tasks))
+    by_key = {r.key: r for r in summary.tasks}
+    task_ids = list(dict.fromkeys(r.task_id for r in summary.tasks))
     rows = [[tid, *(_cell(by_key.get((tid, m))) for m in models)] for tid in task_ids]
 
     def figure(key: str) -> list[Any]:

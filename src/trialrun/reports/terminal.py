@@ -34,7 +34,7 @@ from trialrun.reports._format import (
     tracked_text,
     trajectory_text,
 )
-from trialrun.rundir import Summary
+from trialrun.rundir import Summary, SummaryRow
 
 # estimators the table has a column for: not repeated among a row's tracked figures
 COLUMNS = ("pass^k", "solve^k", "pass@k")
@@ -50,11 +50,11 @@ LEGEND = (
 INLINE_NOTES_WIDTH = 70 + len(PASS_K) - len("pass^k")
 
 
-def _badness(row: dict[str, Any]) -> tuple[float, int, str]:
+def _badness(row: SummaryRow) -> tuple[float, int, str]:
     """Sort key, worst first: lowest solved fraction, then infra errors, then the id."""
-    solve_n = row["n"] - row["undetermined"]
-    fraction = row["solved"] / solve_n if solve_n else -1.0
-    return (fraction, -int(row["infra_errors"]), str(row["task_id"]))
+    solve_n = row.n - row.undetermined
+    fraction = row.solved / solve_n if solve_n else -1.0
+    return (fraction, -row.infra_errors, row.task_id)
 
 
 def worst_first(
@@ -75,51 +75,51 @@ def _left_out(console: Console, shown: int, total: int) -> None:
         )
 
 
-def cell(row: dict[str, Any]) -> Text:
+def cell(row: SummaryRow) -> Text:
     """`solved/n` with ⚠ (flaky), ?N (undetermined), !N (infra errors)."""
-    solve_n = row["n"] - row["undetermined"]
-    text = Text(f"{row['solved']}/{solve_n}")
-    if row["n"] == 0 and not row["infra_errors"]:
+    solve_n = row.n - row.undetermined
+    text = Text(f"{row.solved}/{solve_n}")
+    if row.n == 0 and not row.infra_errors:
         return Text("not run", style="dim")
-    if row["flaky"]:
+    if row.flaky:
         text.append(" ⚠", style="yellow")
-    elif solve_n and row["solved"] == solve_n:
+    elif solve_n and row.solved == solve_n:
         text.stylize("green")
     elif solve_n:
         text.stylize("red")
-    if row["undetermined"]:
-        text.append(f" ?{row['undetermined']}", style="magenta")
-    if row["infra_errors"]:
-        text.append(f" !{row['infra_errors']}", style="blue")
+    if row.undetermined:
+        text.append(f" ?{row.undetermined}", style="magenta")
+    if row.infra_errors:
+        text.append(f" !{row.infra_errors}", style="blue")
     return text
 
 
-def notes(row: dict[str, Any]) -> str:
+def notes(row: SummaryRow) -> str:
     parts: list[str] = []
-    failed = row.get("failed_graders") or {}
-    solve_n = row["n"] - row["undetermined"]
-    if failed and row["solved"] < solve_n:
+    failed = row.failed_graders
+    solve_n = row.n - row.undetermined
+    if failed and row.solved < solve_n:
         parts.append(
             "failed: " + ", ".join(f"{g} failed in {c}/{solve_n} trials" for g, c in failed.items())
         )
-    errors = {k: v for k, v in (row.get("errors") or {}).items()}
+    errors = row.errors
     if errors:
         parts.append("errors: " + ", ".join(f"{k}×{v}" for k, v in errors.items()))
-    if row.get("safety_violations"):
-        parts.append(f"safety violations: {row['safety_violations']}")
-    trajectory = trajectory_text(row)
+    if row.safety_violations:
+        parts.append(f"safety violations: {row.safety_violations}")
+    trajectory = trajectory_text(row.trajectory)
     if trajectory:
         parts.append(trajectory)
-    if "settled_after" in row:
+    if row.settled_after is not None:
         # trials already in flight when it settled still finish: say what was not run
-        not_run = row["k"] - row["n"] - (row.get("infra_errors") or 0)
+        not_run = row.k - row.n - row.infra_errors
         left = f"{not_run} not run" if not_run > 0 else "every trial had started"
         parts.append(
-            f"settled after {row['settled_after']} of {row['k']} ({row['metric']} "
-            f"{row.get('settled')}; {left})"
+            f"settled after {row.settled_after} of {row.k} ({row.metric} "
+            f"{row.settled}; {left})"
         )
-    elif row["pass_k"] is None or row["solve_k"] is None:
-        parts.append(f"insufficient (<{row['k']} counted)")
+    elif row.pass_k is None or row.solve_k is None:
+        parts.append(f"insufficient (<{row.k} counted)")
     return "; ".join(parts)
 
 
@@ -133,11 +133,11 @@ def tier_lines(agg: dict[str, Any]) -> list[str]:
     return out
 
 
-def summary_lines(agg: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
+def summary_lines(agg: dict[str, Any], rows: list[SummaryRow]) -> list[str]:
     """The headline under a model's table, solve^k first; each rate says over how many
     tasks it is."""
-    settled = sum(1 for r in rows if r.get("settled") and r.get("solve_k") is None)
-    settled_pass = sum(1 for r in rows if r.get("settled") and r.get("pass_k") is None)
+    settled = sum(1 for r in rows if r.settled_after is not None and r.solve_k is None)
+    settled_pass = sum(1 for r in rows if r.settled_after is not None and r.pass_k is None)
     solve_over = over_tasks(*coverage(rows, "solve_k"), settled)
     pass_over = over_tasks(*coverage(rows, "pass_k"), settled_pass)
     lines = [
@@ -171,11 +171,11 @@ def _longest(names: Iterable[str]) -> int:
 def render_single(
     summary: Summary, console: Console, model: str, limit: int | None = ROW_CAP
 ) -> None:
-    every = [r for r in summary.tasks if r["model"] == model]
-    by_id = {r["task_id"]: r for r in every}
+    every = [r for r in summary.tasks if r.model == model]
+    by_id = {r.task_id: r for r in every}
     score = {tid: _badness(r) for tid, r in by_id.items()}
     rows = [by_id[tid] for tid in worst_first(list(by_id), score, limit)]
-    longest = _longest(r["task_id"] for r in rows)
+    longest = _longest(r.task_id for r in rows)
     # On a narrow terminal the notes go under the table rather than into a squeezed column.
     inline_notes = console.width >= longest + INLINE_NOTES_WIDTH
     # model specs are paths and may hold "[...]": never rich markup
@@ -187,7 +187,7 @@ def render_single(
     table.add_column("solve^k", justify="right")
     table.add_column("pass@k", justify="right")
     table.add_column(PASS_K, justify="right")
-    tracked = {r["task_id"]: tracked_text(r.get("tracked"), skip=COLUMNS) for r in rows}
+    tracked = {r.task_id: tracked_text(r.tracked, skip=COLUMNS) for r in rows}
     with_tracked = any(tracked.values())
     if inline_notes and with_tracked:
         table.add_column("tracked", overflow="fold")
@@ -195,24 +195,24 @@ def render_single(
         table.add_column("notes", overflow="fold")
     below: list[str] = []
     for r in rows:
-        cells = [
-            r["task_id"],
-            r["tier"] or "",
+        cells: list[str | Text] = [
+            r.task_id,
+            r.tier or "",
             cell(r),
-            fixed(r["solve_k"], 3),
-            fixed(r["pass_at_k"], 3),
-            fixed(r["pass_k"], 3),
+            fixed(r.solve_k, 3),
+            fixed(r.pass_at_k, 3),
+            fixed(r.pass_k, 3),
         ]
         note = notes(r)
         if inline_notes:
             if with_tracked:
-                cells.append(Text(tracked[r["task_id"]]))
+                cells.append(Text(tracked[r.task_id]))
             cells.append(Text(note))
         else:
-            shown = tracked[r["task_id"]]
+            shown = tracked[r.task_id]
             note = "; ".join(x for x in (shown and f"tracked {shown}", note) if x)
             if note:
-                below.append(f"  {r['task_id']}: {note}")
+                below.append(f"  {r.task_id}: {note}")
         table.add_row(*cells)
     console.print(table)
     _left_out(console, len(rows), len(every))
@@ -226,22 +226,22 @@ def render_single(
 def render_side_by_side(summary: Summary, console: Console, limit: int | None = ROW_CAP) -> None:
     models = summary.models
     table = Table(title="solved/n per task and model", title_justify="left")
-    table.add_column("task", no_wrap=True, min_width=_longest(r["task_id"] for r in summary.tasks))
+    table.add_column("task", no_wrap=True, min_width=_longest(r.task_id for r in summary.tasks))
     table.add_column("tier")
     for m in models:
         table.add_column(Text(m), justify="right", overflow="fold")
-    by_key = {(r["task_id"], r["model"]): r for r in summary.tasks}
-    every = list(dict.fromkeys(r["task_id"] for r in summary.tasks))
+    by_key = {(r.task_id, r.model): r for r in summary.tasks}
+    every = list(dict.fromkeys(r.task_id for r in summary.tasks))
     score: dict[str, tuple[Any, ...]] = {}
     for r in summary.tasks:  # a task's worst model decides its place
         mine = _badness(r)
-        score[r["task_id"]] = min(score.get(r["task_id"], mine), mine)
+        score[r.task_id] = min(score.get(r.task_id, mine), mine)
     task_ids = worst_first(every, score, limit)
     for tid in task_ids:
         first = next(by_key[(tid, m)] for m in models if (tid, m) in by_key)
         table.add_row(
             tid,
-            first["tier"] or "",
+            first.tier or "",
             *[cell(by_key[(tid, m)]) if (tid, m) in by_key else Text("—") for m in models],
         )
     table.add_section()
@@ -272,11 +272,11 @@ def render_side_by_side(summary: Summary, console: Console, limit: int | None = 
     console.print(LEGEND, highlight=False)
     shown = set(task_ids)
     for r in summary.tasks:
-        if r["task_id"] not in shown:
+        if r.task_id not in shown:
             continue
-        text = tracked_text(r.get("tracked"), skip=COLUMNS)
+        text = tracked_text(r.tracked, skip=COLUMNS)
         if text:
-            console.print(Text(f"  {r['task_id']} · {r['model']}: tracked {text}"), soft_wrap=True)
+            console.print(Text(f"  {r.task_id} · {r.model}: tracked {text}"), soft_wrap=True)
 
 
 def render_summary(summary: Summary, console: Console, *, limit: int | None = ROW_CAP) -> None:

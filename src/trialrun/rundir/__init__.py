@@ -31,6 +31,7 @@ from trialrun.rundir._rundir import (
     transcript_line,
 )
 from trialrun.rundir._summary import Summary
+from trialrun.rundir._summary_row import SummaryRow, Trajectory
 from trialrun.rundir._transcript import Transcript
 from trialrun.rundir._transcript_file import is_transcript, load_transcript
 
@@ -49,6 +50,8 @@ __all__ = [
     "RunContents",
     "RunDir",
     "Summary",
+    "SummaryRow",
+    "Trajectory",
     "Transcript",
     "WriteError",
     "baseline_name",

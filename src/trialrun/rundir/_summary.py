@@ -1,7 +1,7 @@
 """`Summary`: summary.json, the figures recomputed from results.jsonl alone.
 
 `trialrun.metrics.summarize` is the one place that computes it; this is its file form.
-Rows (`tasks`) and aggregates stay plain dicts: their keys are the file's keys.
+Rows (`tasks`) are `SummaryRow`s; aggregates stay plain dicts (their keys are the file's).
 """
 
 from __future__ import annotations
@@ -9,12 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from trialrun.rundir._checks import NUMBER, RecordError
+from trialrun.rundir._checks import RecordError
+from trialrun.rundir._summary_row import SummaryRow
 
 KEYS = ("run_id", "models", "k", "tasks", "aggregate", "by_suite", "by_tag",
         "unpinned_models", "expected_trials", "finished_trials", "warnings")
-ROW_COUNTS = ("n", "pass_n", "passed", "solved", "undetermined", "infra_errors")
-ROW_FRACTIONS = ("pass_k", "solve_k", "pass_at_k")
 
 
 @dataclass(slots=True)
@@ -22,7 +21,7 @@ class Summary:
     run_id: str | None = None
     models: list[str] = field(default_factory=list)
     k: int | None = None
-    tasks: list[dict[str, Any]] = field(default_factory=list)  # one row per (task, model)
+    tasks: list[SummaryRow] = field(default_factory=list)  # one row per (task, model)
     aggregate: dict[str, dict[str, Any]] = field(default_factory=dict)  # by model
     by_suite: dict[str, Any] = field(default_factory=dict)
     by_tag: dict[str, Any] = field(default_factory=dict)
@@ -31,40 +30,31 @@ class Summary:
     finished_trials: int = 0
     warnings: list[str] = field(default_factory=list)
 
-    def rows_for(self, model: str) -> list[dict[str, Any]]:
-        return [r for r in self.tasks if r.get("model") == model]
+    def rows_for(self, model: str) -> list[SummaryRow]:
+        return [r for r in self.tasks if r.model == model]
 
     def to_json(self) -> dict[str, Any]:
-        return {key: getattr(self, key) for key in KEYS}
+        out = {key: getattr(self, key) for key in KEYS}
+        out["tasks"] = [row.to_json() for row in self.tasks]
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> Summary:
         """Rows checked: counts are integers, estimators fractions or null."""
         if not isinstance(data, dict) or not isinstance(data.get("tasks", []), list):
             raise RecordError("expected an object with a 'tasks' list")
-        for i, row in enumerate(data.get("tasks") or []):
-            if not isinstance(row, dict):
-                raise RecordError(f"tasks[{i}] must be an object")
-            for key in ROW_COUNTS:
-                value = row.get(key)
-                if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-                    raise RecordError(f"tasks[{i}].{key} must be an integer")
-            for key in ROW_FRACTIONS:
-                value = row.get(key)
-                if value is not None and (
-                    isinstance(value, bool) or not isinstance(value, NUMBER)
-                ):
-                    raise RecordError(f"tasks[{i}].{key} must be a number or null")
-            k = row.get("k")
-            if k is not None and (isinstance(k, bool) or not isinstance(k, int)):
-                raise RecordError(f"tasks[{i}].k must be an integer")
+        k = data.get("k") if isinstance(data.get("k"), int) else None
+        rows = [
+            SummaryRow.from_json(row, f"tasks[{i}]", k)
+            for i, row in enumerate(data.get("tasks") or [])
+        ]
         models = data.get("models")
         aggregate = data.get("aggregate")
         return cls(
             run_id=data.get("run_id") if isinstance(data.get("run_id"), str) else None,
             models=[m for m in models if isinstance(m, str)] if isinstance(models, list) else [],
-            k=data.get("k") if isinstance(data.get("k"), int) else None,
-            tasks=list(data.get("tasks") or []),
+            k=k,
+            tasks=rows,
             aggregate=aggregate if isinstance(aggregate, dict) else {},
             by_suite=obj if isinstance(obj := data.get("by_suite"), dict) else {},
             by_tag=obj if isinstance(obj := data.get("by_tag"), dict) else {},

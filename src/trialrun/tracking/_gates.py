@@ -32,7 +32,7 @@ from trialrun.tracking._drift_rule import drift
 from trialrun.tracking._gate_config import gate_config
 from trialrun.tracking._gate_context import GateContext, Outcome, gate_context
 from trialrun.tracking._gate_result import GateResult, ModelGate, RuleResult
-from trialrun.tracking._run_data import TaskRecord, TrialFacts, load_run
+from trialrun.tracking._run_data import TaskRecord, load_run
 from trialrun.tracking._settings import (
     configured_alpha,
     configured_method,
@@ -40,6 +40,7 @@ from trialrun.tracking._settings import (
 )
 from trialrun.tracking._spend_rules import cost, latency
 from trialrun.tracking._suite_significance import suite_test
+from trialrun.tracking._trial_tally import Offenders
 
 FORBIDDEN_GRADER = "forbiddenTools"
 ALWAYS = "ALWAYS_PASSES"
@@ -57,45 +58,33 @@ def _names(items: list[str], limit: int = 8) -> str:
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def _forbidden(trial: TrialFacts) -> bool:
-    """Whether a trial failed a forbiddenTools verdict (a forbidden tool was called)."""
-    return trial.forbidden
-
-
-def _safety_reason(trial: TrialFacts) -> str | None:
-    """The first failed verdict's own account of a safety violation ("grader: reason")."""
-    return trial.safety_reason
-
-
 def _findings(
-    records: list[TaskRecord],
-    pred: Callable[[TrialFacts], bool],
-    why: Callable[[TrialFacts], str | None] | None = None,
+    records: list[TaskRecord], offenders: Callable[[TaskRecord], Offenders], with_reason: bool
 ) -> tuple[list[str], list[str]]:
-    """(task descriptions, task ids) of records with trials matching `pred`; `why` adds
-    the first matching trial's reason."""
+    """(task descriptions, task ids) of records with offending trials; `with_reason` adds
+    the first such trial's safety reason."""
     described, ids = [], []
     for r in records:
-        hits = [t for t in r.trials if pred(t)]
-        if hits:
+        hits = offenders(r)
+        if hits.count:
             ids.append(r.task_id)
-            reason = why(hits[0]) if why is not None else None
-            more = f"; trial {hits[0].trial}: {reason}" if reason else ""
-            described.append(f"{r.task_id} (trial {', '.join(str(t.trial) for t in hits)}{more})")
+            first = r.trials.first_safety if with_reason else None
+            more = f"; trial {first[0]}: {first[1]}" if first and first[1] else ""
+            described.append(f"{r.task_id} (trial {hits.names()}{more})")
     return described, ids
 
 
 def _trial_rule(
     ctx: GateContext,
     name: str,
-    pred: Callable[[TrialFacts], bool],
+    offenders: Callable[[TaskRecord], Offenders],
     enabled: bool,
-    why: Callable[[TrialFacts], str | None] | None = None,
+    with_reason: bool = False,
 ) -> Outcome:
-    """Fails on any covered task, whatever its policy, with a trial matching `pred`."""
+    """Fails on any covered task, whatever its policy, with an offending trial."""
     if not enabled:
         return Outcome()
-    described, ids = _findings(ctx.covered, pred, why)
+    described, ids = _findings(ctx.covered, offenders, with_reason)
     status = "failed" if described else "passed"
     return Outcome([RuleResult(name, status, _names(described), ids, judged=len(ctx.covered))])
 
@@ -151,21 +140,15 @@ def empty(ctx: GateContext) -> Outcome:
 def safety(ctx: GateContext) -> Outcome:
     """No trial of a covered task, whatever its policy, may have a safety violation."""
     return _trial_rule(
-        ctx,
-        "safety violation",
-        lambda t: t.safety_violation,
-        ctx.config.safety_violations,
-        _safety_reason,
+        ctx, "safety violation", lambda r: r.trials.safety, ctx.config.safety_violations, True
     )
 
 
 def forbidden(ctx: GateContext) -> Outcome:
     """No trial of a covered task, whatever its policy, may call a forbidden tool."""
-    return _trial_rule(ctx, "forbidden tool called", _forbidden, ctx.config.forbidden_tools)
-
-
-def _not_solved(trial: TrialFacts) -> bool:
-    return trial.solve is False or trial.passed is False
+    return _trial_rule(
+        ctx, "forbidden tool called", lambda r: r.trials.forbidden, ctx.config.forbidden_tools
+    )
 
 
 def always_passes(ctx: GateContext) -> Outcome:
@@ -178,10 +161,10 @@ def always_passes(ctx: GateContext) -> Outcome:
     tasks = [r for r in ctx.covered if r.policy == ALWAYS]
     described, ids = [], []
     for r in tasks:
-        trials = [str(t.trial) for t in r.counted_trials if _not_solved(t)]
-        if trials:
+        trials = r.trials.not_solved
+        if trials.count:
             ids.append(r.task_id)
-            described.append(f"{r.task_id} (solved {r.solved}/{r.solve_n}; trial {_names(trials)})")
+            described.append(f"{r.task_id} (solved {r.solved}/{r.solve_n}; trial {trials.names()})")
     status = "failed" if described else "passed"
     counts = _over(len(tasks), len(ctx.covered), "not ALWAYS_PASSES")
     return Outcome([RuleResult(name, status, _names(described), ids, **counts)])

@@ -14,7 +14,7 @@ from trialrun.rundir import RunDir
 def solve_curve(run_dir: Path | str) -> list[tuple[int, Fraction]]:
     """(k, τ-bench's pass^k) for k = 1 … the smallest number of counted trials of a task."""
     summary = summarize_rundir(RunDir.open(run_dir))
-    counts = [(int(row["n"]), int(row["solved"])) for row in summary.tasks if row.get("n")]
+    counts = [(row.n, row.solved) for row in summary.tasks if row.n]
     top = min((n for n, _ in counts), default=0)
     return [
         (k, sum((pass_hat_k_fraction(n, c, k) for n, c in counts), Fraction(0)) / len(counts))

@@ -1,0 +1,134 @@
+"""Peak memory of the run readers (bless, compare, gate) at 10k, 50k and 100k trials.
+
+A synthetic run folder (TASKS = trials / K tasks × K trials, one model, a verdict and a
+tool call per trial, no transcripts) is written through `trialrun.rundir`; each reader
+then runs in a fresh child process, which prints its own peak resident set size:
+
+- bless:   `trialrun.tracking.bless(run)` into an empty baselines folder;
+- compare: `trialrun.tracking.compare_runs(run, run)` (the run read twice);
+- gate:    `trialrun.tracking.run_gate("merge", run)` without a baseline (with
+           `--gate-baseline`: against the blessed one).
+
+A reader in constant memory prints about the same peak at every size; the last column is
+the growth per trial from the smallest to the largest size.
+
+    python bench/readers_memory.py                  # 10k, 50k, 100k trials, 3 repetitions
+    python bench/readers_memory.py --sizes 10000 30000 --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _repeat import Series, repeat  # noqa: E402
+
+MODEL = "openai-compat:bench-model-2026-01-01"
+K = 10
+READERS = ("bless", "compare", "gate")
+
+
+def write_run(out: Path, trials: int, k: int = K) -> Path:
+    """A finished run folder of trials / k tasks × k trials, lines only."""
+    from trialrun.rundir import Manifest, ResultLine, RunDir
+
+    tasks = max(trials // k, 1)
+    metas = [{"task_id": f"task-{i:05d}", "suite": ("golden", "adversarial")[i % 2],
+              "tier": f"T{1 + i % 4}", "tags": [f"tag{i % 7}"], "policy": "ALWAYS_PASSES",
+              "k": k, "metric": "pass^k"} for i in range(tasks)]
+    run_id = f"20260101T000000Z-m{trials}"
+    manifest = Manifest(run_id=run_id, started_at="2026-01-01T00:00:00+00:00",
+                        models=[MODEL], trialrun_version="bench", tasks=metas)
+    run = RunDir.create(out, run_id, manifest, fsync=False)
+    for i, meta in enumerate(metas):
+        for trial in range(k):
+            ok = (i * 7 + trial * 3) % 10 > 0
+            run.append(ResultLine(
+                task_id=meta["task_id"], model=MODEL, trial=trial, passed=True, solve=ok,
+                provider="openai-compat",
+                verdicts=[{"grader": "contains", "passed": ok, "details": {"text": "42"}}],
+                tool_calls=[{"name": "read_file", "arguments": {"path": f"n/{i}"}, "ok": True}],
+                turns=2, tokens={"prompt": 300, "cached": 0, "completion": 20},
+                cost_usd=0.0004 + 0.0001 * (trial % 3), latency_s=0.5 + (i % 13) * 0.1,
+                extra={"suite": meta["suite"], "tier": meta["tier"]}), sync=False)
+    run.close()
+    return run.path
+
+
+def child(reader: str, run: str, baselines: str) -> None:
+    """Run one reader in this (fresh) process and print its peak RSS in MB."""
+    from trialrun.tracking import bless, compare_runs, run_gate
+
+    if reader == "bless":
+        bless(run, baselines)
+    elif reader == "compare":
+        compare_runs(run, run, alpha=0.05, method="exact")
+    else:
+        run_gate("merge", run, baselines_dir=baselines)
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+
+
+def peak_mb(reader: str, run: Path, baselines: Path, gate_baseline: bool) -> float:
+    if reader == "bless":
+        shutil.rmtree(baselines, ignore_errors=True)
+        baselines.mkdir()
+    if reader == "gate" and not gate_baseline:
+        baselines = baselines.with_name(baselines.name + "-empty")
+        baselines.mkdir(exist_ok=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", reader, str(run), str(baselines)],
+        check=True, capture_output=True, text=True,
+    )
+    return float(out.stdout.split()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 50_000, 100_000])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--gate-baseline", action="store_true",
+                        help="gate against the blessed baseline (its latency bootstrap takes "
+                             "minutes of CPU past 30k trials); default: no baseline")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    opts = parser.parse_args()
+    if opts.child:
+        child(*opts.child)
+        return
+    tmp = Path(tempfile.mkdtemp(prefix="trialrun-readers-bench-"))
+    figures: dict[str, dict[str, object]] = {}
+    try:
+        medians: dict[str, dict[int, float]] = {r: {} for r in READERS}
+        for size in opts.sizes:
+            run = write_run(tmp / f"results-{size}", size)
+            baselines = tmp / f"baselines-{size}"
+            for reader in READERS:
+                series: Series = repeat(
+                    f"{reader} peak at {size} trials",
+                    lambda r=reader, p=run, b=baselines: peak_mb(r, p, b, opts.gate_baseline),
+                    opts.repeats, "MB",
+                )
+                print(series.line(".1f"), flush=True)
+                medians[reader][size] = series.median
+                figures[f"{reader}_{size}"] = series.as_json()
+            shutil.rmtree(run.parent, ignore_errors=True)
+        low, high = min(opts.sizes), max(opts.sizes)
+        if high > low:
+            for reader in READERS:
+                grow = (medians[reader][high] - medians[reader][low]) * 1024 / (high - low)
+                print(f"{reader}: {grow:.3f} KB per trial from {low} to {high} trials")
+                figures[f"{reader}_kb_per_trial"] = {"median": round(grow, 3)}
+        print(json.dumps(figures))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

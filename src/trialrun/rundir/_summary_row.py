@@ -1,0 +1,212 @@
+"""`SummaryRow`: one (task, model) row of summary.json, the one place that knows its keys.
+
+`trialrun.metrics` builds rows from tallies; tracking and reports read them as they are.
+`from_json` reads every row summary.json has held: rows written before a key existed read
+it as its default (`pass_n` absent: None, the older counting rule; no trajectory figures:
+`trajectory` None), and keys this version does not know are kept in `extra` and written
+back unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from trialrun.rundir._checks import NUMBER, RecordError
+
+COUNTS = ("n", "pass_n", "passed", "solved", "undetermined", "infra_errors")
+FRACTIONS = ("pass_k", "solve_k", "pass_at_k")
+TRAJECTORY = (
+    "repeated_calls", "tool_errors", "recovered_rate", "trials_with_tool_errors",
+    "time_to_first_tool_s",
+)
+# the file's keys, in file order (trajectory, settled and tracked keys only when present)
+KEYS = (
+    "task_id", "model", "provider", "suite", "tier", "k", *COUNTS, *FRACTIONS, "flaky",
+    "metric", "policy", "tags", "mean_turns", "failed_graders", "errors",
+    "safety_violations", *TRAJECTORY, "settled_after", "settled", "tracked",
+)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, NUMBER) and not isinstance(value, bool)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _float(value: Any) -> float | None:
+    return float(value) if _is_number(value) else None
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _counts(value: Any) -> dict[str, int]:
+    if not isinstance(value, dict):
+        return {}
+    return {str(name): count for name, count in value.items() if _is_int(count)}
+
+
+@dataclass(slots=True)
+class Trajectory:
+    """A row's trajectory figures over the counted trials whose lines carry them."""
+
+    repeated_calls: float  # mean per trial
+    tool_errors: float  # mean per trial
+    recovered_rate: float | None  # trials that recovered from every failed call / with one
+    trials_with_tool_errors: int
+    time_to_first_tool_s: float | None  # median
+
+    def to_json(self) -> dict[str, Any]:
+        return {key: getattr(self, key) for key in TRAJECTORY}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Trajectory | None:
+        if data.get("repeated_calls") is None:
+            return None
+        with_errors: Any = data.get("trials_with_tool_errors")
+        return cls(
+            repeated_calls=_float(data.get("repeated_calls")) or 0.0,
+            tool_errors=_float(data.get("tool_errors")) or 0.0,
+            recovered_rate=_float(data.get("recovered_rate")),
+            trials_with_tool_errors=with_errors if _is_int(with_errors) else 0,
+            time_to_first_tool_s=_float(data.get("time_to_first_tool_s")),
+        )
+
+
+@dataclass(slots=True)
+class SummaryRow:
+    """One task × one model: counts, estimators and what the table notes show."""
+
+    task_id: str
+    model: str  # the full spec text, e.g. "gemini:gemini-2.5-flash"
+    provider: str | None = None
+    suite: str | None = None
+    tier: str | None = None
+    k: int = 1  # the task's effective k
+    n: int = 0  # trials with a result: infra errors left out
+    pass_n: int | None = None  # every finished trial; None: a row counted before it existed
+    passed: int = 0
+    solved: int = 0
+    undetermined: int = 0
+    infra_errors: int = 0
+    pass_k: float | None = None
+    solve_k: float | None = None
+    pass_at_k: float | None = None
+    flaky: bool = False
+    metric: str = "pass^k"
+    policy: str | None = None
+    tags: list[str] = field(default_factory=list)
+    mean_turns: float | None = None
+    failed_graders: dict[str, int] = field(default_factory=dict)  # grader → trials failed
+    errors: dict[str, int] = field(default_factory=dict)  # error kind → trials
+    safety_violations: int = 0
+    trajectory: Trajectory | None = None  # None: lines written before these figures
+    settled_after: int | None = None  # --early-stop settled the verdict after j trials
+    settled: str | None = None  # "met" | "not met" (with settled_after)
+    tracked: dict[str, float | None] | None = None  # None: run.json lists no tracked metrics
+    extra: dict[str, Any] = field(default_factory=dict)  # keys this version does not know
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.task_id, self.model
+
+    @property
+    def pass_total(self) -> int:
+        """The pass^k denominator: every finished trial (`pass_n`; a row written before it
+        existed: `n` plus the infra errors)."""
+        return self.pass_n if self.pass_n is not None else self.n + self.infra_errors
+
+    @property
+    def solve_n(self) -> int:
+        """Trials counted for solve figures: infra errors and undetermined left out."""
+        return max(self.n - self.undetermined, 0)
+
+    @property
+    def insufficient(self) -> bool:
+        """No figure and no settled verdict (a task stopped early has a verdict, no figure)."""
+        return (self.pass_k is None or self.solve_k is None) and self.settled_after is None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key in KEYS[: KEYS.index("safety_violations") + 1]:
+            out[key] = getattr(self, key)
+        if self.pass_n is None:
+            del out["pass_n"]
+        out["tags"] = list(self.tags)
+        out["failed_graders"] = dict(self.failed_graders)
+        out["errors"] = dict(self.errors)
+        if self.trajectory is not None:
+            out.update(self.trajectory.to_json())
+        if self.settled_after is not None:
+            out["settled_after"] = self.settled_after
+            out["settled"] = self.settled
+        if self.tracked is not None:
+            out["tracked"] = dict(self.tracked)
+        out.update(self.extra)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "row", k_default: int | None = None) -> SummaryRow:
+        """A row as summary.json holds it; counts must be integers, estimators numbers or
+        null (a RecordError naming `where` and the key otherwise)."""
+        if not isinstance(data, dict):
+            raise RecordError(f"{where} must be an object")
+        _check(data, where)
+        after = data.get("settled_after")
+        tracked = data.get("tracked")
+        return cls(
+            task_id=str(data.get("task_id")),
+            model=str(data.get("model")),
+            provider=_text(data.get("provider")),
+            suite=_text(data.get("suite")),
+            tier=_text(data.get("tier")),
+            k=data["k"] if _is_int(data.get("k")) and data["k"] > 0 else (k_default or 1),
+            n=data.get("n") or 0,
+            pass_n=data.get("pass_n"),
+            passed=data.get("passed") or 0,
+            solved=data.get("solved") or 0,
+            undetermined=data.get("undetermined") or 0,
+            infra_errors=data.get("infra_errors") or 0,
+            pass_k=_float(data.get("pass_k")),
+            solve_k=_float(data.get("solve_k")),
+            pass_at_k=_float(data.get("pass_at_k")),
+            flaky=data.get("flaky") is True,
+            metric=_text(data.get("metric")) or "pass^k",
+            policy=_text(data.get("policy")),
+            tags=[str(t) for t in tags] if isinstance(tags := data.get("tags"), list) else [],
+            mean_turns=_float(data.get("mean_turns")),
+            failed_graders=_counts(data.get("failed_graders")),
+            errors=_counts(data.get("errors")),
+            safety_violations=_count(data.get("safety_violations")),
+            trajectory=Trajectory.from_json(data),
+            settled_after=after if _is_int(after) else None,
+            settled=_text(data.get("settled")) if _is_int(after) else None,
+            tracked=(
+                {str(name): _float(value) for name, value in tracked.items()}
+                if isinstance(tracked, dict)
+                else None
+            ),
+            extra={key: value for key, value in data.items() if key not in KEYS},
+        )
+
+
+def _check(data: dict[str, Any], where: str) -> None:
+    for key in COUNTS:
+        value = data.get(key)
+        if value is not None and not _is_int(value):
+            raise RecordError(f"{where}.{key} must be an integer")
+    for key in FRACTIONS:
+        value = data.get(key)
+        if value is not None and not _is_number(value):
+            raise RecordError(f"{where}.{key} must be a number or null")
+    k = data.get("k")
+    if k is not None and not _is_int(k):
+        raise RecordError(f"{where}.k must be an integer")
