@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-
 # a τ-bench checkout in its published shapes: its tasks_test.py files are data, not tests
 collect_ignore = ["taubench_fixture"]
 
