@@ -3,6 +3,7 @@ are the ones a run uses, whatever trialrun.toml the working directory holds, and
 in one process never share judge settings."""
 
 import asyncio
+import json
 
 from trialrun import run as run_eval
 from trialrun.config import load_config
@@ -13,17 +14,19 @@ from trialrun.tasks import Task
 JUDGED = {"type": "judge", "criteria": "says hello"}
 
 
+def task_data(task_id: str) -> dict:
+    return {
+        "task_id": task_id,
+        "suite": "golden",
+        "description": "d",
+        "inputs": {"prompt": "p"},
+        "graders": [JUDGED],
+        "tracked_metrics": ["pass^k"],
+    }
+
+
 def make_task(task_id: str) -> Task:
-    return Task.model_validate(
-        {
-            "task_id": task_id,
-            "suite": "golden",
-            "description": "d",
-            "inputs": {"prompt": "p"},
-            "graders": [JUDGED],
-            "tracked_metrics": ["pass^k"],
-        }
-    )
+    return Task.model_validate(task_data(task_id))
 
 
 def script(folder, text, name):
@@ -69,7 +72,7 @@ def test_the_config_passed_in_wins_over_the_working_directory(tmp_path, monkeypa
     # read from the cwd, each of these would stop the run with a one-line error
     (elsewhere / "trialrun.toml").write_text(
         '[run]\nexecutor = "bogus"\nagent = ""\n[retries]\ninfra_trials = 99\n'
-        '[judge]\nmodel = "openai:gpt-4o-latest"\n'
+        '[judge]\nmodel = "openai:gpt-4o-latest"\n[tasks]\nmax_file_bytes = 1\n'
     )
     project_dir = tmp_path / "project"
     project_dir.mkdir()
@@ -80,7 +83,9 @@ def test_the_config_passed_in_wins_over_the_working_directory(tmp_path, monkeypa
     project = load_config(start=project_dir)
     model = script(tmp_path, "default: [{content: hello}]", "model.yaml")
     monkeypatch.chdir(elsewhere)
-    outcome = run_eval([make_task("t")], [model], k=1, out=tmp_path / "o",
+    task_file = project_dir / "t.yaml"  # bigger than the cwd's [tasks] max_file_bytes
+    task_file.write_text(json.dumps(task_data("t")))
+    outcome = run_eval([task_file], [model], k=1, out=tmp_path / "o",
                        handle_sigint=False, project=project)  # fmt: skip
     details = _judge_details(outcome)
     assert details["verdict"] == "YES" and details["constrained"] is False

@@ -71,7 +71,10 @@ def default_concurrency(models: Sequence[str]) -> int:
 
 
 def _load(
-    source: Sequence[Path | str | Task], skip_invalid: bool, allow_external_links: bool = False
+    source: Sequence[Path | str | Task],
+    skip_invalid: bool,
+    allow_external_links: bool,
+    project: ProjectConfig,
 ) -> tuple[list[Task], list[str], list[Path]]:
     """Tasks, warnings and the task paths (when given as paths)."""
     given = [s for s in source if isinstance(s, Task)]
@@ -80,7 +83,9 @@ def _load(
     if given:
         raise UserError("tasks: pass task paths or Task objects, not a mix of both")
     paths = [Path(p) for p in source if not isinstance(p, Task)]
-    report = load_tasks(paths, allow_external_links=allow_external_links, agents=preset_names())
+    report = load_tasks(
+        paths, allow_external_links=allow_external_links, agents=preset_names(), config=project
+    )
     warnings = [str(w) for w in report.warnings]
     try:
         tasks = report_problems_and_exit(report, skip_invalid, echo=lambda _line: None)
@@ -363,7 +368,9 @@ def _project(config: RunConfig) -> ProjectConfig:
 
 def _tasks_of(config: RunConfig) -> tuple[list[Task], list[str], list[Path]]:
     """The run's tasks (loaded, filtered, each runnable here, ids unique), warnings, paths."""
-    tasks, warnings, paths = _load(config.tasks, config.skip_invalid, config.allow_external_links)
+    tasks, warnings, paths = _load(
+        config.tasks, config.skip_invalid, config.allow_external_links, _project(config)
+    )
     tasks = [t for t in tasks if config.filters.matches(t)]
     if not tasks:
         raise UserError("no tasks match the filters (--task/--suite/--tier/--tag)")
