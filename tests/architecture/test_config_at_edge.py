@@ -38,7 +38,6 @@ KNOWN_DEBT = {
     "tools/web_search.py",  # [tools.web_search]
     "history/_branch.py",  # [history] branch
     "history/_url.py",  # [history] url / record
-    "tracking/_early_stop.py",  # the early-stop rule's [gates] / baselines
     "tracking/_gates.py",  # gate(config=None) with a path
     "tracking/_settings.py",  # [gates] alpha / method, [baselines] dir
 }

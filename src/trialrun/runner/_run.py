@@ -434,6 +434,7 @@ def _early_stop(
         models=setup.labels,
         task_k=setup.k_of(),
         tasks=setup.tasks,
+        project=setup.project,
     )
     return suites, stop_rules(plan, setup.warnings)
 
