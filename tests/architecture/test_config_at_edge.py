@@ -16,7 +16,8 @@ ENTRY_POINTS = {
     "cli",  # every command (the CLI is the outermost edge)
     "testing/_plugin.py",
     "testing/_identity.py",  # the plugin's run identity: which trialrun.toml is in force
-    "runner/_run.py",  # run() / run_async(): RunConfig.project, else found here once
+    "workflow/_run.py",  # trialrun.run(): RunConfig.project, else found here once
+    "runner/_run.py",  # runner.run_async (the runner alone): the same, for direct callers
     "benchmarks/_runner.py",  # run_benchmark / run_pairs(project=None)
     "analysis/_regrade.py",  # regrade(config=None)
     "analysis/_calibrate.py",  # calibrate_model(config=None)
