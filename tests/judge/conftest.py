@@ -8,18 +8,17 @@ from typing import Any
 
 import pytest
 
-from trialrun.judge import JudgeSettings, configure
+from trialrun.judge import JudgeSettings
 
 
 @pytest.fixture
 def judge_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> JudgeSettings:
-    """A fresh cache folder per test and a short judge timeout."""
+    """A fresh cache folder per test and a short judge timeout (a test hands the settings
+    to its judge: `JudgeModel(model, judge_settings)`; a bare model uses the defaults,
+    with the cache folder from the environment)."""
     cache = tmp_path / "judge-cache"
     monkeypatch.setenv("TRIALRUN_JUDGE_CACHE_DIR", str(cache))
-    settings = JudgeSettings(cache_dir=cache, timeout_s=0.5)
-    configure(settings)
-    yield settings
-    configure(None)
+    return JudgeSettings(cache_dir=cache, timeout_s=0.5)
 
 
 @pytest.fixture

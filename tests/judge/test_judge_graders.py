@@ -13,6 +13,7 @@ from trialrun.graders import TrialView, parse_grader, run_grader, solve_from
 from trialrun.graders.pairwise import combine
 from trialrun.judge import (
     NO_JUDGE_MESSAGE,
+    JudgeModel,
     JudgeSettings,
     check_judge_spec,
     create_judge,
@@ -117,7 +118,8 @@ def test_garbage_then_valid_retry_counts(judge_settings, write_script) -> None:
 
 def test_timeout_is_a_judge_error(judge_settings, write_script) -> None:
     # judge_settings.timeout_s = 0.5; the judge sleeps 5 s
-    v = grade(JUDGE, scripted(write_script, [{"content": "YES", "delay_s": 5}]))
+    slow = scripted(write_script, [{"content": "YES", "delay_s": 5}])
+    v = grade(JUDGE, JudgeModel(slow, judge_settings))
     assert v.passed is None and "timed out" in v.details["judge_error"]
     assert "judge_skipped" not in v.details
 
@@ -176,24 +178,19 @@ def test_concurrent_identical_questions_cost_one_call(judge_settings, write_scri
 
 
 def test_cache_disabled(tmp_path: Path, write_script, monkeypatch) -> None:
-    from trialrun.judge import configure
-
     monkeypatch.delenv("TRIALRUN_JUDGE_CACHE_DIR", raising=False)
-    configure(JudgeSettings(cache=False, timeout_s=1))
-    try:
-        judge = scripted(write_script, [{"content": "YES"}])
-        grade(JUDGE, judge)
-        grade(JUDGE, judge)
-        assert judge.calls == 2
-    finally:
-        configure(None)
+    judge = scripted(write_script, [{"content": "YES"}])
+    settled = JudgeModel(judge, JudgeSettings(cache=False, timeout_s=1))
+    grade(JUDGE, settled)
+    grade(JUDGE, settled)
+    assert judge.calls == 2
 
 
 def test_unpinned_judge_refused(judge_settings) -> None:
     with pytest.raises(UserError, match="pinned"):
         check_judge_spec("openai:gpt-4o-latest")
     with pytest.raises(UserError, match="pinned"):
-        create_judge("gemini:gemini-2.5-flash-preview")
+        create_judge("gemini:gemini-2.5-flash-preview", judge_settings)
     with pytest.raises(UserError):
         resolve_judge_spec(None, JudgeSettings(model="ollama:qwen3:latest"))
     assert resolve_judge_spec("local", JudgeSettings(model="openai:gpt-4o-2024-08-06")) == "local"

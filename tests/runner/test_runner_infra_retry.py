@@ -172,11 +172,12 @@ def test_a_bad_infra_trials_is_one_line_naming_the_file_and_key(tmp_path, value,
 
 
 def test_the_provider_retry_settings_read_beside_it(tmp_path, monkeypatch):
+    from trialrun.config import load_config
     from trialrun.runner._infra_trials import configured_infra_trials
 
     _config(tmp_path, monkeypatch, "[retries]\ninfra_trials = 1\nmax_attempts = 2\n")
     assert RetryPolicy.load().max_attempts == 2  # infra_trials is not a request setting
-    assert configured_infra_trials() == 1
+    assert configured_infra_trials(load_config()) == 1
 
 
 TOML_VALUES = st.one_of(

@@ -119,6 +119,7 @@ def test_the_merge_gate_guards_a_golden_task_whatever_its_policy():
 
 
 def test_the_gates_of_trialrun_toml_are_guarded(tmp_path, monkeypatch):
+    from trialrun.config import load_config
     from trialrun.runner import StopPlan
     from trialrun.tasks import Task
     from trialrun.tracking import early_stop_rule
@@ -133,7 +134,8 @@ def test_the_gates_of_trialrun_toml_are_guarded(tmp_path, monkeypatch):
                                   "graders": [{"type": "contains", "value": "x"}],
                                   "tracked_metrics": ["pass^k"]})
              for t, s in (("a", "golden"), ("b", "adversarial"))]  # fmt: skip
-    plan = StopPlan(None, tmp_path / "baselines", ["m"], {"a": 1, "b": 1}, tasks)
+    plan = StopPlan(None, tmp_path / "baselines", ["m"], {"a": 1, "b": 1}, tasks,
+                    load_config())  # fmt: skip
     settlement = early_stop_rule(plan, [])
     assert (frozenset("b"), 0.2) in settlement.suite_groups
     assert (frozenset("ab"), settlement.alpha) in settlement.suite_groups

@@ -18,10 +18,11 @@ import asyncio
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from trialrun.config import ProjectConfig, load_config
 from trialrun.judge import (
+    JudgeSettings,
     ask,
     create_judge,
-    current_settings,
     parse_yes_no,
     split_judge_variant,
     yes_no_prompt,
@@ -153,16 +154,19 @@ def calibrate_recorded(gold: Any) -> JudgeScore:
     return score_judge("recorded", pairs, skipped_unlabelled=len(gold.tuples) - len(labelled))
 
 
-async def calibrate_model(gold: Any, spec: str, *, concurrency: int = 4) -> JudgeScore:
+async def calibrate_model(
+    gold: Any, spec: str, *, concurrency: int = 4, config: ProjectConfig | None = None
+) -> JudgeScore:
     """Run judge `spec` over the labelled tuples (the `judge` grader's prompt) and score it.
 
-    `spec` may end in `?constrained=false|true` to override `[judge] constrained`."""
+    `spec` may end in `?constrained=false|true` to override `[judge] constrained`;
+    `config`: the trialrun.toml whose `[judge]` applies (default: found from the cwd)."""
 
     base, constrained = split_judge_variant(spec)
-    settings = current_settings()
+    settings = JudgeSettings.from_config(config if config is not None else load_config())
     if constrained is not None:
         settings = replace(settings, constrained=constrained)
-    model = create_judge(base)
+    model = create_judge(base, settings)
     labelled = [t for t in gold.tuples if t.human_label is not None]
     gate = asyncio.Semaphore(concurrency)
 

@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.analysis._stored import open_run
+from trialrun.config import ProjectConfig, load_config
 from trialrun.core import MASK, ToolCallRecord, Verdict
 from trialrun.errors import UserError
 from trialrun.graders import GRADERS, GraderConfig, TrialView, grade_trial
-from trialrun.judge import check_judge_spec, create_judge, resolve_judge_spec
+from trialrun.judge import JudgeSettings, check_judge_spec, create_judge, resolve_judge_spec
 from trialrun.metrics import summarize_run
 from trialrun.rundir import Manifest, ResultLine, RunDir, Transcript
 from trialrun.sandbox import snapshot_dir
@@ -195,7 +196,11 @@ async def regrade_async(
     out: Path | None = None,
     tasks: list[Path] | None = None,
     concurrency: int = 4,
+    config: ProjectConfig | None = None,
 ) -> RegradeReport:
+    """Grade a stored run again; `config`: the trialrun.toml whose `[judge]` applies
+    (default: found from the working directory)."""
+    settings = JudgeSettings.from_config(config if config is not None else load_config())
     run, manifest, lines = open_run(Path(run_dir))
     # --judge, else the judge that graded these results last, else run.json's, else config
     spec = judge_spec or recorded_judge(lines) or manifest.judge
@@ -204,7 +209,7 @@ async def regrade_async(
             f"{run.path}: the judge that graded this run was given with credentials, which "
             "are not written down; pass --judge SPEC again"
         )
-    spec = check_judge_spec(spec) if spec else resolve_judge_spec(None)
+    spec = check_judge_spec(spec) if spec else resolve_judge_spec(None, settings)
     report = RegradeReport(run_dir=run.path, judge=spec)
     by_id = _load_tasks(manifest, run.path, tasks, report)
     if out is not None:
@@ -212,7 +217,7 @@ async def regrade_async(
         run = run.copy_to(out)  # regular files only, each within its limit
         report.run_dir = out
     uses_judge = any(_needs_judge(c) for t in by_id.values() for c in t.graders)
-    judge = create_judge(spec) if spec and uses_judge else None
+    judge = create_judge(spec, settings) if spec and uses_judge else None
     gate = asyncio.Semaphore(concurrency)
     missing: set[str] = set()
 

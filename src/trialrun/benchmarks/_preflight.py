@@ -22,7 +22,7 @@ from trialrun.benchmarks._suite import PairRun, unknown_benchmark_problem
 from trialrun.benchmarks.backends import BACKENDS
 from trialrun.core import model_label
 from trialrun.errors import UserError
-from trialrun.judge import create_judge, self_judge_warning
+from trialrun.judge import JudgeSettings, create_judge, self_judge_warning
 from trialrun.models import create_model
 
 DatasetKey = tuple[Any, ...]
@@ -72,7 +72,7 @@ class _Checks:
         return self.once("model", spec, lambda: create_model(spec))
 
     def judge(self, spec: str) -> str | None:
-        return self.once("judge", spec, lambda: create_judge(spec))
+        return self.once("judge", spec, lambda: create_judge(spec, JudgeSettings()))
 
     def dataset(self, pair: PairRun) -> str | None:
         key = dataset_key(pair)

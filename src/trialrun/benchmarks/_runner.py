@@ -35,9 +35,10 @@ from trialrun.benchmarks._suite import (
 from trialrun.benchmarks._tasks import record_tasks
 from trialrun.benchmarks._types import BENCHMARKS, Benchmark, InferenceBackend, Record, Scorer
 from trialrun.benchmarks.backends import BACKENDS
+from trialrun.config import ProjectConfig, load_config
 from trialrun.core import model_label, redacted_json
 from trialrun.errors import UserError
-from trialrun.judge import configure, current_settings
+from trialrun.judge import JudgeSettings
 from trialrun.rundir import (
     ResultLine,
     RunDir,
@@ -161,13 +162,16 @@ def run_benchmark(
     hooks: RunHooks | None = None,
     argv: list[str] | None = None,
     handle_sigint: bool = True,
+    project: ProjectConfig | None = None,
 ) -> PairOutcome:
     """Run one model × benchmark pair: (config, dataset, backend, scorer) → its summary.
 
     `dataset` defaults to the pair's source. `backend`: a name (`direct`/`agent`; default
     the pair's), or an `InferenceBackend` object, which then answers every record as the
     pair's model. `scorer`: default the registered benchmark of that name; any other
-    scorer object (trialrun's or the seed's shape) grades the records in its place."""
+    scorer object (trialrun's or the seed's shape) grades the records in its place.
+    `project`: the trialrun.toml in force (default: found from the working directory)."""
+    project = project if project is not None else load_config()
     backend = _backend_of(pair, backend)
     check_output_dir(pair.output_dir)
     pair.backend = backend
@@ -197,18 +201,15 @@ def run_benchmark(
         argv=argv,
         handle_sigint=handle_sigint,
         self_judge=True,  # allowed with a warning, as in the seed (its example does it)
+        project=project,
+        # [judge] max_tokens / temperature of the suite: this pair's judge calls only
+        judge_settings=replace(JudgeSettings.from_config(project), **_judge_changes(pair)),
     )
-    changes = _judge_changes(pair)
-    settings = current_settings() if changes else None
-    if settings is not None:  # [judge] max_tokens / temperature: this pair's judge calls only
-        configure(replace(settings, **changes))
     try:
         outcome = run(config, hooks=RunHooks(given.start, on_trial, given.loaded),
                       stop_rules=every_trial)  # fmt: skip
     finally:
         writer.close()
-        if settings is not None:
-            configure(settings)
     summary = _pair_summary(pair, outcome, category, backend)
     return PairOutcome(
         pair, summary, outcome.path, outcome.interrupted, resume is not None, outcome.warnings
@@ -401,11 +402,14 @@ def run_pairs(
     keep_going: bool = False,
     hooks_for: Callable[[PairRun], RunHooks] | None = None,
     handle_sigint: bool = True,
+    project: ProjectConfig | None = None,
 ) -> list[PairOutcome]:
     """Run pairs in order; stop at an interrupt. Every pair is checked before the first
     runs (`preflight`): a problem refuses the suite before anything ran. `keep_going`: a
     pair with a problem, or that fails with a UserError, is reported and the rest still
-    run (then one UserError lists the failures)."""
+    run (then one UserError lists the failures). `project`: the trialrun.toml every pair
+    uses (default: found from the working directory, once)."""
+    project = project if project is not None else load_config()
     for out in dict.fromkeys(pair.output_dir for pair in pairs):
         check_output_dir(out)
     noted: set[str] = set()
@@ -434,7 +438,8 @@ def run_pairs(
                 dataset = checked.datasets.get(dataset_key(pair))
             hooks = hooks_for(pair) if hooks_for else None
             outcome = run_benchmark(
-                pair, dataset, hooks=hooks, argv=argv, handle_sigint=handle_sigint
+                pair, dataset, hooks=hooks, argv=argv, handle_sigint=handle_sigint,
+                project=project,
             )
         except UserError as exc:
             if not keep_going:

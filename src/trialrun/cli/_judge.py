@@ -93,13 +93,14 @@ def calibrate(
     import asyncio
 
     from trialrun.analysis import calibrate_recorded, load_gold
+    from trialrun.config import load_config
+    from trialrun.judge import JudgeSettings, resolve_judge_spec
 
     gold = load_gold(gold_file)
+    project = load_config()  # once, here: every judge measured reads the same [judge]
     specs = list(judge)
     if not specs and not recorded:
-        from trialrun.judge import resolve_judge_spec
-
-        configured = resolve_judge_spec(None)
+        configured = resolve_judge_spec(None, JudgeSettings.from_config(project))
         if configured is None:
             raise UserError(
                 "judge calibrate: nothing to measure; pass --recorded, --judge SPEC, "
@@ -115,7 +116,7 @@ def calibrate(
             check_judge_spec(split_judge_variant(spec)[0])
 
         async def run_all() -> list[Any]:
-            return [await calibrate_model(gold, spec) for spec in specs]
+            return [await calibrate_model(gold, spec, config=project) for spec in specs]
 
         scores += asyncio.run(run_all())
     judges = [s.as_dict() for s in scores]

@@ -19,13 +19,13 @@ from trialrun.judge._prompt import (
 )
 from trialrun.judge._settings import (
     NO_JUDGE_MESSAGE,
+    JudgeModel,
     JudgeSettings,
     check_judge_spec,
-    configure,
     create_judge,
-    current_settings,
     resolve_judge_spec,
     self_judge_warning,
+    settings_of,
     split_judge_variant,
 )
 
@@ -33,15 +33,14 @@ __all__ = [
     "NO_JUDGE_MESSAGE",
     "PAIRWISE_VERDICTS",
     "JudgeOutcome",
+    "JudgeModel",
     "JudgeSettings",
     "Prompt",
     "VerdictCache",
     "ask",
     "cache_for",
     "check_judge_spec",
-    "configure",
     "create_judge",
-    "current_settings",
     "judge_identity",
     "judge_spec",
     "pairwise_prompt",
@@ -51,6 +50,7 @@ __all__ = [
     "resolve_judge_spec",
     "rubric_prompt",
     "self_judge_warning",
+    "settings_of",
     "split_judge_variant",
     "yes_no_prompt",
 ]

@@ -24,7 +24,7 @@ from trialrun.core import redact
 from trialrun.errors import InfraError, ModelTimeout
 from trialrun.judge._cache import VerdictCache, cache_for
 from trialrun.judge._prompt import Prompt, constrained_text
-from trialrun.judge._settings import JudgeSettings, current_settings
+from trialrun.judge._settings import JudgeModel, JudgeSettings, settings_of
 from trialrun.models import CompletionParams, ConstraintRejected, ReplyConstraint
 
 Parser = Callable[[str | None], Any]
@@ -64,6 +64,8 @@ class JudgeOutcome:
 def judge_spec(model: Any) -> str:
     """The judge's spec text (`provider:model-id`), as recorded in verdict details and
     the verdict cache: redacted (a base URL's credentials are never written)."""
+    if isinstance(model, JudgeModel):
+        model = model.model
     provider = str(getattr(model, "provider", "") or type(model).__name__)
     model_id = str(getattr(model, "model_id", "") or "")
     return redact(f"{provider}:{model_id}" if model_id else provider)
@@ -74,6 +76,8 @@ def judge_identity(model: Any) -> str:
     `sha256` attribute, or the script file's hash for a scripted judge (editing the
     script must not serve stale verdicts)."""
     spec = judge_spec(model)
+    if isinstance(model, JudgeModel):
+        model = model.model
     weights = getattr(model, "sha256", None)  # e.g. the embedded GGUF's pinned hash
     if isinstance(weights, str) and weights:
         return f"{spec}#{weights[:16]}"
@@ -129,8 +133,9 @@ async def ask(
     task_id: str | None = None,
     settings: JudgeSettings | None = None,
 ) -> JudgeOutcome:
-    """Ask `prompt`; `parse(reply)` returns a JSON-able value or None (not a verdict)."""
-    settings = settings if settings is not None else current_settings()
+    """Ask `prompt`; `parse(reply)` returns a JSON-able value or None (not a verdict).
+    `settings`: given, else the judge's own (`JudgeModel`), else the defaults."""
+    settings = settings if settings is not None else settings_of(model)
     constrained = settings.constrained and prompt.reply is not None
     identity = cache_identity(model, constrained)
     if settings.temperature:  # verdicts sampled warm are cached apart from those at 0

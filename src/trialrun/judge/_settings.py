@@ -18,15 +18,26 @@ else none (judge verdicts are then skipped, passed = None). There is no silent d
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from trialrun.config import ProjectConfig, load_config
+from trialrun.config import ProjectConfig
 from trialrun.core import model_name, redact
 from trialrun.errors import UserError
-from trialrun.models import MODEL_PROVIDERS, Model, create_model, is_unpinned, parse_model_spec
+from trialrun.models import (
+    MODEL_PROVIDERS,
+    Completion,
+    CompletionParams,
+    Message,
+    Model,
+    ToolSpec,
+    create_model,
+    is_unpinned,
+    parse_model_spec,
+)
 
 CACHE_ENV = "TRIALRUN_JUDGE_CACHE_DIR"
 NO_JUDGE_MESSAGE = (
@@ -56,8 +67,8 @@ class JudgeSettings:
     temperature: float = 0.0  # a suite's [judge] temperature; 0 unless one is written
 
     @classmethod
-    def from_config(cls, config: ProjectConfig | None = None) -> JudgeSettings:
-        config = config if config is not None else load_config()
+    def from_config(cls, config: ProjectConfig) -> JudgeSettings:
+        """The `[judge]` section of `config` (loaded by the caller's entry point)."""
         raw = config.section("judge")
         try:
             section = _JudgeSection.model_validate(raw)
@@ -93,25 +104,40 @@ class JudgeSettings:
         return Path(base) / "trialrun" / "judge"
 
 
-_override: JudgeSettings | None = None
-_by_cwd: dict[str, JudgeSettings] = {}
+@dataclass(slots=True)
+class JudgeModel:
+    """A judge model with the settings its calls use (timeout, cache, constraint), so the
+    settings travel with the judge from the entry point that read them to every grader and
+    scorer that asks it; two runs in one process with different settings never mix."""
+
+    model: Model
+    settings: JudgeSettings
+    provider: str = field(init=False, default="")
+    model_id: str = field(init=False, default="")
+
+    def __post_init__(self) -> None:
+        self.provider = str(getattr(self.model, "provider", "") or "")
+        self.model_id = str(getattr(self.model, "model_id", "") or "")
+
+    async def complete(
+        self, messages: list[Message], tools: list[ToolSpec], params: CompletionParams
+    ) -> Completion:
+        return await self.model.complete(messages, tools, params)
+
+    async def aclose(self) -> None:
+        close = getattr(self.model, "aclose", None)
+        if close is not None:
+            await close()
+
+    def __getattr__(self, name: str) -> Any:  # anything else a judge's caller reads
+        if name in ("model", "settings", "provider", "model_id"):  # unset (a copy): no loop
+            raise AttributeError(name)
+        return getattr(self.model, name)
 
 
-def configure(settings: JudgeSettings | None) -> None:
-    """Pin the settings graders use in this process (None: read trialrun.toml again)."""
-    global _override
-    _override = settings
-    _by_cwd.clear()
-
-
-def current_settings() -> JudgeSettings:
-    """The settings judge graders use: `configure()`d ones, else trialrun.toml from the cwd."""
-    if _override is not None:
-        return _override
-    key = os.getcwd()
-    if key not in _by_cwd:
-        _by_cwd[key] = JudgeSettings.from_config()
-    return _by_cwd[key]
+def settings_of(judge: Any) -> JudgeSettings:
+    """The settings a judge call uses: the judge's own, else the defaults (never a file)."""
+    return judge.settings if isinstance(judge, JudgeModel) else JudgeSettings()
 
 
 def check_judge_spec(spec: str) -> str:
@@ -148,9 +174,8 @@ def _as_judge_flag(exc: UserError) -> str:
     return "--judge" + message[len("--model") :] if message.startswith("--model") else message
 
 
-def resolve_judge_spec(cli_spec: str | None, settings: JudgeSettings | None = None) -> str | None:
+def resolve_judge_spec(cli_spec: str | None, settings: JudgeSettings) -> str | None:
     """`--judge` wins over `[judge] model`; None when neither is set. Unpinned ids → UserError."""
-    settings = settings if settings is not None else current_settings()
     spec = cli_spec or settings.model
     return check_judge_spec(spec) if spec else None
 
@@ -165,9 +190,9 @@ def self_judge_warning(spec: str) -> str:
     )
 
 
-def create_judge(spec: str) -> Model:
-    """Create the judge model for `spec` after checking it is pinned."""
-    return create_model(check_judge_spec(spec), flag="--judge")
+def create_judge(spec: str, settings: JudgeSettings) -> JudgeModel:
+    """Create the judge model for `spec` after checking it is pinned, bound to `settings`."""
+    return JudgeModel(create_model(check_judge_spec(spec), flag="--judge"), settings)
 
 
 def split_judge_variant(spec: str) -> tuple[str, bool | None]:

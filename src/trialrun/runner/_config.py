@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trialrun.agents import check_agent_choice
+from trialrun.config import ProjectConfig
+from trialrun.judge import JudgeSettings
 from trialrun.rundir import ResultLine, RunDir, Summary
 from trialrun.runner._plan import Filters
 from trialrun.tasks import check_k_option
@@ -69,6 +71,11 @@ class RunConfig:
     # a judge that is also a model under test: refused (False), or run with a warning about
     # self-preference (True; benchmark suites, as the seed allows it)
     self_judge: bool = False
+    # the project's trialrun.toml, resolved once by the caller (the CLI, the pytest plugin,
+    # a benchmark suite); None: `run()` finds it from the working directory, once
+    project: ProjectConfig | None = None
+    # the judge's settings (timeout, cache, constraint); None: the project's `[judge]`
+    judge_settings: JudgeSettings | None = None
 
     def __post_init__(self) -> None:
         check_k_option(self.k)  # a huge k would validate, then exhaust memory

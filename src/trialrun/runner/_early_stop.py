@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from trialrun.config import load_config
+from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
 from trialrun.tasks import SUITE_DEFAULTS
 
@@ -22,9 +22,8 @@ BASELINES_KEY = "early_stop_baselines"
 Scope = frozenset[str] | None  # the suites that stop early; None: every suite
 
 
-def configured_scope() -> Scope | bool:
+def configured_scope(cfg: ProjectConfig) -> Scope | bool:
     """`[run] early_stop` from trialrun.toml: False (off), None (every suite) or the suites."""
-    cfg = load_config()
     value = cfg.section("run").get(EARLY_STOP_KEY, False)
     where = f"{cfg.path or 'trialrun.toml'}: [run] early_stop"
     if isinstance(value, bool):
@@ -41,7 +40,7 @@ def configured_scope() -> Scope | bool:
     return frozenset(value)
 
 
-def scope_of(flag: bool, extra: dict[str, Any] | None) -> Scope | bool:
+def scope_of(flag: bool, extra: dict[str, Any] | None, project: ProjectConfig) -> Scope | bool:
     """What stops early: a resume keeps run.json's (`extra`), a new run takes `--early-stop`,
     else trialrun.toml's."""
     if extra is not None:
@@ -49,7 +48,7 @@ def scope_of(flag: bool, extra: dict[str, Any] | None) -> Scope | bool:
         if isinstance(recorded, list):
             return frozenset(str(s) for s in recorded)
         return None if recorded is True or flag else False
-    return None if flag else configured_scope()
+    return None if flag else configured_scope(project)
 
 
 def recorded(scope: Scope) -> bool | list[str]:

@@ -9,7 +9,7 @@ it in their job.
 
 from __future__ import annotations
 
-from trialrun.config import ProjectConfig, load_config
+from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
 
 INFRA_TRIALS_KEY = "infra_trials"
@@ -17,11 +17,9 @@ DEFAULT_INFRA_TRIALS = 2
 MAX_INFRA_TRIALS = 10
 
 
-def configured_infra_trials(config: ProjectConfig | None = None) -> int:
-    """`[retries] infra_trials` of `config` (default: the trialrun.toml found from the
-    working directory), default 2; a bad value is one UserError line naming the file and
-    the key."""
-    config = config if config is not None else load_config()
+def configured_infra_trials(config: ProjectConfig) -> int:
+    """`[retries] infra_trials` of `config`, default 2; a bad value is one UserError line
+    naming the file and the key."""
     value = config.section("retries").get(INFRA_TRIALS_KEY, DEFAULT_INFRA_TRIALS)
     where = f"{config.path or 'trialrun.toml'}: [retries] {INFRA_TRIALS_KEY}"
     if isinstance(value, bool) or not isinstance(value, int):

@@ -192,6 +192,8 @@ def resumed_config(manifest: Manifest, config: RunConfig, paths: list[Path]) -> 
         baselines=config.baselines,
         allow_external_links=config.allow_external_links
         or manifest.extra.get("allow_external_links") is True,
+        project=config.project,  # the invocation's trialrun.toml, as resolved by its caller
+        judge_settings=config.judge_settings,
     )
 
 

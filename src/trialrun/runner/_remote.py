@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from trialrun.agents import ConversingAgent, ToolLoopAgent, make_agent
 from trialrun.errors import UserError
+from trialrun.judge import JudgeModel, JudgeSettings
 from trialrun.models import create_model
 from trialrun.rundir import ResultLine, Transcript, transcript_line
 from trialrun.version import __version__
@@ -28,7 +29,7 @@ T = TypeVar("T")
 
 # what a worker and its driver exchange; bumped whenever that changes, so a worker node
 # with another trialrun installed is one clear error, not a confusing failure
-PROTOCOL = 3
+PROTOCOL = 4
 MISMATCH_FIX = "install the same trialrun on the driver and on every worker node"
 
 
@@ -53,6 +54,7 @@ class WorkerJob:
     k_of: dict[str, int] = field(default_factory=dict)  # task id -> its k in this run
     infra_trials: int = 0  # re-runs of a trial ending in an infra error ([retries])
     task_agents: dict[str, str] = field(default_factory=dict)  # task id → its own agent
+    judge_settings: JudgeSettings = field(default_factory=JudgeSettings)  # the driver's
     protocol: int = PROTOCOL  # the driver's
 
     def check_protocol(self) -> None:
@@ -91,11 +93,13 @@ class WorkerKit:
             return None
         return self._once(f"model:{spec}", lambda: create_model(spec))
 
-    def judge(self) -> Model | None:
-        spec = self.job.judge_spec
+    def judge(self) -> JudgeModel | None:
+        spec, settings = self.job.judge_spec, self.job.judge_settings
         if not spec:
             return None
-        return self._once(f"judge:{spec}", lambda: create_model(spec, flag="--judge"))
+        return self._once(
+            f"judge:{spec}", lambda: JudgeModel(create_model(spec, flag="--judge"), settings)
+        )
 
     def agent(self) -> Agent:
         job = self.job

@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trialrun.agents import Agent, ConversingAgent, ToolLoopAgent, make_agent, preset_names
-from trialrun.config import load_config
+from trialrun.config import ProjectConfig, load_config
 from trialrun.core import is_unpinned, model_label, parse_model_spec, slugify
 from trialrun.errors import UserError
 from trialrun.graders import GRADERS
-from trialrun.judge import check_judge_spec, self_judge_warning
+from trialrun.judge import JudgeModel, JudgeSettings, check_judge_spec, self_judge_warning
 from trialrun.metrics import summarizer_for
 from trialrun.models import create_model
 from trialrun.rundir import Manifest, ResultLine, RunDir, new_run_id
@@ -71,7 +71,10 @@ def default_concurrency(models: Sequence[str]) -> int:
 
 
 def _load(
-    source: Sequence[Path | str | Task], skip_invalid: bool, allow_external_links: bool = False
+    source: Sequence[Path | str | Task],
+    skip_invalid: bool,
+    allow_external_links: bool,
+    project: ProjectConfig,
 ) -> tuple[list[Task], list[str], list[Path]]:
     """Tasks, warnings and the task paths (when given as paths)."""
     given = [s for s in source if isinstance(s, Task)]
@@ -80,7 +83,9 @@ def _load(
     if given:
         raise UserError("tasks: pass task paths or Task objects, not a mix of both")
     paths = [Path(p) for p in source if not isinstance(p, Task)]
-    report = load_tasks(paths, allow_external_links=allow_external_links, agents=preset_names())
+    report = load_tasks(
+        paths, allow_external_links=allow_external_links, agents=preset_names(), config=project
+    )
     warnings = [str(w) for w in report.warnings]
     try:
         tasks = report_problems_and_exit(report, skip_invalid, echo=lambda _line: None)
@@ -102,11 +107,11 @@ def _needs_judge(tasks: Sequence[Task]) -> bool:
     return False
 
 
-def _judge_spec(judge: str | None) -> tuple[str | None, str]:
+def _judge_spec(judge: str | None, project: ProjectConfig) -> tuple[str | None, str]:
     """The judge spec and where it came from (the flag or config key errors name)."""
     if judge:
         return judge, "--judge"
-    section = load_config().section("judge")
+    section = project.section("judge")
     spec = section.get("model")
     if not spec:
         return None, "--judge"
@@ -144,11 +149,11 @@ def _check_options(config: RunConfig) -> None:
         raise UserError(f"--out {out}: is a file, not a folder; pass a folder for run folders")
 
 
-def _executor(config: RunConfig) -> str:
+def _executor(config: RunConfig, project: ProjectConfig) -> str:
     """`--executor`, else `[run] executor` in trialrun.toml, else local; ray checked here."""
     name = config.executor
     if name is None:
-        value = load_config().section("run").get("executor", "local")
+        value = project.section("run").get("executor", "local")
         if not isinstance(value, str):
             raise UserError('[run] executor (trialrun.toml): must be "local" or "ray"')
         try:
@@ -165,7 +170,7 @@ def _executor(config: RunConfig) -> str:
     return name
 
 
-def _processes(config: RunConfig, executor: str) -> int:
+def _processes(config: RunConfig, executor: str, project: ProjectConfig) -> int:
     """`--processes`, else `[run] processes` in trialrun.toml, else 1 (local executor only)."""
     if config.processes is not None:
         if executor != "local":
@@ -173,12 +178,12 @@ def _processes(config: RunConfig, executor: str) -> int:
         return check_processes(config.processes, "--processes") or 1
     if executor != "local":
         return 1
-    value = load_config().section("run").get("processes")
+    value = project.section("run").get("processes")
     return check_processes(value, "[run] processes (trialrun.toml)") or 1
 
 
-def _ray_address(config: RunConfig) -> str | None:
-    address = config.ray_address or load_config().section("run").get("ray_address")
+def _ray_address(config: RunConfig, project: ProjectConfig) -> str | None:
+    address = config.ray_address or project.section("run").get("ray_address")
     if address is not None and not isinstance(address, str):
         raise UserError('[run] ray_address (trialrun.toml): must be a string, e.g. "10.0.0.5:6379"')
     return address or None
@@ -202,12 +207,12 @@ def _models_of(config: RunConfig) -> dict[str, str]:
     return by_label
 
 
-def _default_agent(config: RunConfig) -> RunConfig:
+def _default_agent(config: RunConfig, project: ProjectConfig) -> RunConfig:
     """The config with the run's default agent: --agent/--agent-cmd, else `[run] agent`
     in trialrun.toml (a task file's `agent:` sits between the two, per task)."""
     if config.agent or config.agent_cmd:
         return config
-    configured = configured_agent()
+    configured = configured_agent(project)
     return config if configured is None else replace(config, agent=configured)
 
 
@@ -217,8 +222,11 @@ async def run_async(
     """Run models × tasks × k trials into `out/<run-id>/` (or resume a run folder).
 
     `stop_rules` builds early stop's rule when it is on (`trialrun.tracking.early_stop_rule`
-    compares with baselines); without it every planned trial runs."""
+    compares with baselines); without it every planned trial runs. `config.project`: the
+    trialrun.toml in force; None: found from the working directory, here, once."""
     _check_options(config)
+    if config.project is None:  # the run's one look for trialrun.toml; passed down from here
+        config = replace(config, project=load_config())
     with contextlib.ExitStack() as held:  # the run folder's lock, released last
         return await _run(config, hooks or RunHooks(), held, stop_rules)
 
@@ -235,13 +243,15 @@ class _Setup:
     executor: str
     processes: int
     models: dict[str, Model | None]
-    judge: Model | None
+    judge: JudgeModel | None
     judge_spec: str | None
+    judge_settings: JudgeSettings
     agent: Agent
     agent_timeout: float | None
     given_config: RunConfig  # as given (run.json records it: a resume asks trialrun.toml again)
     task_agents: dict[str, Agent]  # task id -> its own agent (a task file's `agent:`)
     by_task: dict[str, str]  # task id -> that agent's spec (for worker processes)
+    project: ProjectConfig  # the run's trialrun.toml, read once by the entry point
 
     @property
     def labels(self) -> list[str]:
@@ -257,7 +267,7 @@ async def _run(
     rundir, manifest, config = _resumed(config, held)
     setup = _set_up(config, manifest)
     scope, stop_rule = _early_stop(setup, manifest, stop_rules)
-    infra_trials = configured_infra_trials()  # a bad value: one line, before any writing
+    infra_trials = configured_infra_trials(setup.project)  # a bad value: one line, first
     if rundir is None or manifest is None:
         rundir, manifest = _new_rundir(setup, scope, stop_rule, held)
         resumed = False
@@ -299,11 +309,12 @@ def _resumed(
 def _set_up(config: RunConfig, manifest: Manifest | None) -> _Setup:
     """Options, tasks, models, judge and agent: every check before anything is written."""
     given_config = config
-    config = _default_agent(config)
+    project = _project(config)
+    config = _default_agent(config, project)
     if not config.tasks:
         raise UserError("no task paths given; pass task files or folders")
-    executor = _executor(config)
-    processes = _processes(config, executor)
+    executor = _executor(config, project)
+    processes = _processes(config, executor, project)
     if executor == "ray" and config.keep_artifacts:
         raise UserError(
             "--keep-artifacts: not with --executor ray (workspaces live on the workers); "
@@ -319,7 +330,9 @@ def _set_up(config: RunConfig, manifest: Manifest | None) -> _Setup:
         for label, spec in spec_of.items()
     }
     warnings.extend(script_coverage_warnings(models, tasks))
-    judge_spec, judge = _judge_of(config, tasks, list(spec_of), warnings)
+    judge_settings = config.judge_settings or JudgeSettings.from_config(project)
+    judge_spec, judge = _judge_of(config, project, tasks, list(spec_of), warnings)
+    judge = JudgeModel(judge, judge_settings) if judge is not None else None
     timeouts = [t.environment.budgets.timeout_s for t in tasks if t.environment.budgets.timeout_s]
     agent_timeout = max(timeouts) if timeouts else None
     by_task = own_agents(bool(given_config.agent or given_config.agent_cmd), config.agent, tasks)
@@ -340,14 +353,24 @@ def _set_up(config: RunConfig, manifest: Manifest | None) -> _Setup:
         if is_unpinned(parse_model_spec(spec).model_id)
     )
     if executor == "ray":  # a dead address is one line, before anything is written
-        connect_ray(_ray_address(config))
+        connect_ray(_ray_address(config, project))
     return _Setup(config, tasks, paths, warnings, spec_of, executor, processes, models, judge,
-                  judge_spec, agent, agent_timeout, given_config, own, by_task)  # fmt: skip
+                  judge_spec, judge_settings, agent, agent_timeout, given_config, own, by_task,
+                  project)  # fmt: skip
+
+
+def _project(config: RunConfig) -> ProjectConfig:
+    """The trialrun.toml `run_async` resolved (a caller of `_set_up` passes it in)."""
+    if config.project is None:
+        raise TypeError("RunConfig.project: resolved by run_async before the run is set up")
+    return config.project
 
 
 def _tasks_of(config: RunConfig) -> tuple[list[Task], list[str], list[Path]]:
     """The run's tasks (loaded, filtered, each runnable here, ids unique), warnings, paths."""
-    tasks, warnings, paths = _load(config.tasks, config.skip_invalid, config.allow_external_links)
+    tasks, warnings, paths = _load(
+        config.tasks, config.skip_invalid, config.allow_external_links, _project(config)
+    )
     tasks = [t for t in tasks if config.filters.matches(t)]
     if not tasks:
         raise UserError("no tasks match the filters (--task/--suite/--tier/--tag)")
@@ -366,12 +389,16 @@ def _tasks_of(config: RunConfig) -> tuple[list[Task], list[str], list[Path]]:
 
 
 def _judge_of(
-    config: RunConfig, tasks: Sequence[Task], models: Sequence[str], warnings: list[str]
+    config: RunConfig,
+    project: ProjectConfig,
+    tasks: Sequence[Task],
+    models: Sequence[str],
+    warnings: list[str],
 ) -> tuple[str | None, Model | None]:
     """The judge's spec and model, when some task's grader needs one."""
     if not _needs_judge(tasks):
         return None, None
-    judge_spec, judge_flag = _judge_spec(config.judge)
+    judge_spec, judge_flag = _judge_spec(config.judge, project)
     if not judge_spec:
         warnings.append(
             "some tasks use judge graders but no judge model is configured "
@@ -394,7 +421,7 @@ def _early_stop(
     """What stops early (when the rule is enabled: None, every suite) and the rule it
     stops by, read once, before the first trial."""
     extra = manifest.extra if manifest is not None else None
-    scope = scope_of(setup.config.early_stop, extra)
+    scope = scope_of(setup.config.early_stop, extra, setup.project)
     if scope is False:
         return None, NeverStop()
     suites = scope if isinstance(scope, frozenset) else None
@@ -407,6 +434,7 @@ def _early_stop(
         models=setup.labels,
         task_k=setup.k_of(),
         tasks=setup.tasks,
+        project=setup.project,
     )
     return suites, stop_rules(plan, setup.warnings)
 
@@ -508,9 +536,10 @@ def _executor_for(setup: _Setup, ctx: RunContext, infra_trials: int, planned: in
         agent_api=config.agent_api,
         agent_timeout_s=setup.agent_timeout,
         task_agents=setup.by_task,
-        address=_ray_address(config) if setup.executor == "ray" else None,
+        address=_ray_address(config, setup.project) if setup.executor == "ray" else None,
         k_of=setup.k_of(),
         infra_trials=infra_trials,
+        judge_settings=setup.judge_settings,
     )
     if setup.executor == "ray":
         return RayCluster(ctx, job, config.concurrency, config.handle_sigint)

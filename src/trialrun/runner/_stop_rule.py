@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from trialrun.config import ProjectConfig
+
 if TYPE_CHECKING:
     from trialrun.rundir import ResultLine
     from trialrun.tasks import Task
@@ -23,6 +25,8 @@ class StopPlan:
     models: Sequence[str]  # model labels
     task_k: dict[str, int]  # each task's k in this run
     tasks: Sequence[Task] = field(default_factory=tuple)
+    # the run's trialrun.toml (its [gates], [compare], [baselines]), resolved by the entry
+    project: ProjectConfig = field(default_factory=ProjectConfig)
 
 
 class StopRule(Protocol):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from trialrun.config import load_config
+from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
 
 if TYPE_CHECKING:
@@ -16,9 +16,9 @@ if TYPE_CHECKING:
     from trialrun.tasks import Task
 
 
-def configured_agent() -> str | None:
+def configured_agent(project: ProjectConfig) -> str | None:
     """`[run] agent` in trialrun.toml (a preset or package.module:function), or None."""
-    value = load_config().section("run").get("agent")
+    value = project.section("run").get("agent")
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():

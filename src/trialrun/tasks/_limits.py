@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from trialrun.config import load_config
+from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
 from trialrun.tasks._problems import FieldPath, SourceError
 
@@ -62,15 +62,14 @@ def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-def file_size_limit(explicit: int | None = None) -> int:
-    """The size limit for task files: `explicit`, else trialrun.toml's, else the default."""
+def file_size_limit(explicit: int | None, config: ProjectConfig) -> int:
+    """The size limit for task files: `explicit`, else `config`'s, else the default."""
     if explicit is not None:
         if not _whole(explicit):
             raise UserError(
                 f"max_file_bytes={explicit!r}: must be a positive whole number of bytes"
             )
         return explicit
-    config = load_config()
     value = config.section("tasks").get("max_file_bytes", MAX_FILE_BYTES)
     if not _whole(value):
         raise UserError(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from trialrun.config import ProjectConfig, load_config
 from trialrun.errors import UserError
 from trialrun.tasks._fixtures import remembered, resolve_fixtures
 from trialrun.tasks._grader_items import tool_names_in
@@ -243,6 +244,7 @@ def load_tasks(
     allow_external_links: bool = False,
     max_file_bytes: int | None = None,
     agents: Collection[str] | None = None,
+    config: ProjectConfig | None = None,
 ) -> LoadReport:
     """Load and validate every task file under `paths` (files and folders, recursive).
 
@@ -251,10 +253,13 @@ def load_tasks(
     limit for one task file (default: `[tasks] max_file_bytes` in trialrun.toml, else
     10 MB); a bigger file is refused unread. `agents`: the preset names a task's `agent:`
     may give (besides package.module:function); another name is a problem. None: not
-    checked here.
+    checked here. `config`: the trialrun.toml in force (default: found from the working
+    directory, when `max_file_bytes` is not given).
     """
     report = LoadReport()
-    options = _Options(file_size_limit(max_file_bytes), allow_external_links, agents)
+    if config is None:
+        config = load_config() if max_file_bytes is None else ProjectConfig()
+    options = _Options(file_size_limit(max_file_bytes, config), allow_external_links, agents)
     per_file: list[tuple[Path, list[tuple[Task, LineOf]]]] = []
     with remembered():
         for file in _expand(paths, report):

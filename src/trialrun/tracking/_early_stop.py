@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from trialrun.config import load_config
+from trialrun.config import ProjectConfig
 from trialrun.core import parse_model_spec
 from trialrun.errors import UserError
 from trialrun.tracking._baseline import baseline_path, load_baseline
@@ -49,22 +49,25 @@ class StopPlanView(Protocol):
     def task_k(self) -> dict[str, int]: ...
     @property
     def tasks(self) -> Sequence[StoppingTask]: ...
+    @property
+    def project(self) -> ProjectConfig: ...
 
 
 def early_stop_rule(plan: StopPlanView, warnings: list[str]) -> Settlement:
     """The run's `Settlement`, on for `plan.suites`, each model's baseline loaded from
     `plan.baselines` (None: `[baselines] dir`, else ./baselines)."""
-    folder = (plan.baselines or default_baselines_dir()).resolve()
-    alpha = configured_alpha()
+    project = plan.project
+    folder = (plan.baselines or default_baselines_dir(project)).resolve()
+    alpha = configured_alpha(project)
     rows = [(t.task_id, str(t.suite), str(t.policy)) for t in plan.tasks]
-    gates = _gates(warnings)
+    gates = _gates(project, warnings)
     return Settlement(
         enabled=True,
         suites=plan.suites,
         baselines=baseline_counts(folder, plan.models, warnings),
         alpha=alpha,
         baselines_dir=folder,
-        method=configured_method(),
+        method=configured_method(project),
         task_k=dict(plan.task_k),
         suite_groups=guarded_groups(rows, alpha, gates),
         gate_alphas=gate_alphas(rows, alpha, gates),
@@ -91,9 +94,8 @@ def baseline_counts(
     return out
 
 
-def _gates(warnings: list[str]) -> list[GateConfig]:
+def _gates(project: ProjectConfig, warnings: list[str]) -> list[GateConfig]:
     """The gates as trialrun.toml sets them (one it cannot read: not guarded, and said)."""
-    project = load_config()
     out = []
     for name in GATES:
         try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from trialrun.config import ProjectConfig
 from trialrun.core import parse_model_spec
 from trialrun.errors import UserError
 from trialrun.tracking import (
@@ -64,8 +65,11 @@ class FollowUp:
     gate: GateResult | None = None
 
 
-def follow_up(run_dir: Path, interrupted: bool, after: AfterRun) -> FollowUp:
-    """The steps `after` asks for, on the run in `run_dir`."""
+def follow_up(
+    run_dir: Path, interrupted: bool, after: AfterRun, project: ProjectConfig | None = None
+) -> FollowUp:
+    """The steps `after` asks for, on the run in `run_dir`; `project`: the run's
+    trialrun.toml (its `[baselines] dir`; None: the one found from the working directory)."""
     out = FollowUp()
     if after.junit is not None or after.markdown is not None:
         out.warnings.extend(_files(run_dir, after))
@@ -74,7 +78,7 @@ def follow_up(run_dir: Path, interrupted: bool, after: AfterRun) -> FollowUp:
     if after.record and (note := record_run(run_dir, after.trigger, after.store)):
         out.warnings.append(note)
     if after.compare:
-        _compare(run_dir, after.baselines, out)
+        _compare(run_dir, after.baselines or default_baselines_dir(project), out)
     if after.gate is not None:
         out.gate = run_gate(after.gate, run_dir, baselines_dir=after.baselines)
     return out
@@ -100,8 +104,7 @@ def _files(run_dir: Path, after: AfterRun) -> list[str]:
     return []
 
 
-def _compare(run_dir: Path, baselines: Path | None, out: FollowUp) -> None:
-    folder = baselines or default_baselines_dir()
+def _compare(run_dir: Path, folder: Path, out: FollowUp) -> None:
     try:
         out.comparisons = compare_with_baselines(run_dir, folder)
     except UserError as exc:

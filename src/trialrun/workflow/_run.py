@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from trialrun.config import load_config
 from trialrun.runner import Run, RunConfig, RunHooks
 from trialrun.runner import run_async as run_trials
 from trialrun.tracking import early_stop_rule
@@ -28,9 +29,12 @@ async def run_async(
     what `after` asks for (its outcome in `Run.follow_up`)."""
     after = after or AfterRun()
     after.check()  # every option refused before the run, not after it
+    if config.project is None:  # trialrun.toml, found once: the run and its follow-up share it
+        config = replace(config, project=load_config())
     outcome = await run_trials(config, hooks, early_stop_rule)
     done = {f.name: getattr(outcome, f.name) for f in fields(outcome)}
-    return FollowedRun(**done, follow_up=follow_up(outcome.path, outcome.interrupted, after))
+    followed = follow_up(outcome.path, outcome.interrupted, after, config.project)
+    return FollowedRun(**done, follow_up=followed)
 
 
 def run(
