@@ -70,11 +70,13 @@ def test_an_unknown_tool_in_a_task_file_names_the_tools(tmp_path: Path) -> None:
     result = runner.invoke(app, ["validate", str(tmp_path / "t.yaml")])
     assert result.exit_code == 2
     [line] = [x for x in result.output.splitlines() if "browser" in x]
-    where, known = line.split(" (known: ")
+    where, rest = line.split(" (known: ")
+    known, see = rest.rsplit(") (see ", 1)
     assert where.endswith(
         ": environment.tools.1: unknown tool pack 'browser'; did you mean 'browser_navigate'?"
     )
-    assert set(OPENJARVIS_TOOLS) <= set(known.rstrip(")").split(", "))
+    assert see == "docs/reference/tasks.md#environment-tools)"
+    assert set(OPENJARVIS_TOOLS) <= set(known.split(", "))
 
 
 def test_a_benchmark_suite_takes_the_tools_and_names_the_rest(tmp_path: Path) -> None:
