@@ -1,20 +1,23 @@
-"""The HTML report and `trialrun view` on a large run: does a 30,000-trial run stay quick?
+"""The HTML report and `trialrun view` on a large run: do they stay small and quick?
 
-A synthetic run folder is written through `trialrun.rundir` (TASKS tasks × K trials, one
-model, a two-turn transcript with a tool call per trial, about a third of the trials
-failing a grader). Then, each timed on its own:
+A synthetic finished run folder of `--trials` trials (k = 10 per task, one model, a
+two-turn transcript with a tool call per trial, about a third failing a grader) is
+written through `trialrun.rundir`. Then, at least three times each (min/median/max and
+the load at each, through bench/_repeat.py):
 
-- `RunView` (the pages' builder): reading the run and building the overview;
-- `trialrun view`'s server: the overview page, one task page and one trial page
-  (transcripts are read only when a trial is opened);
-- the self-contained report: writing it, its size;
-- with Chromium installed (Playwright + /usr/bin/chromium): the viewer page opening on
-  the server until the task table shows, then typing a filter until the table is
-  redrawn, and the static report opening from disk until its table shows.
+- `report --html`: a fresh process writes the report; its seconds and peak RSS (MB),
+  and the file's size;
+- Chromium (Playwright + /usr/bin/chromium, skipped when absent or with --no-browser):
+  the report opened from disk until its task table shows;
+- `trialrun view`: a fresh process serves the run's first overview page: "cold" (no
+  cache in the run folder; it builds the overview and writes `view-cache.json`) and
+  "cached" (the cache a previous server wrote); seconds for the page and the process's
+  peak RSS (MB).
 
-    python bench/report_scale.py --tasks 3000 -k 10
+    python bench/report_scale.py                  # 10,000 trials
+    python bench/report_scale.py --trials 100000
 
-The last stdout line is one JSON object with every figure (seconds, MB).
+The last stdout line is one JSON object with every series.
 """
 
 from __future__ import annotations
@@ -23,13 +26,18 @@ import argparse
 import http.client
 import json
 import os
+import resource
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-from trialrun.reports import RunView, make_server, write_html_report
+from _repeat import Series, load_now
+
+from trialrun.reports import make_server, write_html_report
 from trialrun.rundir import Manifest, ResultLine, RunDir, Transcript
 
 MODEL = "openai-compat:bench-model"
@@ -79,102 +87,117 @@ def write_run(out: Path, tasks: int, k: int) -> Path:
     return run.path
 
 
-def timed(fn):  # any callable
-    start = time.perf_counter()
-    value = fn()
-    return value, time.perf_counter() - start
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def fetch(port: int, path: str) -> bytes:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
     conn.request("GET", path)
-    body = conn.getresponse().read()
+    response = conn.getresponse()
+    body = response.read()
     conn.close()
+    if response.status != 200:
+        raise RuntimeError(f"{path}: {response.status} {body[:200]!r}")
     return body
 
 
-def browser_figures(url: str, report: Path, tasks: int) -> dict[str, float]:
-    from playwright.sync_api import expect, sync_playwright
+def child_report(run: Path, out: Path) -> dict[str, float]:
+    start = time.perf_counter()
+    write_html_report(run, out)
+    return {"s": time.perf_counter() - start, "peak_mb": peak_mb()}
 
-    out: dict[str, float] = {}
+
+def child_view(run: Path) -> dict[str, float]:
+    server = make_server(run.parent, port=0)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        start = time.perf_counter()
+        fetch(server.server_address[1], f"/api/run/{run.name}")
+        seconds = time.perf_counter() - start
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+    return {"s": seconds, "peak_mb": peak_mb()}
+
+
+def in_child(*args: str) -> dict[str, float]:
+    """One measurement in a fresh interpreter, so its peak RSS is its own."""
+    done = subprocess.run([sys.executable, __file__, "--child", *args], check=True,
+                          capture_output=True, text=True)
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def open_in_chromium(report: Path) -> float:
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         start = time.perf_counter()
-        page.goto(url)
-        page.wait_for_selector("#tasks tbody tr", timeout=300_000)
-        out["browser_view_open_s"] = time.perf_counter() - start
-        start = time.perf_counter()
-        page.fill('input[data-filter="q"]', "task-0004")
-        expect(page.locator("#count")).to_contain_text("of 10 task rows", timeout=60_000)
-        out["browser_filter_s"] = time.perf_counter() - start
-        start = time.perf_counter()
-        page.locator("#tasks tbody tr a.task-link").first.click()
-        page.wait_for_selector("#trials")
-        page.locator("#trials tbody tr a").first.click()
-        page.wait_for_selector("#transcript .call")
-        out["browser_task_then_trial_s"] = time.perf_counter() - start
-        start = time.perf_counter()
         page.goto(report.as_uri())
         page.wait_for_selector("#tasks tbody tr", timeout=300_000)
-        out["browser_report_open_s"] = time.perf_counter() - start
-        start = time.perf_counter()
-        page.fill('input[data-filter="q"]', "task-0004")
-        expect(page.locator("#count")).to_contain_text("of 10 task rows", timeout=60_000)
-        out["browser_report_filter_s"] = time.perf_counter() - start
+        seconds = time.perf_counter() - start
         browser.close()
-    assert tasks > 10
-    return out
+    return seconds
+
+
+def measure(run: Path, tmp: Path, times: int, browser: bool) -> list[Series]:
+    report = tmp / "report.html"
+    series = {name: Series(name, unit) for name, unit in (
+        ("report --html seconds", "s"), ("report --html peak", "MB"),
+        ("report file size", "MB"), ("report opens in Chromium", "s"),
+        ("view first overview, cold (builds the cache)", "s"),
+        ("view first overview, cold, peak", "MB"),
+        ("view first overview, cached", "s"), ("view first overview, cached, peak", "MB"))}
+    cache = run / "view-cache.json"
+    for _ in range(times):
+        load = load_now()
+        got = in_child("report", str(run), str(report))
+        series["report --html seconds"].add(got["s"], load)
+        series["report --html peak"].add(got["peak_mb"], load)
+        series["report file size"].add(report.stat().st_size / 1e6, load)
+        if browser:
+            series["report opens in Chromium"].add(open_in_chromium(report), load_now())
+        cache.unlink(missing_ok=True)
+        load = load_now()
+        cold = in_child("view", str(run))
+        series["view first overview, cold (builds the cache)"].add(cold["s"], load)
+        series["view first overview, cold, peak"].add(cold["peak_mb"], load)
+        load = load_now()
+        warm = in_child("view", str(run))
+        series["view first overview, cached"].add(warm["s"], load)
+        series["view first overview, cached, peak"].add(warm["peak_mb"], load)
+    return [s for s in series.values() if s.values]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", type=int, default=3000)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--trials", type=int, default=10_000)
     parser.add_argument("-k", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     opts = parser.parse_args()
+    if opts.child:
+        kind, *paths = opts.child
+        result = (child_report(Path(paths[0]), Path(paths[1])) if kind == "report"
+                  else child_view(Path(paths[0])))
+        print(json.dumps(result))
+        return
     tmp = Path(tempfile.mkdtemp(prefix="trialrun-report-bench-"))
     try:
-        results = tmp / "results"
-        path, write_s = timed(lambda: write_run(results, opts.tasks, opts.k))
-        figures: dict[str, float | int] = {"trials": opts.tasks * opts.k, "tasks": opts.tasks,
-                                           "k": opts.k, "write_run_s": round(write_s, 2)}
-        view, load_s = timed(lambda: RunView(path))
-        overview, over_s = timed(view.overview)
-        figures["load_run_s"] = round(load_s, 2)
-        figures["overview_build_s"] = round(over_s, 2)
-        figures["overview_json_mb"] = round(len(json.dumps(overview)) / 1e6, 2)
-        view.close()
-
-        server = make_server(results, port=0)
-        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-        thread.start()
-        port = server.server_address[1]
-        try:
-            base = f"/api/run/{path.name}"
-            _, first = timed(lambda: fetch(port, base))
-            _, again = timed(lambda: fetch(port, base))
-            _, task_s = timed(lambda: fetch(port, f"{base}/task/{opts.tasks // 2}"))
-            _, trial_s = timed(lambda: fetch(port, f"{base}/trial/{opts.tasks * opts.k // 2}"))
-            figures.update(server_overview_first_s=round(first, 2),
-                           server_overview_cached_s=round(again, 3),
-                           server_task_page_s=round(task_s, 3),
-                           server_trial_page_s=round(trial_s, 3))
-            report = tmp / "report.html"
-            _, report_s = timed(lambda: write_html_report(path, report))
-            figures["report_write_s"] = round(report_s, 2)
-            figures["report_mb"] = round(report.stat().st_size / 1e6, 1)
-            if not opts.no_browser and os.access("/usr/bin/chromium", os.X_OK):
-                url = f"http://127.0.0.1:{port}/#/run/{path.name}"
-                for key, value in browser_figures(url, report, opts.tasks).items():
-                    figures[key] = round(value, 2)
-        finally:
-            server.shutdown()
-            server.server_close()
-            thread.join(5)
-        for key, value in figures.items():
-            print(f"{key:28} {value}")
-        print(json.dumps(figures))
+        start = time.perf_counter()
+        run = write_run(tmp / "results", max(1, opts.trials // opts.k), opts.k)
+        print(f"wrote a run of {opts.trials} trials in {time.perf_counter() - start:.1f} s")
+        browser = not opts.no_browser and os.access("/usr/bin/chromium", os.X_OK)
+        series = measure(run, tmp, max(3, opts.repeat), browser)
+        for s in series:
+            print(s.line(".3g"))
+        print(json.dumps({"trials": opts.trials, **{s.name: s.as_json() for s in series}}))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -17,7 +16,7 @@ from tau_results_support import FIXTURE, entry, solved_trajectories, write
 
 from trialrun.benchmarks.taubench_results import RescoreSource, import_results
 from trialrun.reports import make_server
-from trialrun.reports._html import decode_payload
+from trialrun.reports._html import report_pages
 
 
 def trialrun(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -50,9 +49,7 @@ def test_report_html_shows_the_trajectory(imported: Path, tmp_path: Path) -> Non
     done = trialrun("report", str(imported), "--html", str(page), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     html = page.read_text(encoding="utf-8")
-    match = re.search(r'<script [^>]*id="payload"[^>]*>(.*?)</script>', html, re.S)
-    assert match, "no embedded payload"
-    payload = decode_payload(match.group(1))
+    payload = report_pages(html)  # the head payload and every chunk
     trials = [json.loads(body) for key, body in payload.items() if "/trial/" in key]
     assert len(trials) == 9
     cancel = next(t for t in trials if t["task_id"] == "taubench-airline-test-1")

@@ -15,13 +15,12 @@ from pathlib import Path
 import pytest
 from reports_helpers import EXAMPLES, ExampleRuns, cli_env, only_new, trialrun
 
-from trialrun.reports._html import decode_payload
+from trialrun.reports._html import report_pages
 
 
 def _payload(html: str) -> dict[str, str]:
-    match = re.search(r'<script [^>]*id="payload"[^>]*>(.*?)</script>', html, re.S)
-    assert match, "no embedded payload"
-    return decode_payload(match.group(1))
+    assert 'id="payload"' in html, "no embedded payload"
+    return report_pages(html)  # the head payload and every chunk
 
 
 @pytest.fixture()

@@ -10,13 +10,12 @@ from pathlib import Path
 from reports_helpers import ExampleRuns, trialrun
 
 from trialrun.reports import RunView
-from trialrun.reports._html import decode_payload
+from trialrun.reports._html import decode_payload, report_pages
 
 
 def _payload(html: str) -> dict[str, str]:
-    match = re.search(r'<script [^>]*id="payload"[^>]*>(.*?)</script>', html, re.S)
-    assert match, "no embedded payload"
-    return decode_payload(match.group(1))
+    assert 'id="payload"' in html, "no embedded payload"
+    return report_pages(html)  # the head payload and every chunk
 
 
 def _page(payload: dict[str, str], suffix: str) -> dict:

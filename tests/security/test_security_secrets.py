@@ -15,7 +15,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import re
 import sqlite3
 import subprocess
 import sys
@@ -33,7 +32,7 @@ from hypothesis import strategies as st
 from cli_support import cli_process as _trialrun
 from trialrun.core import MASK, may_hold_secret, redact, redacted_json, secret_values
 from trialrun.reports import make_server
-from trialrun.reports._html import decode_payload
+from trialrun.reports._html import report_pages
 
 JUDGE_PASSWORD = "JudgePassw0rd42"
 QUERY_KEY = "QueryKey0123456789"
@@ -239,9 +238,7 @@ def test_no_secret_in_the_html_report(leaky: LeakyRun) -> None:
     done = _trialrun("report", str(leaky.run), "--html", str(out), cwd=leaky.root)
     assert done.returncode == 0, done.stderr
     html = out.read_text()
-    payload = re.search(r'id="payload"[^>]*>([^<]+)</script>', html)
-    assert payload is not None
-    pages = "\n".join(decode_payload(payload.group(1)).values())
+    pages = "\n".join(report_pages(html).values())
     assert "final_text" in pages and _leaked(pages + html) == []
 
 

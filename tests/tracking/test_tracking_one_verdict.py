@@ -17,7 +17,7 @@ import pytest
 
 from trialrun.config import ProjectConfig
 from trialrun.reports import comparison_lines, gate_lines, make_server, render_run_markdown
-from trialrun.reports._html import decode_payload, render_report
+from trialrun.reports._html import render_report, report_pages
 from trialrun.tracking import bless, compare_with_baselines, load_run, run_gate
 
 # (task, solved before, solved now), each of 5 trials
@@ -59,9 +59,7 @@ def _markdown(after: Path, where: Path) -> tuple[dict[str, str], str, str]:
 
 def _html(after: Path, where: Path) -> tuple[dict[str, str], str, str, dict]:
     page = render_report(after, where)
-    payload = re.search(r'<script [^>]*id="payload"[^>]*>(.*?)</script>', page, re.S)
-    assert payload is not None
-    pages = decode_payload(payload.group(1))
+    pages = report_pages(page)
     overview = json.loads(pages[f"/api/run/{after.name}"])
     head = overview["headline"][0]["comparison"]
     labels = {t["task_id"]: t["verdict"] for t in head["tasks"]}

@@ -1,33 +1,53 @@
 """The viewer page, and the self-contained HTML report (`trialrun report --html FILE`).
 
-One page serves both: in the report every JSON page the viewer asks for is embedded in
-the file (a snapshot of the server's answers), in `trialrun view` it is fetched. Style,
-script and plots (SVG) are inlined; a Content-Security-Policy forbids the report any
-network request, so it opens the same offline, from a CI artifact or an e-mail.
+One page serves both: in `trialrun view` every JSON page is fetched from the server; in
+the report the pages are embedded in the file. Style, script and plots (SVG) are inlined;
+a Content-Security-Policy forbids the report any network request, so it opens the same
+offline, from a CI artifact or an e-mail.
+
+Why the report is chunked: a 100,000-trial run has ~110,000 pages (~270 MB of JSON).
+Holding them in one dict, one JSON document and one gzip member cost ~2 GB and 30 s,
+and the browser inflated and parsed all of it before showing anything. Instead the
+head payload holds only what the first screen needs (the runs list, the run's overview
+with its task table and plots, the history heat map); task and trial pages follow in
+chunks of `CHUNK` pages each, every chunk its own gzip+base64 `<script>` element named
+by its first page (`chunk-task-N`, `chunk-trial-N`). The page inflates a chunk with the
+browser's DecompressionStream only when one of its pages is opened. The file is written
+streamingly, one chunk at a time, to a temp file renamed into place, so memory stays
+bounded by one chunk and the report is still one offline file. We did not page the
+overview (the alternative): filtering and sorting the task table must stay instant and
+work offline, and the task table is small next to the trial pages.
 """
 
 from __future__ import annotations
 
 import base64
 import gzip
+import io
 import json
-from collections.abc import Sequence
+import os
+import re
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from html import escape
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 from urllib.parse import quote
 
 from trialrun.reports._across import HeatCell, history_page
 from trialrun.reports._view import RunView, dumps
-from trialrun.rundir import write_text_atomic
+from trialrun.rundir import WriteError
 
 _CSP = {
     "static": "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
-              "img-src data:",
+    "img-src data:",
     "server": "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
-              "img-src data:; connect-src 'self'",
+    "img-src data:; connect-src 'self'",
 }
+CHUNK = 128  # task or trial pages per embedded chunk: one click inflates ~100 KB at most
+_ELEMENT = re.compile(r'<script [^>]*id="(payload|chunk-[a-z]+-\d+)"[^>]*>(.*?)</script>', re.S)
 
 
 def _asset(name: str) -> str:
@@ -35,7 +55,7 @@ def _asset(name: str) -> str:
 
 
 def encode_payload(payload: dict[str, str]) -> str:
-    """The pages as gzipped JSON in base64: a tenth of the size, and no `</script>` or
+    """Pages as gzipped JSON in base64: a tenth of the size, and no `</script>` or
     `<!--` can appear in it. The page inflates it with the browser's DecompressionStream."""
     raw = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
@@ -47,17 +67,26 @@ def decode_payload(text: str) -> dict[str, str]:
     return payload
 
 
-def render_page(mode: str, title: str, payload: dict[str, str] | None = None) -> str:
-    """The viewer page: `mode` "static" embeds `payload` (API path → JSON text)."""
+def report_pages(html: str) -> dict[str, str]:
+    """Every page a report embeds, its head payload and all its chunks (API path → JSON
+    text): what a reader of the file, or a test, sees once every chunk is inflated."""
+    pages: dict[str, str] = {}
+    for _, text in _ELEMENT.findall(html):
+        pages.update(decode_payload(text))
+    return pages
+
+
+def _data_element(element_id: str, pages: dict[str, str], chunk: int | None = None) -> str:
+    size = f' data-chunk="{chunk}"' if chunk is not None else ""
+    return (
+        f'<script type="application/octet-stream" id="{element_id}" '
+        f'data-encoding="gzip+base64"{size}>{encode_payload(pages)}</script>'
+    )
+
+
+def _page_head(mode: str, title: str) -> str:
     if mode not in _CSP:
         raise ValueError(f"mode must be static or server, got {mode!r}")
-    data = ""
-    if payload is not None:
-        data = (
-            '<script type="application/octet-stream" id="payload" data-encoding="gzip+base64">'
-            + encode_payload(payload)
-            + "</script>"
-        )
     return (
         "<!doctype html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -67,8 +96,18 @@ def render_page(mode: str, title: str, payload: dict[str, str] | None = None) ->
         f'<body data-mode="{mode}"><header class="top"><b>trialrun</b>'
         f'<a href="#/">{escape(title)}</a></header><main id="main">'
         '<p class="mute">loading…</p></main>'
-        f"{data}<script>{_script_safe(_asset('viewer.js'))}</script></body></html>\n"
     )
+
+
+def _page_tail() -> str:
+    return f"<script>{_script_safe(_asset('viewer.js'))}</script></body></html>\n"
+
+
+def render_page(mode: str, title: str, payload: dict[str, str] | None = None) -> str:
+    """The viewer page: `mode` "static" embeds `payload` (API path → JSON text) whole."""
+    head = _page_head(mode, title)
+    data = _data_element("payload", payload, CHUNK) if payload is not None else ""
+    return head + data + _page_tail()
 
 
 def _script_safe(code: str) -> str:
@@ -101,25 +140,36 @@ def solve_k_rates(rates: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def report_payload(view: RunView) -> dict[str, str]:
-    """Every page the viewer can ask about one run: the run, each task, each trial."""
-    run_id = view.run_id
-    base = f"/api/run/{_quote(run_id)}"
-    payload = {
+def _quote(run_id: str) -> str:
+    """A run id as the page's `encodeURIComponent` spells it."""
+    return quote(run_id, safe="!'()*-._~")
+
+
+def _write_report(
+    out: TextIO, view: RunView, history: Sequence[HeatCell] | None, history_label: str
+) -> None:
+    """The report of `view`, written element by element: the head payload, then the task
+    and trial pages in chunks of `CHUNK` (at most one chunk's pages in memory)."""
+    base = f"/api/run/{_quote(view.run_id)}"
+    head = {
         "/api/runs": dumps({"root": str(view.path.parent), "runs": [run_listing(view)]}),
         base: dumps(view.overview()),
     }
-    for row in range(len(view.records)):
-        payload[f"{base}/task/{row}"] = dumps(view.task(row))
-    for line in range(len(view.lines)):
-        payload[f"{base}/trial/{line}"] = dumps(view.trial(line))
-    return payload
-
-
-def _quote(run_id: str) -> str:
-    """A run id as the page's `encodeURIComponent` spells it."""
-
-    return quote(run_id, safe="!'()*-._~")
+    if history is not None:
+        head["/api/history"] = dumps(history_page(history, source=history_label))
+    out.write(_page_head("static", f"run {view.run_id}"))
+    out.write(_data_element("payload", head, CHUNK))
+    for kind, count, page in (
+        ("task", len(view.records), view.task),
+        ("trial", len(view.lines), view.trial),
+    ):
+        for start in range(0, count, CHUNK):
+            pages = {
+                f"{base}/{kind}/{i}": dumps(page(i))
+                for i in range(start, min(start + CHUNK, count))
+            }
+            out.write(_data_element(f"chunk-{kind}-{start // CHUNK}", pages))
+    out.write(_page_tail())
 
 
 def render_report(
@@ -128,16 +178,32 @@ def render_report(
     history: Sequence[HeatCell] | None = None,
     history_label: str = "the history store",
 ) -> str:
-    """The self-contained HTML report of one run folder; with `history` (the last runs
-    per task × model, e.g. from a history store) its run page ends with their heat map."""
+    """The self-contained HTML report of one run folder, as text (for a large run write
+    it with `write_html_report`, which streams); with `history` (the last runs per task ×
+    model, e.g. from a history store) its run page ends with their heat map."""
     view = RunView(run_dir, baselines_dir)
     try:
-        payload = report_payload(view)
-        if history is not None:
-            payload["/api/history"] = dumps(history_page(history, source=history_label))
-        return render_page("static", f"run {view.run_id}", payload)
+        buffer = io.StringIO()
+        _write_report(buffer, view, history, history_label)
+        return buffer.getvalue()
     finally:
         view.close()
+
+
+@contextmanager
+def _atomic_text(path: Path) -> Iterator[TextIO]:
+    """A temp file beside `path`, fsynced and renamed onto it when the block ends
+    without error (removed otherwise): readers never see half a report."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def write_html_report(
@@ -147,7 +213,17 @@ def write_html_report(
     history: Sequence[HeatCell] | None = None,
     history_label: str = "the history store",
 ) -> Path:
-    """Write the HTML report of `run_dir` to `out` (atomically); returns the path."""
+    """Write the HTML report of `run_dir` to `out` (streamed, atomically); returns the path."""
     out = Path(out)
-    write_text_atomic(out, render_report(run_dir, baselines_dir, history, history_label))
+    view = RunView(run_dir, baselines_dir)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with _atomic_text(out) as handle:
+            _write_report(handle, view, history, history_label)
+    except WriteError:
+        raise
+    except OSError as exc:
+        raise WriteError(out, exc) from None
+    finally:
+        view.close()
     return out

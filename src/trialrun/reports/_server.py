@@ -30,6 +30,7 @@ from trialrun.reports._across import (
 )
 from trialrun.reports._html import render_page, run_listing, solve_k_rates
 from trialrun.reports._view import RunView, dumps
+from trialrun.reports._view_cache import cache_key, load_overview, store_overview
 from trialrun.rundir import RESULTS, RUN_JSON, SUMMARY, RunDir
 from trialrun.runner import lock_holder
 from trialrun.tracking import compare_runs, configured_alpha, one_sided_models
@@ -165,9 +166,18 @@ class RunStore:
                 "in_progress": lock_holder(path) is not None}
 
     def overview(self, run_id: str) -> dict[str, Any]:
+        """A finished run's overview comes from its cache file when that is current
+        (see `_view_cache`); it is built, and cached, otherwise."""
         path = self.path_of(run_id)
         version = run_version(path)
-        page = dict(self.view(run_id).overview())
+        finished = lock_holder(path) is None
+        key = cache_key(path, version, self.baselines_dir) if finished else None
+        page = load_overview(path, key) if key is not None else None
+        if page is None:
+            page = dict(self.view(run_id).overview())
+            if key is not None:
+                store_overview(path, key, page)
+        page = dict(page)
         page["version"] = version
         return page
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,32 @@ def _series(points: list[Any], *, liveness: list[Any] | None = None) -> list[Ser
     return out
 
 
+@dataclass(slots=True)
+class LineFacts:
+    """What the overview and task pages need of one results line, and where the line
+    starts in results.jsonl: the trial page re-reads the full line (`RunDir.result_at`),
+    so a 100,000-trial run is not held in memory as 100,000 full results lines."""
+
+    offset: int
+    task_id: str
+    trial: int
+    status: str
+    failed_graders: list[str]
+    latency_s: Any
+    cost_usd: Any
+    turns: Any
+    tool_calls: int
+    error: Any
+    final_text: str
+    is_infra: bool
+
+    @classmethod
+    def of(cls, offset: int, line: ResultLine) -> LineFacts:
+        return cls(offset, line.task_id, line.trial, trial_status(line), _failed_graders(line),
+                   line.latency_s, line.cost_usd, line.turns, len(line.tool_calls), line.error,
+                   (line.final_text or "")[:200], line.is_infra)
+
+
 def curve_svg(title: str, records: list[TaskRecord]) -> str:
     """solve^k and pass@k over k = 1…n (95 % band), and pass^k of finishing, dashed."""
     solve = mean_curve([(r.solve_n, r.solved) for r in records])
@@ -99,12 +126,17 @@ class RunView:
             self.rundir = RunDir.open(self.path)
             self.records = data.records
             self.row_of = {(r.task_id, r.model): i for i, r in enumerate(self.records)}
-            # tracking keeps lean per-trial facts; the pages need the full results lines
-            self.row_lines: list[list[ResultLine]] = [[] for _ in self.records]
-            for line in self.rundir.results():
+            # per line the pages' facts and its offset (the trial page re-reads the line)
+            self.row_lines: list[list[LineFacts]] = [[] for _ in self.records]
+            self.row_tags: list[Any] = [None for _ in self.records]  # of its first trial
+            first_trial: dict[int, int] = {}
+            for offset, line in self.rundir.iter_results_with_offsets():
                 i = self.row_of.get((line.task_id, line.model))
                 if i is not None:
-                    self.row_lines[i].append(line)
+                    if line.trial < first_trial.get(i, line.trial + 1):
+                        first_trial[i] = line.trial
+                        self.row_tags[i] = line.extra.get("tags")
+                    self.row_lines[i].append(LineFacts.of(offset, line))
             for lines in self.row_lines:
                 lines.sort(key=lambda ln: ln.trial)
             self.lines = [t for lines in self.row_lines for t in lines]
@@ -147,11 +179,11 @@ class RunView:
             status, message = pending_outcome(r) if live else task_outcome(r)
             failed: dict[str, int] = {}
             for t in self.row_lines[i]:
-                for name in _failed_graders(t):
+                for name in t.failed_graders:
                     failed[name] = failed.get(name, 0) + 1
             rows.append({
                 "i": i, "task_id": r.task_id, "model": r.model, "suite": r.suite,
-                "tier": r.tier, "tags": self._tags(r, self.row_lines[i]), "policy": r.policy,
+                "tier": r.tier, "tags": self._tags(r, self.row_tags[i]), "policy": r.policy,
                 "metric": r.metric,
                 "k": r.k, "n": r.n, "trials": r.trials.finished, "passed": r.passed,
                 "solved": r.solved, "undetermined": r.undetermined, "infra": r.infra_errors,
@@ -160,7 +192,7 @@ class RunView:
                 "change": labels.get((r.model, r.task_id)),
                 "failed_graders": failed,
                 "first_failed": next((self.line_index[id(t)] for t in self.row_lines[i]
-                                      if trial_status(t) != "solved"), None),
+                                      if t.status != "solved"), None),
             })
         headline = []
         for model in data.models:
@@ -207,10 +239,9 @@ class RunView:
         """The run's lock is held by a live process (a run still writing trials)."""
         return lock_holder(self.path) is not None
 
-    def _tags(self, record: TaskRecord, lines: list[ResultLine]) -> list[str]:
-        first = lines[0].extra if lines else {}
+    def _tags(self, record: TaskRecord, first_line_tags: Any) -> list[str]:
         meta = self.task_meta.get(record.task_id, {})
-        tags = meta.get("tags", first.get("tags"))
+        tags = meta.get("tags", first_line_tags)
         return [str(t) for t in tags] if isinstance(tags, list) else []
 
     def _comparison_head(self, model: str) -> dict[str, Any] | None:
@@ -273,10 +304,10 @@ class RunView:
                 raise KeyError(row)
             r = self.records[row]
             trials = [{
-                "line": self.line_index[id(t)], "trial": t.trial, "status": trial_status(t),
-                "failed_graders": _failed_graders(t), "latency_s": t.latency_s,
-                "cost_usd": t.cost_usd, "turns": t.turns, "tool_calls": len(t.tool_calls),
-                "error": t.error, "final_text": (t.final_text or "")[:200],
+                "line": self.line_index[id(t)], "trial": t.trial, "status": t.status,
+                "failed_graders": t.failed_graders, "latency_s": t.latency_s,
+                "cost_usd": t.cost_usd, "turns": t.turns, "tool_calls": t.tool_calls,
+                "error": t.error, "final_text": t.final_text,
             } for t in self.row_lines[row]]
         curve = [p.as_dict() for p in k_curve(r.solve_n, r.solved)] if r.solve_n else []
         return {
@@ -295,8 +326,10 @@ class RunView:
         with self._lock:
             if not 0 <= index < len(self.lines):
                 raise KeyError(index)
-            line = self.lines[index]
+            offset = self.lines[index].offset
             row = self.line_row[index]
+            rundir = self.rundir
+        line = rundir.result_at(offset)
         transcript = self.rundir.transcript_or_empty(line)
         changes = transcript.extra.get("workspace_diff")
         diff: dict[str, Any] | None = None

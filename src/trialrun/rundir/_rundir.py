@@ -64,6 +64,8 @@ RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
 TRANSCRIPTS = "transcripts"
 WORKSPACES = "workspaces"
+# the viewer's cached overview of a finished run (derived; safe to delete, rebuilt on demand)
+VIEW_CACHE = "view-cache.json"
 _FILES = (RUN_JSON, RESULTS, SUMMARY)
 _LINE_FIX = "the results file is damaged; delete that line (its trial reruns on --resume)"
 # a lone surrogate (a JSON "\\ud800" escape in a model's reply) is written as that escape

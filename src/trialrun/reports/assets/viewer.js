@@ -2,7 +2,9 @@
    (pages fetched from the local server). No dependencies; plots arrive as SVG text. */
 "use strict";
 const MODE = document.body.dataset.mode;
-const EMBED = MODE === "static" ? inflate(document.getElementById("payload").textContent) : null;
+const HEAD = MODE === "static" ? document.getElementById("payload") : null;
+const EMBED = HEAD ? inflate(HEAD.textContent) : null;
+const CHUNKS = new Map();  /* chunk element id -> its inflated pages, only once opened */
 const PAGE = 100, FOLD = 600;
 const cache = new Map();
 let poll = null, view = { run: null, rows: [], filters: {}, sort: ["status", 1], page: 0 };
@@ -16,9 +18,23 @@ async function inflate(text) {
   return JSON.parse(await new Response(stream).text());
 }
 
+/* a task or trial page of the report: in the head payload, else in its chunk (element
+   chunk-<kind>-<n>, data-chunk pages each), inflated the first time one of its pages opens */
+async function embedded(path) {
+  const head = await EMBED;
+  if (head[path] !== undefined) return head[path];
+  const m = /\/(task|trial)\/(\d+)$/.exec(path);
+  if (!m) return undefined;
+  const id = "chunk-" + m[1] + "-" + Math.floor(Number(m[2]) / Number(HEAD.dataset.chunk));
+  const el = document.getElementById(id);
+  if (!el) return undefined;
+  if (!CHUNKS.has(id)) CHUNKS.set(id, inflate(el.textContent));
+  return (await CHUNKS.get(id))[path];
+}
+
 async function get(path, fresh) {
   if (EMBED) {
-    const text = (await EMBED)[path];
+    const text = await embedded(path);
     if (text === undefined) throw new Error("not in this report: " + path);
     if (!cache.has(path)) cache.set(path, JSON.parse(text));
     return cache.get(path);

@@ -1,0 +1,164 @@
+"""The report and the viewer at scale: the HTML report carries its task and trial pages
+in gzip+base64 chunks (the head payload holds only the first screen), written streamingly;
+`trialrun view` caches a finished run's overview in the run folder, rebuilt when the
+results file changes. Both show the terminal's figures."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from reports_helpers import ExampleRuns, trialrun
+
+from trialrun.reports import RunView, _html
+from trialrun.reports._format import pct
+from trialrun.reports._server import RunStore
+from trialrun.reports._view import dumps
+from trialrun.rundir import VIEW_CACHE
+
+_ELEMENTS = re.compile(r'<script [^>]*id="([^"]+)"[^>]*>(.*?)</script>', re.S)
+
+
+def _elements(html: str) -> dict[str, dict[str, str]]:
+    return {name: _html.decode_payload(text) for name, text in _ELEMENTS.findall(html)}
+
+
+def test_report_head_holds_the_first_screen_and_chunks_hold_every_detail_page(
+    example_runs: ExampleRuns, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_html, "CHUNK", 3)  # several chunks from a small run
+    out = _html.write_html_report(example_runs.bad, tmp_path / "r.html")
+    elements = _elements(out.read_text("utf-8"))
+    head = elements.pop("payload")
+    base = f"/api/run/{example_runs.bad.name}"
+    assert set(head) == {"/api/runs", base}  # no task or trial page in the head
+    view = RunView(example_runs.bad)
+    try:
+        tasks, lines = len(view.records), len(view.lines)
+        expected = {f"{base}/task/{i}": dumps(view.task(i)) for i in range(tasks)}
+        expected |= {f"{base}/trial/{i}": dumps(view.trial(i)) for i in range(lines)}
+    finally:
+        view.close()
+    assert sorted(elements) == sorted(
+        [f"chunk-task-{n}" for n in range(-(-tasks // 3))]
+        + [f"chunk-trial-{n}" for n in range(-(-lines // 3))])
+    for name, pages in elements.items():  # each page sits in the chunk the page looks in
+        kind, number = name.split("-")[1:]
+        assert all(int(p.rsplit("/", 1)[1]) // 3 == int(number) and f"/{kind}/" in p
+                   for p in pages)
+    assert {p: t for pages in elements.values() for p, t in pages.items()} == expected
+
+
+def test_each_chunk_is_its_own_gzip_member_of_bounded_size(
+    example_runs: ExampleRuns, tmp_path: Path
+) -> None:
+    html = _html.write_html_report(example_runs.good, tmp_path / "r.html").read_text("utf-8")
+    chunks = {n: t for n, t in _ELEMENTS.findall(html) if n.startswith("chunk-")}
+    assert chunks, "no chunk in the report"
+    for text in chunks.values():
+        import base64
+
+        pages = json.loads(gzip.decompress(base64.b64decode(text)))
+        assert 0 < len(pages) <= _html.CHUNK
+    assert 'data-chunk="' in html.split('id="payload"')[1].split(">")[0]
+
+
+def test_report_and_viewer_show_the_terminals_figures(
+    example_runs: ExampleRuns, tmp_path: Path
+) -> None:
+    run = tmp_path / "results" / example_runs.bad.name
+    shutil.copytree(example_runs.bad, run)
+    terminal = trialrun("summarize", str(run), cwd=tmp_path).stdout  # the terminal table
+    html = _html.write_html_report(run, tmp_path / "r.html").read_text("utf-8")
+    report = json.loads(_html.report_pages(html)[f"/api/run/{run.name}"])
+    store = RunStore(run.parent)
+    try:
+        built = store.overview(run.name)
+        cached = RunStore(run.parent).overview(run.name)
+    finally:
+        store.close()
+    for page in (report, built, cached):
+        (head,) = page["headline"]
+        assert f"solve^k {pct(head['solve_k_rate'])}" in terminal
+        assert f"mean solve {pct(head['mean_solve_rate'])}" in terminal
+        assert re.search(rf"pass\^k[^\n]* {re.escape(pct(head['pass_k_rate']))}", terminal)
+    assert report["headline"] == built["headline"] == cached["headline"]
+    assert report["tasks"] == built["tasks"] == cached["tasks"]
+
+
+def _copy(example_runs: ExampleRuns, tmp_path: Path) -> Path:
+    run = tmp_path / "results" / example_runs.good.name
+    shutil.copytree(example_runs.good, run)
+    return run
+
+
+def _overview(run: Path) -> dict:
+    store = RunStore(run.parent)  # a fresh server: nothing held in memory
+    try:
+        return store.overview(run.name)
+    finally:
+        store.close()
+
+
+def _mark_cache(run: Path) -> None:
+    """Tag the cached overview, to see whether a later answer came from the file."""
+    data = json.loads((run / VIEW_CACHE).read_text("utf-8"))
+    data["overview"]["git_sha"] = "from-the-cache"
+    (run / VIEW_CACHE).write_text(json.dumps(data), "utf-8")
+
+
+def test_viewer_caches_the_overview_in_the_run_folder_and_reuses_it(
+    example_runs: ExampleRuns, tmp_path: Path
+) -> None:
+    run = _copy(example_runs, tmp_path)
+    first = _overview(run)
+    assert (run / VIEW_CACHE).is_file()
+    assert json.loads((run / VIEW_CACHE).read_text("utf-8"))["overview"]["tasks"] == first["tasks"]
+    _mark_cache(run)
+    assert _overview(run)["git_sha"] == "from-the-cache"
+
+
+def test_viewer_cache_is_rebuilt_when_the_results_file_changes(
+    example_runs: ExampleRuns, tmp_path: Path
+) -> None:
+    run = _copy(example_runs, tmp_path)
+    before = _overview(run)
+    _mark_cache(run)
+    lines = (run / "results.jsonl").read_text("utf-8").splitlines(keepends=True)
+    kept = [line for line in lines if json.loads(line)["trial"] != 2]  # trial 2 never ran
+    (run / "results.jsonl").write_text("".join(kept), "utf-8")
+    after = _overview(run)
+    assert after["git_sha"] != "from-the-cache"
+    trials = sum(row["trials"] for row in after["tasks"])
+    assert trials == len(kept) < sum(row["trials"] for row in before["tasks"])
+    cached = json.loads((run / VIEW_CACHE).read_text("utf-8"))["overview"]
+    assert cached["tasks"] == after["tasks"]
+
+
+def test_viewer_cache_is_rebuilt_when_only_the_results_mtime_changes(
+    example_runs: ExampleRuns, tmp_path: Path
+) -> None:
+    run = _copy(example_runs, tmp_path)
+    _overview(run)
+    _mark_cache(run)
+    st = (run / "results.jsonl").stat()
+    os.utime(run / "results.jsonl", ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    assert _overview(run)["git_sha"] != "from-the-cache"
+
+
+def test_viewer_never_follows_a_symlinked_cache(
+    example_runs: ExampleRuns, tmp_path: Path
+) -> None:
+    run = _copy(example_runs, tmp_path)
+    target = tmp_path / "elsewhere.json"
+    target.write_text("{}", "utf-8")
+    (run / VIEW_CACHE).symlink_to(target)
+    page = _overview(run)
+    assert page["tasks"]  # built from the run, not the link
+    assert target.read_text("utf-8") == "{}"  # never written through the link
+    assert (run / VIEW_CACHE).is_symlink()
