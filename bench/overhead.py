@@ -5,10 +5,15 @@ fixture, turn 1 `read_file`, turn 2 an answer with the note's contents, two grad
 a transcript file and one fsync'd results line. Wall time covers `trialrun.run` only
 (task loading, trials, summary), not imports or generating the task files.
 
-    python bench/overhead.py --n 200 -k 3
+    python bench/overhead.py --n 200 -k 3              # 3 repetitions, each its own process
+    python bench/overhead.py --n 200 -k 3 --repeats 5
 
-The last stdout line is one JSON object: trials, wall_s, trials_per_s, ms_per_trial,
-peak_rss_mb. The anchor: inspect_ai 0.3.285 running the same shape does 20–28
+Each repetition runs in a fresh process (`--once`, so its peak RSS is its own) and the
+figures are printed as median (min, max; n; the 1-minute load at each) through
+`bench/_repeat.py`: trials/s, ms/trial, CPU ms/trial, peak RSS. The last stdout line is
+one JSON object: each figure's median/min/max/n/loads and every repetition's figures
+(trials, wall_s, trials_per_s, ms_per_trial, cpu_ms_per_trial, peak_rss_mb).
+The anchor: inspect_ai 0.3.285 running the same shape does 20–28
 trial-runs/s on a 2-core machine.
 """
 
@@ -16,11 +21,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _repeat import MIN_REPEATS, Series, load_now  # noqa: E402
 
 
 def write_suite(root: Path, n: int) -> Path:
@@ -79,8 +90,40 @@ def main(argv: list[str] | None = None) -> int:
         "results/ would (default: the current folder; removed afterwards). Workspaces go "
         "to the system temp folder, as in any run.",
     )
+    parser.add_argument("--repeats", type=int, default=MIN_REPEATS,
+                        help=f"repetitions, each in its own process (at least {MIN_REPEATS})")
+    parser.add_argument("--once", action="store_true",
+                        help="one repetition in this process (what each repetition runs)")
     args = parser.parse_args(argv)
+    if not args.once:
+        return _repeated(argv if argv is not None else sys.argv[1:], args.repeats, args.n, args.k)
+    return _once(args)
 
+
+def _repeated(argv: list[str], repeats: int, n: int, k: int) -> int:
+    """Run `--once` in a fresh process `repeats` times (at least three); print the series."""
+    names = {"trials_per_s": ("trials/s", ""), "ms_per_trial": ("wall per trial", "ms"),
+             "cpu_ms_per_trial": ("CPU per trial", "ms"), "peak_rss_mb": ("peak RSS", "MiB")}
+    series = {key: Series(name, unit) for key, (name, unit) in names.items()}
+    runs = []
+    for _ in range(max(MIN_REPEATS, repeats)):
+        load = load_now()
+        done = subprocess.run([sys.executable, __file__, *argv, "--once"], check=True,
+                              stdout=subprocess.PIPE, text=True, env=os.environ.copy())
+        figures = json.loads(done.stdout.strip().splitlines()[-1])
+        figures["load"] = round(load, 2)
+        runs.append(figures)
+        for key, one in series.items():
+            one.add(figures[key], load)
+    print(f"{n} tasks × k={k}, scripted model, {len(runs)} repetitions "
+          f"({runs[0]['trials']} trials each)")
+    for one in series.values():
+        print("  " + one.line(".4g"))
+    print(json.dumps({**{key: one.as_json() for key, one in series.items()}, "runs": runs}))
+    return 0
+
+
+def _once(args: argparse.Namespace) -> int:
     # imports first, registries loaded: not timed
     import trialrun
     import trialrun.agents.loop  # noqa: F401
@@ -138,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         "wall_s": round(wall, 4),
         "trials_per_s": round(trials / wall, 1),
         "ms_per_trial": round(wall * 1000 / trials, 3),
+        "cpu_ms_per_trial": round(cpu * 1000 / trials, 3),
         "peak_rss_mb": round(peak, 1),
     }
     print(

@@ -7,6 +7,7 @@ Chat messages, tool-call records, verdicts, model specs, the name registry behin
 runner, rundir, history) agree on them without importing each other.
 """
 
+from trialrun.core._fast_json import compact_json
 from trialrun.core._files import (
     FileRefused,
     copy_regular,
@@ -86,6 +87,7 @@ __all__ = [
     "UnsafeRegex",
     "Verdict",
     "ci_branch",
+    "compact_json",
     "compile_safe",
     "copy_regular",
     "file_kind",

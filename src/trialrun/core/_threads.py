@@ -9,6 +9,7 @@ dropped) and the next call gets a fresh thread.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import queue
 import threading
@@ -19,21 +20,27 @@ T = TypeVar("T")
 
 
 class _DaemonPool:
-    """Idle workers are reused; a job with no idle worker starts a new one."""
+    """Idle workers are reused; a job with no idle worker starts a new one.
+
+    The idle workers are counted by tokens in a deque (its append and pop are atomic
+    C calls): a `threading.Semaphore` is Python code under a Condition, run on every
+    submit and by every worker after every job."""
 
     def __init__(self) -> None:
         self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-        self._idle = threading.Semaphore(0)
+        self._idle: collections.deque[None] = collections.deque()
 
     def submit(self, job: Callable[[], None]) -> None:
         self._jobs.put(job)
-        if not self._idle.acquire(blocking=False):
+        try:
+            self._idle.pop()  # an idle worker will take the job
+        except IndexError:
             threading.Thread(target=self._work, name="trialrun-sync", daemon=True).start()
 
     def _work(self) -> None:
         while True:
             self._jobs.get()()
-            self._idle.release()
+            self._idle.append(None)
 
 
 _POOL = _DaemonPool()

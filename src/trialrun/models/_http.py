@@ -8,7 +8,7 @@ every request (a syscall each), which at 64+ in flight costs more CPU than the t
 themselves; `https://` (TLS, HTTP/2 where `h2` is installed) and any proxy settings
 go through one shared httpx.AsyncClient.
 
-A request body is built by `json.dumps` directly; the part that never changes within a
+A request body is built by `compact_json` (orjson) directly; the part that never changes within a
 task (its tool schemas) is serialised once and spliced in (`JsonCache`). Errors look as
 the openai SDK's did: an HTTP error is `StatusError` ("Error code: 404 - <the server's
 message>", with `status_code` and `response`), a dropped connection `APIConnectionError`
@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+from trialrun.core import compact_json
 from trialrun.models._body import JsonTooComplex, ResponseTooLarge, parse_json
 from trialrun.models._limits import ReadLimits
 from trialrun.models._plain import (
@@ -139,11 +140,13 @@ def _tools_key(tools: list[Any]) -> tuple[Any, ...] | None:
 
 def request_body(fields: dict[str, Any], spliced: dict[str, str]) -> bytes:
     """`fields` as JSON with `spliced` (key → JSON text made earlier) added verbatim."""
-    text = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
+    data = compact_json(fields)
     if spliced:
-        extra = ",".join(f"{json.dumps(k)}:{v}" for k, v in spliced.items())
-        text = f"{text[:-1]},{extra}}}" if len(text) > 2 else f"{{{extra}}}"
-    return text.encode("utf-8", "backslashreplace")
+        extra = ",".join(f"{json.dumps(k)}:{v}" for k, v in spliced.items()).encode(
+            "utf-8", "backslashreplace"
+        )
+        data = data[:-1] + b"," + extra + b"}" if len(data) > 2 else b"{" + extra + b"}"
+    return data
 
 
 class LeanClient:

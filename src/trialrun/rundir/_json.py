@@ -22,9 +22,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from trialrun.core import FileRefused, read_regular, redacted_json
+from trialrun.core import FileRefused, compact_json, read_regular, redacted_json
 from trialrun.errors import UserError
-from trialrun.rundir._checks import finite_or_null, non_finite, shown_number
+from trialrun.rundir._checks import non_finite, shown_number
 from trialrun.rundir._limits import ReadLimits, record_fix
 
 WRITE_FIX = "choose a writable path"
@@ -51,12 +51,9 @@ def dumps_line(obj: Any) -> str:
 
 
 def _compact(obj: Any) -> str:
-    try:
-        return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str,
-                          allow_nan=False)
-    except ValueError:  # a non-finite number (e.g. a model's NaN argument): not JSON
-        return json.dumps(finite_or_null(obj), ensure_ascii=False, separators=(",", ":"),
-                          default=str, allow_nan=False)
+    # orjson where it writes what json would; a non-finite number (e.g. a model's NaN
+    # argument) is null, not JSON's missing NaN
+    return compact_json(obj).decode("utf-8")
 
 
 def write_text_atomic(path: Path, text: str) -> None:
