@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tau_results_support import (
     FIXTURE,
@@ -237,6 +237,7 @@ TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=6)  # UTF-8
     | TEXT,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
     max_leaves=8), max_size=6), chunk=st.integers(1, 9), indent=st.sampled_from([None, 1]))
+@example(values=[0], chunk=3, indent=None)  # a number last in the file, the buffer moved at EOF
 def test_streamed_entries_equal_the_parsed_list(
     values: list[Any], chunk: int, indent: int | None
 ) -> None:

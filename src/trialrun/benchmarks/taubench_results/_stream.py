@@ -109,7 +109,8 @@ def _decode(chars: _Chars, path: Path, index: int) -> Any:
             ) from None
         # a number near the end of the buffer may go on in the next chunk ("0" of "0.5")
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if number and end + _TOKEN_MARGIN >= len(chars.text) and chars.more():
+        if number and end + _TOKEN_MARGIN >= len(chars.text) and not chars.eof:
+            chars.more()  # moves the buffer even at the end: decode again from the start
             continue
         chars.pos = end
         return value
