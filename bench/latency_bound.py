@@ -54,7 +54,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _repeat import MIN_REPEATS, Series, load_now  # noqa: E402
+from _repeat import MIN_REPEATS, Series, add_repeats_arg, load_now  # noqa: E402
 from overhead import write_suite  # noqa: E402
 
 GOALS = {64: 0.85, 128: 0.90}  # share of the limit (median), issue 30: ≥ 90 % at 128
@@ -283,8 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--client", choices=("lean", "sdk"), default="lean")
     parser.add_argument("--processes", type=int, action="append",
                         help="the run's worker processes (default: 1 and 2, each level)")
-    parser.add_argument("--repeats", type=int, default=MIN_REPEATS,
-                        help=f"repetitions of every level (at least {MIN_REPEATS})")
+    add_repeats_arg(parser)
     args = parser.parse_args(argv)
     levels = args.in_flight or [16, 64, 128, 256]
     processes_list = args.processes or [1, 2]

@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _repeat import MIN_REPEATS, Series, load_now  # noqa: E402
+from _repeat import MIN_REPEATS, Series, add_repeats_arg, load_now  # noqa: E402
 
 
 def write_suite(root: Path, n: int) -> Path:
@@ -90,8 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         "results/ would (default: the current folder; removed afterwards). Workspaces go "
         "to the system temp folder, as in any run.",
     )
-    parser.add_argument("--repeats", type=int, default=MIN_REPEATS,
-                        help=f"repetitions, each in its own process (at least {MIN_REPEATS})")
+    add_repeats_arg(parser)
     parser.add_argument("--once", action="store_true",
                         help="one repetition in this process (what each repetition runs)")
     args = parser.parse_args(argv)

@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _repeat import Series, repeat  # noqa: E402
+from _repeat import Series, add_repeats_arg, repeat  # noqa: E402
 
 MODEL = "openai-compat:bench-model-2026-01-01"
 K = 10
@@ -93,7 +93,7 @@ def peak_mb(reader: str, run: Path, baselines: Path, gate_baseline: bool) -> flo
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 50_000, 100_000])
-    parser.add_argument("--repeats", type=int, default=3)
+    add_repeats_arg(parser)
     parser.add_argument("--gate-baseline", action="store_true",
                         help="gate against the blessed baseline (its latency bootstrap takes "
                              "minutes of CPU past 30k trials); default: no baseline")

@@ -35,7 +35,7 @@ import threading
 import time
 from pathlib import Path
 
-from _repeat import Series, load_now
+from _repeat import Series, add_repeats_arg, load_now
 
 from trialrun.reports import make_server, write_html_report
 from trialrun.rundir import Manifest, ResultLine, RunDir, Transcript
@@ -178,7 +178,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--trials", type=int, default=10_000)
     parser.add_argument("-k", type=int, default=10)
-    parser.add_argument("--repeat", type=int, default=3)
+    add_repeats_arg(parser)
     parser.add_argument("--no-browser", action="store_true")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     opts = parser.parse_args()
@@ -194,7 +194,7 @@ def main() -> None:
         run = write_run(tmp / "results", max(1, opts.trials // opts.k), opts.k)
         print(f"wrote a run of {opts.trials} trials in {time.perf_counter() - start:.1f} s")
         browser = not opts.no_browser and os.access("/usr/bin/chromium", os.X_OK)
-        series = measure(run, tmp, max(3, opts.repeat), browser)
+        series = measure(run, tmp, max(3, opts.repeats), browser)
         for s in series:
             print(s.line(".3g"))
         print(json.dumps({"trials": opts.trials, **{s.name: s.as_json() for s in series}}))
