@@ -8,6 +8,19 @@ from pathlib import Path
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
+# the smallest valid native task: tests change one key of it
+BASE_YAML = """\
+task_id: t
+suite: golden
+description: d
+inputs:
+  prompt: hello
+graders:
+  - type: contains
+    value: hi
+tracked_metrics: [pass^k]
+"""
+
 
 def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tasks_support import write
+from tasks_support import BASE_YAML, write
 
 from trialrun.tasks import LoadReport, load_tasks
 
@@ -20,17 +20,6 @@ def one(report: LoadReport) -> tuple[int | None, str, str]:
     return p.line, p.field, p.message
 
 
-BASE_YAML = """\
-task_id: t
-suite: golden
-description: d
-inputs:
-  prompt: hello
-graders:
-  - type: contains
-    value: hi
-tracked_metrics: [pass^k]
-"""
 
 
 def test_unknown_top_level_key_did_you_mean(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tasks_support import write
+from tasks_support import BASE_YAML, write
 
 from trialrun.tasks import load_tasks
 from trialrun.tasks._reference import (
@@ -20,18 +20,6 @@ from trialrun.tasks._reference import (
     reference_anchor,
     task_keys,
 )
-
-BASE_YAML = """\
-task_id: t
-suite: golden
-description: d
-inputs:
-  prompt: hello
-graders:
-  - type: contains
-    value: hi
-tracked_metrics: [pass^k]
-"""
 
 SEE = re.compile(r"\(see docs/reference/tasks\.md#([a-z0-9_-]+)\)$")
 
