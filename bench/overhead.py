@@ -7,12 +7,16 @@ a transcript file and one fsync'd results line. Wall time covers `trialrun.run` 
 
     python bench/overhead.py --n 200 -k 3              # 3 repetitions, each its own process
     python bench/overhead.py --n 200 -k 3 --repeats 5
+    python bench/overhead.py --n 200 -k 3 --against a18510d   # paired with older code
 
 Each repetition runs in a fresh process (`--once`, so its peak RSS is its own) and the
 figures are printed as median (min, max; n; the 1-minute load at each) through
 `bench/_repeat.py`: trials/s, ms/trial, CPU ms/trial, peak RSS. The last stdout line is
 one JSON object: each figure's median/min/max/n/loads and every repetition's figures
 (trials, wall_s, trials_per_s, ms_per_trial, cpu_ms_per_trial, peak_rss_mb).
+`--against REV` runs this same script on the code at git revision REV too (its `src/`
+extracted to a temporary folder and put first on PYTHONPATH), alternating new and old in
+each repetition, and prints the ratio new/old of trials/s and of CPU per trial per pair.
 The anchor: inspect_ai 0.3.285 running the same shape does 20–28
 trial-runs/s on a 2-core machine.
 """
@@ -20,11 +24,13 @@ trial-runs/s on a 2-core machine.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import resource
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -93,7 +99,12 @@ def main(argv: list[str] | None = None) -> int:
     add_repeats_arg(parser)
     parser.add_argument("--once", action="store_true",
                         help="one repetition in this process (what each repetition runs)")
+    parser.add_argument("--against", help="a git revision to pair every repetition with")
     args = parser.parse_args(argv)
+    if args.against and not args.once:
+        rest = list(argv if argv is not None else sys.argv[1:])
+        i = rest.index("--against")
+        return _paired(rest[:i] + rest[i + 2 :], args.against, args.repeats, args.n, args.k)
     if not args.once:
         return _repeated(argv if argv is not None else sys.argv[1:], args.repeats, args.n, args.k)
     return _once(args)
@@ -122,12 +133,55 @@ def _repeated(argv: list[str], repeats: int, n: int, k: int) -> int:
     return 0
 
 
+def _one_process(argv: list[str], src: Path | None) -> dict[str, float]:
+    env = os.environ.copy()
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(src), env.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, __file__, *argv, "--once"], check=True,
+                          stdout=subprocess.PIPE, text=True, env=env)
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def _paired(argv: list[str], rev: str, repeats: int, n: int, k: int) -> int:
+    """New then old in each repetition; the ratio new/old per pair."""
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory(prefix="trialrun-overhead-old-") as tmp:
+        archive = subprocess.run(["git", "archive", rev, "src"], cwd=root,
+                                 capture_output=True, check=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(tmp, filter="data")
+        old_src = Path(tmp) / "src"
+        new_src = root / "src"
+        rate = {"new": Series("trials/s, this code"), "old": Series(f"trials/s, {rev}")}
+        cpu = {"new": Series("CPU per trial, this code", "ms"),
+               "old": Series(f"CPU per trial, {rev}", "ms")}
+        rate_ratio = Series("trials/s new/old, paired")
+        cpu_ratio = Series("CPU per trial new/old, paired")
+        for _ in range(max(MIN_REPEATS, repeats)):
+            load = load_now()
+            new = _one_process(argv, new_src)
+            old = _one_process(argv, old_src)
+            for side, figures in (("new", new), ("old", old)):
+                rate[side].add(figures["trials_per_s"], load)
+                cpu[side].add(figures["cpu_ms_per_trial"], load)
+            rate_ratio.add(new["trials_per_s"] / old["trials_per_s"], load)
+            cpu_ratio.add(new["cpu_ms_per_trial"] / old["cpu_ms_per_trial"], load)
+    print(f"{n} tasks × k={k}, scripted model, this code against {rev}")
+    every = [rate["new"], rate["old"], rate_ratio, cpu["new"], cpu["old"], cpu_ratio]
+    for one in every:
+        print("  " + one.line(".4g"))
+    print(json.dumps({one.name: one.as_json() for one in every}))
+    return 0
+
+
 def _once(args: argparse.Namespace) -> int:
     # imports first, registries loaded: not timed
     import trialrun
     import trialrun.agents.loop  # noqa: F401
     import trialrun.metrics  # noqa: F401
     import trialrun.sandbox  # noqa: F401
+    import trialrun.workflow  # noqa: F401 - what `trialrun.run` loads on first use
     from trialrun.graders import GRADERS
     from trialrun.models import MODEL_PROVIDERS
     from trialrun.tasks import load_tasks
