@@ -90,4 +90,4 @@ def test_the_config_passed_in_wins_over_the_working_directory(tmp_path, monkeypa
     details = _judge_details(outcome)
     assert details["verdict"] == "YES" and details["constrained"] is False
     assert details["judge_model"].endswith("judge.yaml")
-    assert outcome.summary.tasks[0]["solved"] == 1
+    assert outcome.summary.tasks[0].solved == 1
