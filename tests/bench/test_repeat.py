@@ -127,16 +127,10 @@ def test_repeats_flag_defaults_to_three() -> None:
     assert parser.parse_args(["--repeats", "7"]).repeats == 7
 
 
-# Owned by other parts this session (hotpath: latency_bound, overhead; reportscale:
-# report_scale); they take --repeats once merged, and this set empties.
-NOT_YET: set[str] = set()  # every script is on the helper now
-
 
 @pytest.mark.parametrize(
     "script", sorted(p.name for p in BENCH.glob("*.py") if not p.name.startswith("_")))
 def test_every_bench_script_repeats_through_the_helper(script: str) -> None:
     source = (BENCH / script).read_text(encoding="utf-8")
-    if script in NOT_YET:
-        pytest.skip(f"bench/{script}: owned by another part this session")
     assert "add_repeats_arg(parser)" in source, f"bench/{script} has no --repeats flag"
     assert "from _repeat import" in source, f"bench/{script} does not use bench/_repeat.py"
