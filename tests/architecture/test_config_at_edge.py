@@ -33,10 +33,6 @@ KNOWN_DEBT = {
     "models/_pricing.py",  # [pricing]: read when costs are priced
     "models/_retry.py",  # [retries]: RetryPolicy.load() per provider
     "rundir/_limits.py",  # [rundir] record / file limits
-    "tools/_jailed.py",  # [tools] unjailed
-    "tools/_web_access.py",  # [tools.web_*] access
-    "tools/image_generate.py",  # [tools.image_generate]
-    "tools/web_search.py",  # [tools.web_search]
     "history/_branch.py",  # [history] branch
     "history/_url.py",  # [history] url / record
     "tracking/_gates.py",  # gate(config=None) with a path

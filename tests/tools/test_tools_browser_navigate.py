@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tools_support import call
+from tools_support import call, settings
 from web_server import serving
 
 from trialrun.tools import tool_pack_problem
@@ -43,17 +43,13 @@ def test_default_deny_is_a_tool_error(
                                   "[tools.browser_navigate] allow")
 
 
-def test_the_allow_list_is_its_own_table_else_http_requests(
-    tmp_path: Path, server: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "trialrun.toml").write_text('[tools.http_request]\nallow = ["127.0.0.1"]\n')
-    assert call("browser_navigate", tmp_path, url=f"{server}/page").ok
-    (tmp_path / "trialrun.toml").write_text(
-        '[tools.http_request]\nallow = ["127.0.0.1"]\n'
-        '[tools.browser_navigate]\nallow = ["*.example.org"]\n'
-    )
-    denied = call("browser_navigate", tmp_path, url=f"{server}/page")
+def test_the_allow_list_is_its_own_table_else_http_requests(tmp_path: Path, server: str) -> None:
+    shared = {"http_request": {"allow": ["127.0.0.1"]}}
+    assert call("browser_navigate", tmp_path, None, settings({"tools": shared}),
+                url=f"{server}/page").ok  # fmt: skip
+    own = {**shared, "browser_navigate": {"allow": ["*.example.org"]}}
+    denied = call("browser_navigate", tmp_path, None, settings({"tools": own}),
+                  url=f"{server}/page")  # fmt: skip
     assert not denied.ok and "not allowed (allowed: *.example.org)" in denied.content
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tools_support import call
+from tools_support import call, settings
 from web_server import Pages, serving
 
 from trialrun.errors import UserError
@@ -48,14 +48,18 @@ def test_no_allow_list_is_a_tool_error_not_a_refusal(
     assert len(Pages.seen) == before  # nothing was sent
 
 
-def test_the_allow_list_comes_from_trialrun_toml(
+def test_the_allow_list_comes_from_the_runs_trialrun_toml_not_the_cwds(
     tmp_path: Path, server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "trialrun.toml").write_text('[tools.http_request]\nallow = ["127.0.0.1"]\n')
-    monkeypatch.chdir(tmp_path)
-    assert call("http_request", tmp_path, url=f"{server}/hello").ok
-    cut = call("http_request", tmp_path, {"max_bytes": 2}, url=f"{server}/hello")
+    monkeypatch.chdir(tmp_path)  # the working directory's file is not the run's
+    assert not call("http_request", tmp_path, url=f"{server}/hello").ok
+    given = settings({"tools": {"http_request": {"allow": ["127.0.0.1"], "max_bytes": 3}}})
+    assert call("http_request", tmp_path, None, given, url=f"{server}/hello").ok
+    cut = call("http_request", tmp_path, {"max_bytes": 2}, given, url=f"{server}/hello")
     assert cut.ok and cut.content.endswith("he\n\n[response cut at 2 bytes]")
+    own = call("http_request", tmp_path, {"allow": ["x.example"]}, given, url=f"{server}/")
+    assert not own.ok and "not allowed (allowed: x.example)" in own.content  # the task's wins
 
 
 def test_a_large_body_is_cut(tmp_path: Path, server: str) -> None:

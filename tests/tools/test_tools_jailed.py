@@ -9,7 +9,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from tools_support import call
+from tools_support import call, settings
 
 from trialrun.errors import UserError
 from trialrun.sandbox import jail_available
@@ -134,7 +134,8 @@ def test_without_the_jail_code_is_refused_not_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TRIALRUN_JAIL", "off")
-    monkeypatch.chdir(tmp_path)  # no trialrun.toml opting in
+    (tmp_path / "trialrun.toml").write_text("[tools]\nunjailed = true\n")
+    monkeypatch.chdir(tmp_path)  # the working directory's opt-in is not the run's
     for pack, args in (("code_interpreter", {"code": "open('ran', 'w')"}),
                        ("shell_exec", {"command": "touch ran"})):
         result = call(pack, tmp_path, QUICK, **args)
@@ -148,13 +149,16 @@ def test_the_project_may_opt_in_to_unjailed_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TRIALRUN_JAIL", "off")
-    (tmp_path / "trialrun.toml").write_text("[tools]\nunjailed = true\n")
-    monkeypatch.chdir(tmp_path)
+    (tmp_path / "trialrun.toml").write_text("[tools]\nunjailed = false\n")
+    monkeypatch.chdir(tmp_path)  # the working directory's file is not the run's
+    opted_in = settings({"tools": {"unjailed": True}})
     ws = tmp_path / "ws"
     ws.mkdir()
-    result = call("code_interpreter", ws, QUICK, code="print(6 * 7)")
+    result = call("code_interpreter", ws, QUICK, opted_in, code="print(6 * 7)")
     assert result.ok and result.content == "=== STDOUT ===\n42"
-    memory = call("code_interpreter", ws, QUICK, code="x = bytearray(2 * 1024**3)")
+    shell = call("shell_exec", ws, QUICK, opted_in, command="echo 42")
+    assert shell.ok and shell.content == "=== STDOUT ===\n42"
+    memory = call("code_interpreter", ws, QUICK, opted_in, code="x = bytearray(2 * 1024**3)")
     assert "out of memory" in memory.content  # the limits still apply
 
 

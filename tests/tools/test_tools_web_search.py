@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from tools_support import call
+from tools_support import call, settings
 
 from trialrun.errors import UserError
 from trialrun.tools import load_pack, tool_pack_problem
@@ -79,14 +79,17 @@ def test_searxng_provider_over_http(tmp_path: Path, endpoint: str) -> None:
     assert len(lines) == 9
 
 
-def test_the_provider_comes_from_trialrun_toml(
+def test_the_provider_comes_from_the_runs_trialrun_toml_not_the_cwds(
     tmp_path: Path, endpoint: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "trialrun.toml").write_text(
         f'[tools.web_search]\nprovider = "searxng"\nurl = "{endpoint}/search"\n'
     )
-    monkeypatch.chdir(tmp_path)
-    result = call("web_search", tmp_path, query="paris", max_results=1)
+    monkeypatch.chdir(tmp_path)  # the working directory's file is not the run's
+    assert "no provider configured" in call("web_search", tmp_path, query="paris").content
+    given = settings({"tools": {"web_search": {"provider": "searxng",
+                                               "url": f"{endpoint}/search"}}})  # fmt: skip
+    result = call("web_search", tmp_path, None, given, query="paris", max_results=1)
     assert result.ok and result.content.startswith("1. Paris - Wikipedia")
 
 
@@ -112,15 +115,16 @@ def test_an_endpoint_down_or_broken_is_a_tool_error(tmp_path: Path, endpoint: st
     assert "did not answer" in closed and "no network" in closed
 
 
-def test_misconfiguration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_misconfiguration(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="unknown provider 'bing'; known: searxng"):
         load_pack("web_search", {"provider": "bing"})
     with pytest.raises(UserError, match="unknown option"):
         load_pack("web_search", {"engine": "x"})
-    (tmp_path / "trialrun.toml").write_text('[tools.web_search]\nprovider = "bing"\n')
-    monkeypatch.chdir(tmp_path)
-    unknown = call("web_search", tmp_path, query="q")
-    assert not unknown.ok and "unknown provider 'bing'" in unknown.content
+    with pytest.raises(UserError) as bad:  # the run's file: one line before any trial
+        settings({"tools": {"web_search": {"provider": "bing"}}})
+    assert str(bad.value) == (
+        "trialrun.toml: [tools.web_search] unknown provider 'bing'; known: searxng"
+    )
     no_url = call("web_search", tmp_path, {"provider": "searxng"}, query="q")
     assert not no_url.ok and 'needs url = "http://HOST:PORT/search"' in no_url.content
     assert not call("web_search", tmp_path, {"provider": "searxng", "url": "http://x"},

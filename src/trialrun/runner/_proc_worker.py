@@ -26,7 +26,6 @@ from trialrun.runner._plan import TrialSpec
 from trialrun.runner._remote import CapturedTranscripts, WorkerKit
 from trialrun.runner._trial import RunContext, prepare_task, run_trial
 from trialrun.sandbox import WorkspaceImages
-from trialrun.tools import load_pack
 
 _PR_SET_PDEATHSIG = 1
 
@@ -55,7 +54,7 @@ def _context(setup: WorkerSetup, kit: WorkerKit) -> tuple[RunContext, CapturedTr
     for task in setup.tasks:
         k = setup.job.k_of.get(task.task_id, task.k)
         slug = setup.task_slugs[task.task_id]
-        ctx.prep[task.task_id] = prepare_task(task, k, slug, load_pack)
+        ctx.prep[task.task_id] = prepare_task(task, k, slug, setup.job.tool_settings)
     for model in ctx.models.values():
         size_pool = getattr(model, "size_pool", None)
         if callable(size_pool):

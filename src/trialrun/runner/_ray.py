@@ -42,7 +42,6 @@ from trialrun.runner._remote import (
     infra_line,
 )
 from trialrun.runner._trial import RunContext, prepare_task, run_trial
-from trialrun.tools import load_pack
 
 if TYPE_CHECKING:
     from trialrun.runner._plan import TrialSpec
@@ -297,8 +296,10 @@ def worker_trial(
         infra_trials=job.infra_trials,
     )
     k = job.k_of.get(task.task_id, task.k)
+    tools = job.tool_settings  # a worker serves runs of other configs too: in the key
     ctx.prep[task.task_id] = _cached(
-        f"prep:{task.task_id}:{digest}:{k}", lambda: prepare_task(task, k, task_slug, load_pack)
+        f"prep:{task.task_id}:{digest}:{k}:{tools!r}",
+        lambda: prepare_task(task, k, task_slug, tools),
     )
     ctx.model_slugs[spec.model] = model_slug
     line = _worker_loop().run_until_complete(run_trial(spec, ctx))

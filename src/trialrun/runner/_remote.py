@@ -17,6 +17,7 @@ from trialrun.errors import UserError
 from trialrun.judge import JudgeModel, JudgeSettings
 from trialrun.models import create_model
 from trialrun.rundir import ResultLine, Transcript, transcript_line
+from trialrun.tools import ToolSettings
 from trialrun.version import __version__
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ T = TypeVar("T")
 
 # what a worker and its driver exchange; bumped whenever that changes, so a worker node
 # with another trialrun installed is one clear error, not a confusing failure
-PROTOCOL = 4
+PROTOCOL = 5
 MISMATCH_FIX = "install the same trialrun on the driver and on every worker node"
 
 
@@ -55,6 +56,7 @@ class WorkerJob:
     infra_trials: int = 0  # re-runs of a trial ending in an infra error ([retries])
     task_agents: dict[str, str] = field(default_factory=dict)  # task id → its own agent
     judge_settings: JudgeSettings = field(default_factory=JudgeSettings)  # the driver's
+    tool_settings: ToolSettings = field(default_factory=ToolSettings)  # the driver's [tools]
     protocol: int = PROTOCOL  # the driver's
 
     def check_protocol(self) -> None:

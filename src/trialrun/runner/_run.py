@@ -53,7 +53,7 @@ from trialrun.runner._task_agents import configured_agent, own_agents, task_agen
 from trialrun.runner._trial import RunContext, prepare_task
 from trialrun.sandbox import WorkspaceImages, jail_available, remove_tree
 from trialrun.tasks import Task, load_tasks, report_problems_and_exit
-from trialrun.tools import load_pack
+from trialrun.tools import ToolSettings
 
 if TYPE_CHECKING:
     from trialrun.models import Model
@@ -252,6 +252,7 @@ class _Setup:
     task_agents: dict[str, Agent]  # task id -> its own agent (a task file's `agent:`)
     by_task: dict[str, str]  # task id -> that agent's spec (for worker processes)
     project: ProjectConfig  # the run's trialrun.toml, read once by the entry point
+    tool_settings: ToolSettings  # its [tools] tables, checked before anything is written
 
     @property
     def labels(self) -> list[str]:
@@ -315,6 +316,7 @@ def _set_up(config: RunConfig, manifest: Manifest | None) -> _Setup:
         raise UserError("no task paths given; pass task files or folders")
     executor = _executor(config, project)
     processes = _processes(config, executor, project)
+    tool_settings = ToolSettings.from_config(project)
     if executor == "ray" and config.keep_artifacts:
         raise UserError(
             "--keep-artifacts: not with --executor ray (workspaces live on the workers); "
@@ -356,7 +358,7 @@ def _set_up(config: RunConfig, manifest: Manifest | None) -> _Setup:
         connect_ray(_ray_address(config, project))
     return _Setup(config, tasks, paths, warnings, spec_of, executor, processes, models, judge,
                   judge_spec, judge_settings, agent, agent_timeout, given_config, own, by_task,
-                  project)  # fmt: skip
+                  project, tool_settings)  # fmt: skip
 
 
 def _project(config: RunConfig) -> ProjectConfig:
@@ -507,7 +509,7 @@ def _context(setup: _Setup, rundir: RunDir, infra_trials: int) -> RunContext:
     task_slugs = unique_slugs([t.task_id for t in setup.tasks])
     k_of = setup.k_of()
     for task in setup.tasks:
-        prep = prepare_task(task, k_of[task.task_id], task_slugs[task.task_id], load_pack)
+        prep = prepare_task(task, k_of[task.task_id], task_slugs[task.task_id], setup.tool_settings)
         ctx.prep[task.task_id] = prep
     ctx.model_slugs = unique_slugs(setup.labels)
     # one small parent folder: entries in a crowded /tmp cost milliseconds per trial
@@ -540,6 +542,7 @@ def _executor_for(setup: _Setup, ctx: RunContext, infra_trials: int, planned: in
         k_of=setup.k_of(),
         infra_trials=infra_trials,
         judge_settings=setup.judge_settings,
+        tool_settings=setup.tool_settings,
     )
     if setup.executor == "ray":
         return RayCluster(ctx, job, config.concurrency, config.handle_sigint)

@@ -35,7 +35,7 @@ from trialrun.runner._budget import BudgetClock, MeteredModel
 from trialrun.runner._faults import FaultyToolbox
 from trialrun.runner._first_call import FirstCallClock
 from trialrun.sandbox import Workspace, WorkspaceImages, diff_snapshots
-from trialrun.tools import Tool, Toolbox, ToolContext
+from trialrun.tools import Tool, Toolbox, ToolContext, ToolSettings, load_pack
 
 if TYPE_CHECKING:
     from trialrun.agents import Agent
@@ -81,14 +81,15 @@ class RunContext:
     infra_trials: int = 0
 
 
-def prepare_task(task: Task, k: int, task_slug: str, load_pack: Any) -> TaskPrep:
+def prepare_task(task: Task, k: int, task_slug: str, tool_settings: ToolSettings) -> TaskPrep:
     tools: list[Tool] = []
     for entry in task.environment.tools:
         if isinstance(entry, str):
-            tools.extend(load_pack(entry, {}))
+            tools.extend(load_pack(entry, {}, tool_settings))
         else:
             for name, options in entry.items():
-                tools.extend(load_pack(name, options if isinstance(options, dict) else {}))
+                given = options if isinstance(options, dict) else {}
+                tools.extend(load_pack(name, given, tool_settings))
     b = task.environment.budgets
     limits = AgentLimits(
         max_turns=b.max_turns or 20,

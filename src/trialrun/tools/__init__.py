@@ -11,7 +11,15 @@ from trialrun.tools._tool import (
     check_arguments,
     tool,
 )
-from trialrun.tools._toolbox import TOOL_PACKS, Toolbox, load_pack, tool_pack, tool_pack_problem
+from trialrun.tools._settings import ToolSettings
+from trialrun.tools._toolbox import (
+    TOOL_PACKS,
+    Toolbox,
+    configured_tool_pack,
+    load_pack,
+    tool_pack,
+    tool_pack_problem,
+)
 from trialrun.tools.vault import VAULT_TOOL_NAMES
 
 __all__ = [
@@ -24,8 +32,10 @@ __all__ = [
     "ToolContext",
     "ToolError",
     "ToolResult",
+    "ToolSettings",
     "Toolbox",
     "check_arguments",
+    "configured_tool_pack",
     "load_pack",
     "parse_frontmatter",
     "plain",

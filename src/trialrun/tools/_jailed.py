@@ -7,7 +7,8 @@ RLIMIT_AS (memory), RLIMIT_FSIZE (largest file), RLIMIT_NPROC (processes: the us
 count now plus a margin, which bounds a fork bomb), RLIMIT_CORE 0. Of stdout and stderr
 only the first and last bytes are kept. A timeout or memory exhaustion is a `ToolError`
 the agent sees; so is a missing jail, unless the project opts in to unjailed runs with
-`[tools] unjailed = true` in trialrun.toml (then the limits and the sweep still apply).
+`[tools] unjailed = true` in trialrun.toml (then the limits and the sweep still apply;
+the packs get it in the run's `ToolSettings`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from trialrun.config import load_config
 from trialrun.errors import ToolError
 from trialrun.sandbox import CommandOutcome, jail_available, run_contained
 
@@ -50,11 +50,6 @@ class Limits:
     memory_mb: int = DEFAULT_MEMORY_MB
 
 
-def unjailed_allowed() -> bool:
-    """The project's explicit opt-in: `[tools] unjailed = true` in trialrun.toml."""
-    return load_config().section("tools").get("unjailed") is True
-
-
 def _process_limit() -> int:
     uid = os.getuid()
     mine = 0
@@ -79,12 +74,12 @@ def _environment(workspace: str) -> dict[str, str]:
 
 
 async def run_limited(
-    tool_name: str, argv: Sequence[str], workspace: str, limits: Limits
+    tool_name: str, argv: Sequence[str], workspace: str, limits: Limits, *, unjailed: bool
 ) -> CommandOutcome:
     """`argv` run jailed in `workspace` within `limits`; a ToolError when it cannot run
-    jailed (and the project did not opt in to unjailed runs)."""
+    jailed and `unjailed` (the project's explicit opt-in, `[tools] unjailed`) is False."""
     jailed = jail_available()
-    if not jailed and not unjailed_allowed():
+    if not jailed and not unjailed:
         raise ToolError(
             f"{tool_name}: refused: the bwrap jail does not work here (bubblewrap missing, "
             "no user namespaces, or TRIALRUN_JAIL=off), and code never runs unjailed unless "

@@ -7,10 +7,13 @@ from typing import Any
 
 from trialrun.core import Registry, ToolSpec
 from trialrun.errors import UserError
+from trialrun.tools._settings import ToolSettings
 from trialrun.tools._tool import Tool, ToolContext, ToolResult, check_timeout, default_tool_timeout
 
 # A tool pack factory takes the pack's options from the task (or {}) and returns tools.
 ToolPackFactory = Callable[[dict[str, Any]], list[Tool]]
+# A pack configured by trialrun.toml's [tools] tables also takes the run's ToolSettings.
+ConfiguredPackFactory = Callable[[dict[str, Any], ToolSettings], list[Tool]]
 # A pack's options check: a UserError (one line) for options its factory would refuse or
 # silently ignore; run when a task is loaded, without starting or importing anything.
 ToolPackCheck = Callable[[dict[str, Any]], None]
@@ -21,6 +24,7 @@ TOOL_PACKS: Registry[ToolPackFactory] = Registry(
 
 
 _CHECKS: dict[str, ToolPackCheck] = {}
+_CONFIGURED: dict[str, ConfiguredPackFactory] = {}
 
 
 def tool_pack(
@@ -31,6 +35,20 @@ def tool_pack(
     if check is not None:
         _CHECKS[name] = check
     return TOOL_PACKS.register(name)
+
+
+def configured_tool_pack(
+    name: str, check: ToolPackCheck | None = None
+) -> Callable[[ConfiguredPackFactory], ConfiguredPackFactory]:
+    """Register a pack whose factory also takes the run's `ToolSettings` (what
+    `load_pack` is given; built without them, it gets the defaults: nothing configured)."""
+
+    def register(factory: ConfiguredPackFactory) -> ConfiguredPackFactory:
+        _CONFIGURED[name] = factory
+        tool_pack(name, check)(lambda options: factory(options, ToolSettings()))
+        return factory
+
+    return register
 
 
 def tool_pack_problem(name: Any, options: Any = None) -> str | None:
@@ -54,7 +72,11 @@ def tool_pack_problem(name: Any, options: Any = None) -> str | None:
     return None
 
 
-def load_pack(name: str, options: dict[str, Any] | None = None) -> list[Tool]:
+def load_pack(
+    name: str, options: dict[str, Any] | None = None, settings: ToolSettings | None = None
+) -> list[Tool]:
+    """The tools of pack `name` with the task's `options`; `settings`: the run's [tools]
+    tables of trialrun.toml (None: the defaults, as without the file)."""
     factory = TOOL_PACKS.get(name)
     if factory is None:
         hint = TOOL_PACKS.suggest(name)
@@ -62,6 +84,9 @@ def load_pack(name: str, options: dict[str, Any] | None = None) -> list[Tool]:
         raise UserError(f"unknown tool pack '{name}'{did}; known: {', '.join(TOOL_PACKS.names())}")
     if (check := _CHECKS.get(name)) is not None:
         check(options or {})
+    configured = _CONFIGURED.get(name)
+    if configured is not None:
+        return configured(options or {}, settings or ToolSettings())
     return factory(options or {})
 
 

@@ -2,7 +2,8 @@
 a bounded fetch (time limit, response size cut) and redirects re-checked at every hop.
 
 Hosts are allowed only when configured: `allow = ["api.example.com", "*.example.org"]`
-in the pack's options in a task, else in the pack's table of trialrun.toml. A pattern is
+in the pack's options in a task, else in the pack's table of trialrun.toml (a `WebTable`
+of the run's `ToolSettings`, read once when the run starts). A pattern is
 a host name (any port), `*.DOMAIN` (every subdomain of DOMAIN, not DOMAIN itself) or `*`
 (every host). Nothing configured: every call is a tool error naming the setting.
 """
@@ -13,7 +14,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
-from trialrun.config import load_config
 from trialrun.errors import ToolError, UserError
 
 if TYPE_CHECKING:
@@ -25,6 +25,16 @@ MAX_REDIRECTS = 5
 CALL_MARGIN_S = 5.0
 SETTINGS = ("allow", "timeout_s", "max_bytes")
 _REDIRECTS = (301, 302, 303, 307, 308)
+
+
+@dataclass(frozen=True, slots=True)
+class WebTable:
+    """A web pack's table of trialrun.toml (`[tools.http_request]`, …), checked; None
+    where it says nothing."""
+
+    allow: tuple[str, ...] | None = None
+    timeout_s: float | None = None
+    max_bytes: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,59 +82,62 @@ def host_matches(pattern: str, host: str) -> bool:
     return host == pattern
 
 
-def check_settings(pack: str, options: dict[str, Any]) -> None:
-    """A UserError (one line) for options `WebAccess` would refuse."""
+def settings_problem(options: dict[str, Any]) -> str | None:
+    """What is wrong with a web pack's settings (its task options or its table), or None."""
     unknown = sorted(set(options) - set(SETTINGS))
     if unknown:
-        raise UserError(f"tool pack {pack}: unknown option(s) {unknown}; allowed: "
-                        f"{', '.join(SETTINGS)}")
+        return f"unknown option(s) {unknown}; allowed: {', '.join(SETTINGS)}"
     allow = options.get("allow")
     if allow is not None and (
         not isinstance(allow, list) or not all(isinstance(p, str) and p for p in allow)
     ):
-        raise UserError(
-            f'tool pack {pack}: allow must be a list of host patterns, e.g. ["api.example.com", '
-            '"*.example.org"]'
-        )
+        return 'allow must be a list of host patterns, e.g. ["api.example.com", "*.example.org"]'
     for key in ("timeout_s", "max_bytes"):
         value = options.get(key)
         if value is not None and (
             isinstance(value, bool) or not isinstance(value, int | float) or value <= 0
         ):
-            raise UserError(f"tool pack {pack}: {key} must be a number > 0")
+            return f"{key} must be a number > 0"
+    return None
 
 
-def access_of(pack: str, options: dict[str, Any], tables: tuple[str, ...]) -> WebAccess:
-    """The pack's access: its task options over the first of trialrun.toml's `tables` that
-    says `allow` (e.g. `tools.browser_navigate`, else `tools.http_request`)."""
-    settings = options
-    if options.get("allow") is None:
-        config = load_config()
-        table = next(
-            (found for t in tables if (found := config.section(t)).get("allow") is not None),
-            {},
-        )
-        try:
-            check_settings(pack, table)
-        except UserError as exc:
-            raise ToolError(f"{exc} (in trialrun.toml)") from None
-        settings = {**table, **options}
-    return WebAccess(
-        pack,
-        tuple(settings.get("allow") or ()),
-        float(settings.get("timeout_s", DEFAULT_TIMEOUT_S)),
-        int(settings.get("max_bytes", DEFAULT_MAX_BYTES)),
-        tables[0],
+def check_settings(pack: str, options: dict[str, Any]) -> None:
+    """A UserError (one line) for options `WebAccess` would refuse."""
+    problem = settings_problem(options)
+    if problem is not None:
+        raise UserError(f"tool pack {pack}: {problem}")
+
+
+def web_table(settings: dict[str, Any]) -> WebTable:
+    """Checked settings (`settings_problem` found nothing) as a `WebTable`."""
+    allow = settings.get("allow")
+    timeout_s, max_bytes = settings.get("timeout_s"), settings.get("max_bytes")
+    return WebTable(
+        tuple(allow) if allow is not None else None,
+        float(timeout_s) if timeout_s is not None else None,
+        int(max_bytes) if max_bytes is not None else None,
     )
 
 
-def call_limit(options: dict[str, Any], tables: tuple[str, ...]) -> float:
-    """The tool's own per-call limit: the request's time limit plus a margin, so a slow
-    host ends as this pack's timeout error, not the toolbox's generic one."""
-    try:
-        return access_of("", options, tables).timeout_s + CALL_MARGIN_S
-    except ToolError:  # a bad trialrun.toml: each call reports it
-        return DEFAULT_TIMEOUT_S + CALL_MARGIN_S
+def first_allowing(*tables: WebTable) -> WebTable:
+    """The first table that says `allow` (e.g. `[tools.browser_navigate]`, else
+    `[tools.http_request]`); none: an empty one."""
+    return next((table for table in tables if table.allow is not None), WebTable())
+
+
+def access_of(pack: str, options: dict[str, Any], table: WebTable, table_name: str) -> WebAccess:
+    """The pack's access: its task options (checked) over its trialrun.toml `table` when
+    they do not say `allow` themselves. `table_name` is what a refusal tells to set."""
+    configured = WebTable() if options.get("allow") is not None else table
+    own = web_table(options)
+    timeout_s = own.timeout_s or configured.timeout_s or DEFAULT_TIMEOUT_S
+    return WebAccess(
+        pack,
+        own.allow if own.allow is not None else (configured.allow or ()),
+        timeout_s,
+        own.max_bytes or configured.max_bytes or DEFAULT_MAX_BYTES,
+        table_name,
+    )
 
 
 async def fetch(

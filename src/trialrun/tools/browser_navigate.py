@@ -17,11 +17,19 @@ from html.parser import HTMLParser
 from typing import Any
 
 from trialrun.tools._tool import Tool, ToolContext, tool
-from trialrun.tools._toolbox import tool_pack
-from trialrun.tools._web_access import access_of, call_limit, check_settings, fetch
+from trialrun.tools._settings import ToolSettings
+from trialrun.tools._toolbox import configured_tool_pack
+from trialrun.tools._web_access import (
+    CALL_MARGIN_S,
+    WebAccess,
+    access_of,
+    check_settings,
+    fetch,
+    first_allowing,
+)
 
 MAX_TEXT_CHARS = 20_000
-TABLES = ("tools.browser_navigate", "tools.http_request")
+TABLE = "tools.browser_navigate"
 _SKIPPED = {"script", "style", "noscript", "template", "svg", "head"}
 _BLOCKS = {
     "p", "div", "br", "li", "ul", "ol", "tr", "table", "section", "article", "header",
@@ -71,7 +79,7 @@ def readable_text(html: str) -> tuple[str, str]:
     return parser.title.strip(), "\n".join(line for line in lines if line)
 
 
-def build(options: dict[str, Any]) -> Tool:
+def build(access: WebAccess) -> Tool:
     async def browser_navigate(ctx: ToolContext, url: str, wait_for: str | None = None) -> str:
         """Navigate to a URL in the browser. Returns the page title and text content.
 
@@ -79,7 +87,6 @@ def build(options: dict[str, Any]) -> Tool:
             url: URL to navigate to.
             wait_for: Wait condition ('load', 'domcontentloaded', 'networkidle'); ignored.
         """
-        access = access_of("browser_navigate", options, TABLES)
         got = await fetch(access, "GET", url)
         raw = got.body.decode("utf-8", "replace")
         if "html" in got.content_type or raw.lstrip()[:1] == "<":
@@ -94,13 +101,15 @@ def build(options: dict[str, Any]) -> Tool:
 
     made = tool(browser_navigate, name="browser_navigate")
     assert isinstance(made, Tool)
-    return dataclasses.replace(made, timeout_s=call_limit(options, TABLES))
+    # a slow host ends as this pack's timeout error, not the toolbox's generic one
+    return dataclasses.replace(made, timeout_s=access.timeout_s + CALL_MARGIN_S)
 
 
 def check_options(options: dict[str, Any]) -> None:
     check_settings("browser_navigate", options)
 
 
-@tool_pack("browser_navigate", check_options)
-def browser_navigate_pack(options: dict[str, Any]) -> list[Tool]:
-    return [build(options)]
+@configured_tool_pack("browser_navigate", check_options)
+def browser_navigate_pack(options: dict[str, Any], settings: ToolSettings) -> list[Tool]:
+    table = first_allowing(settings.browser_navigate, settings.http_request)
+    return [build(access_of("browser_navigate", options, table, TABLE))]

@@ -17,7 +17,8 @@ from trialrun.errors import ToolError
 from trialrun.tools._jailed import START_MARGIN_S, Limits, report, run_limited
 from trialrun.tools._options import known_options
 from trialrun.tools._tool import Tool, ToolContext, tool
-from trialrun.tools._toolbox import tool_pack
+from trialrun.tools._settings import ToolSettings
+from trialrun.tools._toolbox import configured_tool_pack
 
 MAX_CODE_BYTES = 100_000  # one argv string: below the kernel's 128 KiB per argument
 _OPTIONS: dict[str, type | tuple[type, ...]] = {"timeout_s": (int, float), "memory_mb": int}
@@ -31,7 +32,7 @@ def limits_of(options: dict[str, Any]) -> Limits:
     )
 
 
-async def run_code(ctx: ToolContext, code: str, limits: Limits) -> str:
+async def run_code(ctx: ToolContext, code: str, limits: Limits, *, unjailed: bool) -> str:
     if not isinstance(code, str) or not code.strip():
         raise ToolError("code_interpreter: no code given; put Python source in 'code'")
     if "\x00" in code:
@@ -42,11 +43,12 @@ async def run_code(ctx: ToolContext, code: str, limits: Limits) -> str:
             f"code_interpreter: the code is {size} bytes; send at most {MAX_CODE_BYTES}"
         )
     workspace = str(ctx.workspace)
-    outcome = await run_limited("code_interpreter", [sys.executable, "-c", code], workspace, limits)
+    argv = [sys.executable, "-c", code]
+    outcome = await run_limited("code_interpreter", argv, workspace, limits, unjailed=unjailed)
     return report("code_interpreter", outcome, limits)
 
 
-def build(limits: Limits) -> Tool:
+def build(limits: Limits, *, unjailed: bool = False) -> Tool:
     async def code_interpreter(ctx: ToolContext, code: str) -> str:
         """Execute Python code and return its output (stdout, stderr, exit status).
 
@@ -56,13 +58,13 @@ def build(limits: Limits) -> Tool:
         Args:
             code: Python code to execute.
         """
-        return await run_code(ctx, code, limits)
+        return await run_code(ctx, code, limits, unjailed=unjailed)
 
     made = tool(code_interpreter, name="code_interpreter")
     assert isinstance(made, Tool)
     return dataclasses.replace(made, timeout_s=limits.timeout_s + START_MARGIN_S)
 
 
-@tool_pack("code_interpreter", known_options("code_interpreter", _OPTIONS))
-def code_interpreter_pack(options: dict[str, Any]) -> list[Tool]:
-    return [build(limits_of(options))]
+@configured_tool_pack("code_interpreter", known_options("code_interpreter", _OPTIONS))
+def code_interpreter_pack(options: dict[str, Any], settings: ToolSettings) -> list[Tool]:
+    return [build(limits_of(options), unjailed=settings.unjailed)]

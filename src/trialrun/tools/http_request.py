@@ -1,7 +1,7 @@
 """The `http_request` tool pack: one HTTP request to an allowed host.
 
 Hosts come from `allow` (the pack's options in a task, else `[tools.http_request] allow`
-in trialrun.toml; see `_web_access`); with none allowed each call is a tool error the
+in trialrun.toml, given in the run's `ToolSettings`; see `_web_access`); with none allowed each call is a tool error the
 agent sees, never a refused suite. The answer is the status line and the body, cut at
 `max_bytes` (1 MiB) with a note; the time limit is `timeout_s` (30 s; a call's `timeout`
 may only shorten it). The parameters are OpenJarvis's: `url`, `method`, `headers`,
@@ -15,14 +15,15 @@ from typing import Any
 
 from trialrun.errors import ToolError
 from trialrun.tools._tool import Tool, ToolContext, tool
-from trialrun.tools._toolbox import tool_pack
-from trialrun.tools._web_access import access_of, call_limit, check_settings, fetch
+from trialrun.tools._settings import ToolSettings
+from trialrun.tools._toolbox import configured_tool_pack
+from trialrun.tools._web_access import CALL_MARGIN_S, WebAccess, access_of, check_settings, fetch
 
 METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD")
-TABLES = ("tools.http_request",)
+TABLE = "tools.http_request"
 
 
-def build(options: dict[str, Any]) -> Tool:
+def build(access: WebAccess) -> Tool:
     async def http_request(
         ctx: ToolContext,
         url: str,
@@ -48,7 +49,6 @@ def build(options: dict[str, Any]) -> Tool:
         if timeout is not None and timeout < 1:
             raise ToolError("http_request: timeout must be at least 1 second")
         sent = {str(k): str(v) for k, v in (headers or {}).items()}
-        access = access_of("http_request", options, TABLES)
         got = await fetch(access, verb, url, sent, body, float(timeout) if timeout else None)
         text = got.body.decode("utf-8", "replace")
         cut = f"\n\n[response cut at {access.max_bytes} bytes]" if got.truncated else ""
@@ -57,13 +57,14 @@ def build(options: dict[str, Any]) -> Tool:
 
     made = tool(http_request, name="http_request")
     assert isinstance(made, Tool)
-    return dataclasses.replace(made, timeout_s=call_limit(options, TABLES))
+    # a slow host ends as this pack's timeout error, not the toolbox's generic one
+    return dataclasses.replace(made, timeout_s=access.timeout_s + CALL_MARGIN_S)
 
 
 def check_options(options: dict[str, Any]) -> None:
     check_settings("http_request", options)
 
 
-@tool_pack("http_request", check_options)
-def http_request_pack(options: dict[str, Any]) -> list[Tool]:
-    return [build(options)]
+@configured_tool_pack("http_request", check_options)
+def http_request_pack(options: dict[str, Any], settings: ToolSettings) -> list[Tool]:
+    return [build(access_of("http_request", options, settings.http_request, TABLE))]

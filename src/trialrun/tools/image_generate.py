@@ -3,7 +3,8 @@ provider (`_image_providers`).
 
 The provider comes from the pack's options in a task (`{image_generate: {provider:
 openai, url: "http://HOST:PORT/v1", model: "…", api_key_env: "…"}}`) or else from
-trialrun.toml (`[tools.image_generate]`, the same keys). With none configured each call
+trialrun.toml (`[tools.image_generate]`, the same keys, given in the run's
+`ToolSettings`). With none configured each call
 is a tool error the agent sees, never a refused suite. The parameters are OpenJarvis's:
 `prompt`, `size`, `output_path` (inside the workspace, by file_write's rules), `provider`
 (when given, it must be the configured one).
@@ -14,16 +15,16 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from trialrun.config import load_config
 from trialrun.core import FileRefused, open_fd
 from trialrun.errors import ToolError, UserError
 from trialrun.sandbox import resolve_inside
 from trialrun.tools._image_providers import IMAGE_PROVIDERS, GeneratedImage, ImageProvider
+from trialrun.tools._settings import IMAGE_GENERATE_KEYS, ToolSettings, provider_problem
 from trialrun.tools._tool import Tool, ToolContext, tool
-from trialrun.tools._toolbox import tool_pack
+from trialrun.tools._toolbox import configured_tool_pack
 
 SIZES = ("256x256", "512x512", "1024x1024")
-SETTINGS = ("provider", "url", "model", "api_key_env", "timeout_s")
+SETTINGS = IMAGE_GENERATE_KEYS
 _NO_PROVIDER = (
     "image_generate: no provider configured; set [tools.image_generate] provider = "
     '"openai" and url = "http://HOST:PORT/v1" (an OpenAI-compatible images API) in '
@@ -31,11 +32,11 @@ _NO_PROVIDER = (
 )
 
 
-def settings_of(options: dict[str, Any]) -> dict[str, Any]:
+def settings_of(options: dict[str, Any], settings: ToolSettings) -> dict[str, Any]:
     """The task's options when they name a provider, else trialrun.toml's table."""
     if options.get("provider") is not None:
         return options
-    return load_config().section("tools.image_generate")
+    return settings.image_generate
 
 
 def provider_of(settings: dict[str, Any], asked: str | None) -> ImageProvider:
@@ -110,25 +111,11 @@ def build(settings: dict[str, Any]) -> Tool:
 
 
 def check_options(options: dict[str, Any]) -> None:
-    unknown = sorted(set(options) - set(SETTINGS))
-    if unknown:
-        raise UserError(
-            f"tool pack image_generate: unknown option(s) {unknown}; allowed: "
-            f"{', '.join(SETTINGS)}"
-        )
-    name = options.get("provider")
-    if name is not None and (not isinstance(name, str) or name not in IMAGE_PROVIDERS):
-        raise UserError(
-            f"tool pack image_generate: unknown provider {name!r}; known: "
-            f"{', '.join(IMAGE_PROVIDERS.names())}"
-        )
-    timeout = options.get("timeout_s")
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
-    ):
-        raise UserError("tool pack image_generate: timeout_s must be a number > 0")
+    problem = provider_problem(options, SETTINGS, IMAGE_PROVIDERS)
+    if problem is not None:
+        raise UserError(f"tool pack image_generate: {problem}")
 
 
-@tool_pack("image_generate", check_options)
-def image_generate_pack(options: dict[str, Any]) -> list[Tool]:
-    return [build(settings_of(options))]
+@configured_tool_pack("image_generate", check_options)
+def image_generate_pack(options: dict[str, Any], settings: ToolSettings) -> list[Tool]:
+    return [build(settings_of(options, settings))]

@@ -19,7 +19,8 @@ from trialrun.sandbox import resolve_inside
 from trialrun.tools._jailed import START_MARGIN_S, Limits, report, run_limited
 from trialrun.tools._options import known_options
 from trialrun.tools._tool import Tool, ToolContext, tool
-from trialrun.tools._toolbox import tool_pack
+from trialrun.tools._settings import ToolSettings
+from trialrun.tools._toolbox import configured_tool_pack
 from trialrun.tools.code_interpreter import limits_of
 
 MAX_COMMAND_BYTES = 100_000
@@ -40,7 +41,13 @@ def _folder(ctx: ToolContext, working_dir: str | None) -> str:
 
 
 async def run_command(
-    ctx: ToolContext, command: str, timeout: int | None, working_dir: str | None, limits: Limits
+    ctx: ToolContext,
+    command: str,
+    timeout: int | None,
+    working_dir: str | None,
+    limits: Limits,
+    *,
+    unjailed: bool,
 ) -> str:
     if not isinstance(command, str) or not command.strip():
         raise ToolError("shell_exec: no command given; put the shell command in 'command'")
@@ -56,11 +63,12 @@ async def run_command(
     folder = _folder(ctx, working_dir)
     if folder != workspace:  # the jail shows the whole workspace; the shell moves into it
         command = f"cd -- {shlex.quote(folder)} || exit 1\n{command}"
-    outcome = await run_limited("shell_exec", ["/bin/sh", "-c", command], workspace, limits)
+    argv = ["/bin/sh", "-c", command]
+    outcome = await run_limited("shell_exec", argv, workspace, limits, unjailed=unjailed)
     return report("shell_exec", outcome, limits)
 
 
-def build(limits: Limits) -> Tool:
+def build(limits: Limits, *, unjailed: bool = False) -> Tool:
     async def shell_exec(
         ctx: ToolContext,
         command: str,
@@ -79,13 +87,13 @@ def build(limits: Limits) -> Tool:
             working_dir: Folder to run in, relative to the working folder (default: it).
             env_passthrough: Ignored: no host environment variable enters the sandbox.
         """
-        return await run_command(ctx, command, timeout, working_dir, limits)
+        return await run_command(ctx, command, timeout, working_dir, limits, unjailed=unjailed)
 
     made = tool(shell_exec, name="shell_exec")
     assert isinstance(made, Tool)
     return dataclasses.replace(made, timeout_s=limits.timeout_s + START_MARGIN_S)
 
 
-@tool_pack("shell_exec", known_options("shell_exec", _OPTIONS))
-def shell_exec_pack(options: dict[str, Any]) -> list[Tool]:
-    return [build(limits_of(options))]
+@configured_tool_pack("shell_exec", known_options("shell_exec", _OPTIONS))
+def shell_exec_pack(options: dict[str, Any], settings: ToolSettings) -> list[Tool]:
+    return [build(limits_of(options), unjailed=settings.unjailed)]

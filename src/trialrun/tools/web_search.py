@@ -2,7 +2,8 @@
 
 The provider comes from the pack's options in a task (`{web_search: {provider: searxng,
 url: "…"}}`) or else from trialrun.toml (`[tools.web_search] provider = "searxng"`,
-`url = "http://localhost:8888/search"`). With none configured, a misconfigured one or no
+`url = "http://localhost:8888/search"`, given in the run's `ToolSettings`). With none
+configured, a misconfigured one or no
 network, each call is a tool error the agent sees, never a refused suite. The parameters
 are OpenJarvis's (`query`, `max_results`).
 """
@@ -11,23 +12,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from trialrun.config import load_config
 from trialrun.errors import ToolError, UserError
 from trialrun.tools._search_providers import SEARCH_PROVIDERS, SearchProvider, SearchResult
+from trialrun.tools._settings import WEB_SEARCH_KEYS, ToolSettings, provider_problem
 from trialrun.tools._tool import Tool, ToolContext, tool
-from trialrun.tools._toolbox import tool_pack
+from trialrun.tools._toolbox import configured_tool_pack
 
 DEFAULT_RESULTS = 5
 MAX_RESULTS = 20
 MAX_SNIPPET_CHARS = 500
-SETTINGS = ("provider", "url", "timeout_s")
+SETTINGS = WEB_SEARCH_KEYS
 
 
-def settings_of(options: dict[str, Any]) -> dict[str, Any]:
+def settings_of(options: dict[str, Any], settings: ToolSettings) -> dict[str, Any]:
     """The task's options when they name a provider, else trialrun.toml's table."""
     if options.get("provider") is not None:
         return options
-    return load_config().section("tools.web_search")
+    return settings.web_search
 
 
 def provider_of(settings: dict[str, Any]) -> SearchProvider:
@@ -81,19 +82,11 @@ def build(settings: dict[str, Any]) -> Tool:
 
 
 def check_options(options: dict[str, Any]) -> None:
-    unknown = sorted(set(options) - set(SETTINGS))
-    if unknown:
-        raise UserError(
-            f"tool pack web_search: unknown option(s) {unknown}; allowed: {', '.join(SETTINGS)}"
-        )
-    name = options.get("provider")
-    if name is not None and (not isinstance(name, str) or name not in SEARCH_PROVIDERS):
-        raise UserError(
-            f"tool pack web_search: unknown provider {name!r}; known: "
-            f"{', '.join(SEARCH_PROVIDERS.names())}"
-        )
+    problem = provider_problem(options, SETTINGS, SEARCH_PROVIDERS)
+    if problem is not None:
+        raise UserError(f"tool pack web_search: {problem}")
 
 
-@tool_pack("web_search", check_options)
-def web_search_pack(options: dict[str, Any]) -> list[Tool]:
-    return [build(settings_of(options))]
+@configured_tool_pack("web_search", check_options)
+def web_search_pack(options: dict[str, Any], settings: ToolSettings) -> list[Tool]:
+    return [build(settings_of(options, settings))]
