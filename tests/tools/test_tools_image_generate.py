@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tools_support import call
+from tools_support import call, settings
 
 from trialrun.benchmarks import check_suite_file
 from trialrun.errors import UserError
@@ -119,3 +119,21 @@ def test_misconfiguration(tmp_path: Path) -> None:
     down = call("image_generate", tmp_path, {"provider": "openai", "url": "http://127.0.0.1:9/v1"},
                 prompt="x")
     assert not down.ok and "did not answer" in down.content
+
+
+def test_the_provider_comes_from_the_runs_trialrun_toml_not_the_cwds(
+    tmp_path: Path, endpoint: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "trialrun.toml").write_text(
+        f'[tools.image_generate]\nprovider = "openai"\nurl = "{endpoint}"\n'
+    )
+    monkeypatch.chdir(tmp_path)  # the working directory's file is not the run's
+    assert "no provider configured" in call("image_generate", tmp_path, prompt="x").content
+    given = settings({"tools": {"image_generate": {"provider": "openai", "url": endpoint}}})
+    linked = call("image_generate", tmp_path, None, given, prompt="link please")
+    assert linked.ok and linked.content == "Image generated: http://images.example/1.png"
+    with pytest.raises(UserError) as bad:
+        settings({"tools": {"image_generate": {"provider": "openai", "model": ""}}})
+    assert str(bad.value) == (
+        "trialrun.toml: [tools.image_generate] model must be a non-empty string"
+    )

@@ -1,6 +1,7 @@
 """Tool packs the agent may call: the vault pack, user Python functions, MCP servers."""
 
 from trialrun.tools._frontmatter import FrontmatterError, parse_frontmatter, plain, type_name
+from trialrun.tools._settings import ToolSettings
 from trialrun.tools._tool import (
     DEFAULT_TOOL_TIMEOUT_S,
     TOOL_TIMEOUT_ENV,
@@ -11,7 +12,6 @@ from trialrun.tools._tool import (
     check_arguments,
     tool,
 )
-from trialrun.tools._settings import ToolSettings
 from trialrun.tools._toolbox import (
     TOOL_PACKS,
     Toolbox,

@@ -16,8 +16,8 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
-from trialrun.tools._tool import Tool, ToolContext, tool
 from trialrun.tools._settings import ToolSettings
+from trialrun.tools._tool import Tool, ToolContext, tool
 from trialrun.tools._toolbox import configured_tool_pack
 from trialrun.tools._web_access import (
     CALL_MARGIN_S,

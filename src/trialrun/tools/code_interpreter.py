@@ -16,8 +16,8 @@ from typing import Any
 from trialrun.errors import ToolError
 from trialrun.tools._jailed import START_MARGIN_S, Limits, report, run_limited
 from trialrun.tools._options import known_options
-from trialrun.tools._tool import Tool, ToolContext, tool
 from trialrun.tools._settings import ToolSettings
+from trialrun.tools._tool import Tool, ToolContext, tool
 from trialrun.tools._toolbox import configured_tool_pack
 
 MAX_CODE_BYTES = 100_000  # one argv string: below the kernel's 128 KiB per argument

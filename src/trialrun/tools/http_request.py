@@ -1,11 +1,11 @@
 """The `http_request` tool pack: one HTTP request to an allowed host.
 
 Hosts come from `allow` (the pack's options in a task, else `[tools.http_request] allow`
-in trialrun.toml, given in the run's `ToolSettings`; see `_web_access`); with none allowed each call is a tool error the
-agent sees, never a refused suite. The answer is the status line and the body, cut at
-`max_bytes` (1 MiB) with a note; the time limit is `timeout_s` (30 s; a call's `timeout`
-may only shorten it). The parameters are OpenJarvis's: `url`, `method`, `headers`,
-`body`, `timeout`.
+in trialrun.toml, given in the run's `ToolSettings`; see `_web_access`); with none
+allowed each call is a tool error the agent sees, never a refused suite. The answer is
+the status line and the body, cut at `max_bytes` (1 MiB) with a note; the time limit is
+`timeout_s` (30 s; a call's `timeout` may only shorten it). The parameters are
+OpenJarvis's: `url`, `method`, `headers`, `body`, `timeout`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import dataclasses
 from typing import Any
 
 from trialrun.errors import ToolError
-from trialrun.tools._tool import Tool, ToolContext, tool
 from trialrun.tools._settings import ToolSettings
+from trialrun.tools._tool import Tool, ToolContext, tool
 from trialrun.tools._toolbox import configured_tool_pack
 from trialrun.tools._web_access import CALL_MARGIN_S, WebAccess, access_of, check_settings, fetch
 

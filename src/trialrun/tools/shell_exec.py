@@ -18,8 +18,8 @@ from trialrun.errors import ToolError
 from trialrun.sandbox import resolve_inside
 from trialrun.tools._jailed import START_MARGIN_S, Limits, report, run_limited
 from trialrun.tools._options import known_options
-from trialrun.tools._tool import Tool, ToolContext, tool
 from trialrun.tools._settings import ToolSettings
+from trialrun.tools._tool import Tool, ToolContext, tool
 from trialrun.tools._toolbox import configured_tool_pack
 from trialrun.tools.code_interpreter import limits_of
 
