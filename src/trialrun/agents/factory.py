@@ -97,13 +97,16 @@ def make_agent(
         return PresetAgent(preset, timeout_s=timeout_s)
     if agent and ":" not in agent:
         raise UserError(
-            f"--agent {agent}: not an agent preset ({', '.join(preset_names())}); "
-            "else expected package.module:function (or file.py:function)"
+            f"not an agent preset ({', '.join(preset_names())}); "
+            "else expected package.module:function (or file.py:function)",
+            place="--agent", value=agent,
         )
     if agent:
         fn = load_object(agent.strip(), "--agent")
         if not callable(fn):
-            raise UserError(f"--agent {agent}: '{agent}' is not callable; point at a function")
+            raise UserError(
+                f"'{agent}' is not callable; point at a function", place="--agent", value=agent
+            )
         return CallableAgent(fn, agent.strip(), timeout_s=timeout_s)
     raise UserError(
         "no agent given; pass --agent PRESET or package.module:function, or --agent-cmd COMMAND"
