@@ -17,9 +17,10 @@ class UserError(Exception):
     editing text: `problem` is what is wrong and how to fix it; `place` is the flag,
     config key or task field (`--model`, `[judge] timeout_s`, `tasks[3].environment`);
     `value` is what was given there (shown right after the place: `--model foo:bar`);
-    `source` is the file it came from (None: the command line or a caller's argument).
-    `describe()` (and `str()`) joins them into `source: place value: problem`, each part
-    only when known; `at(...)` is the same problem found at another place.
+    `source` is the file it came from (None: the command line or a caller's argument)
+    and `line` the line in it, when known. `describe()` (and `str()`) joins them into
+    `source:line: place value: problem`, each part only when known; `at(...)` is the
+    same problem found at another place.
     """
 
     exit_code: int = 2
@@ -32,6 +33,7 @@ class UserError(Exception):
         place: str | None = None,
         value: str | None = None,
         source: Path | str | None = None,
+        line: int | None = None,
     ) -> None:
         super().__init__(problem)
         self.problem = problem
@@ -39,12 +41,15 @@ class UserError(Exception):
         self.place = place
         self.value = value
         self.source = source
+        self.line = line
 
     def describe(self) -> str:
-        """The one line the CLI prints: `source: place value: problem`."""
+        """The one line the CLI prints: `source:line: place value: problem`."""
+        where = "" if self.source is None else str(self.source)
+        if where and self.line:
+            where = f"{where}:{self.line}"
         label = " ".join(part for part in (self.place, self.value) if part)
-        parts = [str(self.source) if self.source is not None else "", label, self.problem]
-        return ": ".join(part for part in parts if part)
+        return ": ".join(part for part in (where, label, self.problem) if part)
 
     def __str__(self) -> str:
         return self.describe()
@@ -55,12 +60,16 @@ class UserError(Exception):
         *,
         source: Path | str | None = _KEEP,
         value: str | None = _KEEP,
+        line: int | None = _KEEP,
     ) -> Self:
         """The same problem (same type, exit code and fix), found at another place: a
         caller that knows the flag, config key or file relabels with this, never by
-        editing the text. Parts not given are kept."""
+        editing the text. Parts not given are kept (a new `source` drops the line)."""
         state = dict(self.__dict__)
-        for name, given in (("place", place), ("source", source), ("value", value)):
+        if source is not _KEEP and line is _KEEP:
+            line = None
+        parts = (("place", place), ("source", source), ("value", value), ("line", line))
+        for name, given in parts:
             if given is not _KEEP:
                 state[name] = given
         return _restore(type(self), self.problem, state)
@@ -86,15 +95,15 @@ def _restore(cls: type[_E], problem: str, state: dict[str, Any]) -> _E:
 
 
 class ConfigError(UserError):
-    """A bad value in the project config: `source` is the file (`trialrun.toml` when the
-    config has none, e.g. the defaults) and `place` the section and key, e.g.
-    `[judge] timeout_s`."""
+    """A bad project config: `source` is the file (`trialrun.toml` when the config has
+    none, e.g. the defaults) and `place` the section and key, e.g. `[judge] timeout_s`
+    (None: the file as a whole, e.g. a TOML syntax error)."""
 
     def __init__(
         self,
         problem: str,
         *,
-        place: str,
+        place: str | None,
         source: Path | str | None,
         value: str | None = None,
         exit_code: int = 2,

@@ -90,8 +90,10 @@ def _load(
     try:
         tasks = report_problems_and_exit(report, skip_invalid, echo=lambda _line: None)
     except UserError as exc:
+        if len(report.problems) < 2:  # none, or the one the error is about: its own line
+            raise
         lines = [str(p) for p in report.problems]
-        raise UserError("\n".join([*lines, str(exc)])) from None
+        raise UserError("\n".join([*lines, exc.describe()])) from None
     if report.problems:
         warnings += [str(p) for p in report.problems]
         warnings += [f"{f}: skipped: invalid task file" for f in report.invalid_files]
