@@ -174,7 +174,7 @@ def _executor(config: RunConfig, project: ProjectConfig) -> str:
     if name == "ray":
         import_ray()  # missing: one line, before anything is written
     elif config.ray_address:
-        raise UserError("--ray-address: only with --executor ray")
+        raise UserError("only with --executor ray", place="--ray-address")
     return name
 
 
@@ -182,7 +182,9 @@ def _processes(config: RunConfig, executor: str, project: ProjectConfig) -> int:
     """`--processes`, else `[run] processes` in trialrun.toml, else 1 (local executor only)."""
     if config.processes is not None:
         if executor != "local":
-            raise UserError("--processes: only with the local executor; drop one of the two")
+            raise UserError(
+                "only with the local executor; drop one of the two", place="--processes"
+            )
         return check_processes(config.processes, "--processes") or 1
     if executor != "local":
         return 1
