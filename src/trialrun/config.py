@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.config_keys import check_known_keys
-from trialrun.errors import UserError
+from trialrun.errors import CONFIG_FILE_NAME, ConfigError
 
-CONFIG_NAME = "trialrun.toml"
+CONFIG_NAME = CONFIG_FILE_NAME
 
 
 @dataclass(slots=True)
@@ -62,20 +62,25 @@ def load_config(path: Path | None = None, start: Path | None = None) -> ProjectC
         with open(target, "rb") as handle:
             data = tomllib.load(handle)
     except FileNotFoundError:
-        raise UserError(f"{target}: config file not found; pass an existing --config") from None
+        raise _unreadable(target, "config file not found; pass an existing --config") from None
     except IsADirectoryError:
-        raise UserError(f"{target}: is a folder; pass the trialrun.toml file itself") from None
+        raise _unreadable(target, "is a folder; pass the trialrun.toml file itself") from None
     except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{target}: invalid TOML: {exc}; fix the syntax") from None
+        raise _unreadable(target, f"invalid TOML: {exc}; fix the syntax") from None
     except UnicodeDecodeError:
-        raise UserError(f"{target}: not UTF-8 text; save the config as UTF-8") from None
+        raise _unreadable(target, "not UTF-8 text; save the config as UTF-8") from None
     except RecursionError:  # tomllib recurses once per level: 10^5 nested arrays
-        raise UserError(f"{target}: nested too deep to read; a config holds flat values") \
+        raise _unreadable(target, "nested too deep to read; a config holds flat values") \
             from None
     except ValueError:  # the only other one: an integer past Python's digit limit
-        raise UserError(f"{target}: a number of more than {sys.get_int_max_str_digits()} "
-                        "digits; give a small number") from None
+        raise _unreadable(target, f"a number of more than {sys.get_int_max_str_digits()} "
+                          "digits; give a small number") from None
     except OSError as exc:
-        raise UserError(f"{target}: cannot read config: {exc.strerror}") from None
-    check_known_keys(str(target), data)  # every section and key: trialrun.config_keys
+        raise _unreadable(target, f"cannot read config: {exc.strerror}") from None
+    check_known_keys(target, data)  # every section and key: trialrun.config_keys
     return ProjectConfig(path=Path(target), data=data)
+
+
+def _unreadable(path: Path, problem: str) -> ConfigError:
+    """The config file as a whole cannot be read (no key to name)."""
+    return ConfigError(problem, place=None, source=path)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from trialrun.errors import UserError
+from trialrun.errors import ConfigError
 
 CONFIG_REFERENCE = "docs/reference/config.md"
 
@@ -142,7 +143,7 @@ def config_section(name: str) -> ConfigSection | None:
     return _BY_NAME.get(name)
 
 
-def check_known_keys(where: str, data: dict[str, Any]) -> None:
+def check_known_keys(where: Path | str, data: dict[str, Any]) -> None:
     """Refuse a key a known section does not have, a top-level key that belongs in a
     section, or a section name one letter off a known one (unknown sections stay, for
     plugins). One line: the file, the place, the fix and the reference section."""
@@ -152,20 +153,22 @@ def check_known_keys(where: str, data: dict[str, Any]) -> None:
             continue
         homes = [s for s in SECTIONS if name in s.key_names()]
         if len(homes) == 1:
-            raise UserError(
-                f"{where}: {name}: a top-level key trialrun does not read; it belongs in "
-                f"[{homes[0].name}] (see {CONFIG_REFERENCE}#{homes[0].anchor})"
+            raise ConfigError(
+                "a top-level key trialrun does not read; it belongs in "
+                f"[{homes[0].name}] (see {CONFIG_REFERENCE}#{homes[0].anchor})",
+                place=name, source=where,
             )
 
 
-def _check_table(where: str, name: str, table: dict[str, Any]) -> None:
+def _check_table(where: Path | str, name: str, table: dict[str, Any]) -> None:
     section = _BY_NAME.get(name)
     if section is None:
         close = difflib.get_close_matches(name, [s.name for s in SECTIONS], n=1, cutoff=0.8)
         if close:
-            raise UserError(
-                f"{where}: [{name}]: unknown section; did you mean [{close[0]}]? "
-                f"(see {CONFIG_REFERENCE}#{section_anchor(close[0])})"
+            raise ConfigError(
+                f"unknown section; did you mean [{close[0]}]? "
+                f"(see {CONFIG_REFERENCE}#{section_anchor(close[0])})",
+                place=f"[{name}]", source=where,
             )
         return
     if section.open:
@@ -177,7 +180,7 @@ def _check_table(where: str, name: str, table: dict[str, Any]) -> None:
             continue
         if key in section.key_names():
             continue
-        raise UserError(f"{where}: [{name}] {key}: {_unknown(section, key)}")
+        raise ConfigError(_unknown(section, key), place=f"[{name}] {key}", source=where)
 
 
 def _unknown(section: ConfigSection, key: str) -> str:

@@ -284,7 +284,7 @@ def test_run_agent_in_trialrun_toml_picks_the_preset(tmp_path, monkeypatch):
     with pytest.raises(UserError, match="claude-code is not installed: run `trialrun agents"):
         trialrun_run(task, models=[f"scripted:{script}"], out=tmp_path / "r")
     (tmp_path / "trialrun.toml").write_text("[run]\nagent = 3\n")
-    with pytest.raises(UserError, match=r"\[run\] agent \(trialrun.toml\): must be a preset"):
+    with pytest.raises(UserError, match=r"trialrun.toml: \[run\] agent: must be a preset"):
         trialrun_run(task, models=[f"scripted:{script}"], out=tmp_path / "r")
 
 

@@ -68,7 +68,7 @@ def test_judge_errors_name_the_judge_flag_not_model(suite, good, tmp_path, capsy
     )
     missing = f"scripted:{tmp_path / 'missing.yaml'}"
     code, out, err = cli(capsys, "run", suite, "-m", good, "--judge", missing, "--out", tmp_path)
-    line = one_line(code, out, err, "missing.yaml", "--judge scripted:PATH")
+    line = one_line(code, out, err, "--judge scripted:", "missing.yaml: scripted model file")
     assert "--model" not in line
     # the model under test never grades its own answers
     code, out, err = cli(capsys, "run", suite, "-m", good, "--judge", good, "--out", tmp_path)

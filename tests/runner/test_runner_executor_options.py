@@ -18,7 +18,7 @@ GOOD = f"scripted:{ROOT / 'examples' / 'scripts' / 'good.yaml'}"
     ("args", "config", "needle"),
     [
         (["--executor", "nope"], None, "--executor nope: unknown executor; use one of: local, ray"),
-        ([], '[run]\nexecutor = "nope"\n', "[run] executor (trialrun.toml): unknown executor"),
+        ([], '[run]\nexecutor = "nope"\n', "trialrun.toml: [run] executor: unknown executor"),
         (["--ray-address", "127.0.0.1:1"], None, "--ray-address: only with --executor ray"),
         (["--executor", "ray", "--ray-address", "127.0.0.1:1"], None,
          "--ray-address 127.0.0.1:1: nothing answers there"),
@@ -26,8 +26,8 @@ GOOD = f"scripted:{ROOT / 'examples' / 'scripts' / 'good.yaml'}"
         (["--processes", "two"], None, "--processes: 'two' is not a number of processes"),
         (["--processes", "2", "--executor", "ray"], None,
          "--processes: only with the local executor"),
-        ([], "[run]\nprocesses = 0\n", "[run] processes (trialrun.toml): 0 is not a number"),
-        ([], "[run]\nprocesses = true\n", "[run] processes (trialrun.toml): True is not a"),
+        ([], "[run]\nprocesses = 0\n", "trialrun.toml: [run] processes: 0 is not a number"),
+        ([], "[run]\nprocesses = true\n", "trialrun.toml: [run] processes: True is not a"),
     ],
 )  # fmt: skip
 def test_a_bad_executor_option_is_one_line(tmp_path, args, config, needle):

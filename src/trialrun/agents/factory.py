@@ -30,13 +30,13 @@ def check_command(agent_cmd: str) -> None:
     alone because it is resolved inside the trial's workspace.
     """
     if "\0" in agent_cmd:
-        raise UserError("--agent-cmd: the command holds a NUL character, which no command "
-                        "can take; remove it")
+        raise UserError("the command holds a NUL character, which no command can take; "
+                        "remove it", place="--agent-cmd")
     try:
         words = shlex.split(agent_cmd)
     except ValueError as exc:
         raise UserError(
-            f"--agent-cmd {agent_cmd}: cannot parse it ({exc}); check the quotes"
+            f"cannot parse it ({exc}); check the quotes", place="--agent-cmd", value=agent_cmd
         ) from None
     words = [w for w in words if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w)]
     if not words:
@@ -46,8 +46,8 @@ def check_command(agent_cmd: str) -> None:
         return
     if shutil.which(program) is None:
         raise UserError(
-            f"--agent-cmd {agent_cmd}: program '{program}' not found on PATH; install it or "
-            "give its full path"
+            f"program '{program}' not found on PATH; install it or give its full path",
+            place="--agent-cmd", value=agent_cmd,
         )
 
 
@@ -59,11 +59,11 @@ def check_agent_choice(agent: str | None, agent_cmd: str | None) -> None:
     mistake, an unset variable, not "use the built-in loop"). The one check of them."""
     if agent_cmd is not None and not agent_cmd.strip():
         raise UserError(
-            f'--agent-cmd: empty command; e.g. --agent-cmd "my-agent --prompt {{prompt}}", '
-            f"{EMPTY_FIX}"
+            f'empty command; e.g. --agent-cmd "my-agent --prompt {{prompt}}", {EMPTY_FIX}',
+            place="--agent-cmd",
         )
     if agent is not None and not agent.strip():
-        raise UserError(f"--agent: empty; e.g. --agent my_pkg.agent:run, {EMPTY_FIX}")
+        raise UserError(f"empty; e.g. --agent my_pkg.agent:run, {EMPTY_FIX}", place="--agent")
     if agent and agent_cmd:
         raise UserError("--agent and --agent-cmd: give one of them, not both")
 
@@ -72,11 +72,14 @@ def check_agent_api(agent_api: str | None, agent_cmd: str | None) -> None:
     if agent_api is None:
         return
     if agent_api not in API_ENV:
-        raise UserError(f"--agent-api {agent_api}: unknown; use one of {', '.join(API_ENV)}")
+        raise UserError(
+            f"unknown; use one of {', '.join(API_ENV)}", place="--agent-api", value=agent_api
+        )
     if agent_cmd is None:
         raise UserError(
-            "--agent-api: only with --agent-cmd (a preset knows its API); "
-            f'e.g. --agent-cmd "my-agent {{prompt}}" --agent-api {agent_api}'
+            "only with --agent-cmd (a preset knows its API); "
+            f'e.g. --agent-cmd "my-agent {{prompt}}" --agent-api {agent_api}',
+            place="--agent-api",
         )
 
 
@@ -97,13 +100,16 @@ def make_agent(
         return PresetAgent(preset, timeout_s=timeout_s)
     if agent and ":" not in agent:
         raise UserError(
-            f"--agent {agent}: not an agent preset ({', '.join(preset_names())}); "
-            "else expected package.module:function (or file.py:function)"
+            f"not an agent preset ({', '.join(preset_names())}); "
+            "else expected package.module:function (or file.py:function)",
+            place="--agent", value=agent,
         )
     if agent:
         fn = load_object(agent.strip(), "--agent")
         if not callable(fn):
-            raise UserError(f"--agent {agent}: '{agent}' is not callable; point at a function")
+            raise UserError(
+                f"'{agent}' is not callable; point at a function", place="--agent", value=agent
+            )
         return CallableAgent(fn, agent.strip(), timeout_s=timeout_s)
     raise UserError(
         "no agent given; pass --agent PRESET or package.module:function, or --agent-cmd COMMAND"

@@ -76,9 +76,10 @@ class BackendModel:
     def __init__(self, model_id: str, options: dict[str, Any]) -> None:
         if model_id not in _LIVE:
             raise UserError(
-                f"--model {PROVIDER}:{model_id}: no such backend object in this process "
+                "no such backend object in this process "
                 "(pass the object to run_benchmark or EvalRunner; worker processes cannot "
-                "see it)"
+                "see it)",
+                place="--model", value=f"{PROVIDER}:{model_id}",
             )
         self.model_id = model_id
         self.backend, self.model = _LIVE[model_id]

@@ -73,7 +73,7 @@ def main() -> None:
         code = app(standalone_mode=False)
         sys.exit(code if isinstance(code, int) else 0)
     except UserError as exc:
-        typer.echo(f"trialrun: {redact(str(exc))}", err=True)
+        typer.echo(f"trialrun: {redact(exc.describe())}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         typer.echo("trialrun: interrupted", err=True)

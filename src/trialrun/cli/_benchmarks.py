@@ -56,7 +56,7 @@ def _run(call: Any, as_json: bool) -> NoReturn:
     try:
         outcomes = call(echo)
     except UserError as exc:
-        _fail(str(exc), exc.exit_code)
+        _fail(exc.describe(), exc.exit_code)
     interrupted = any(o.interrupted for o in outcomes)
     if as_json:
         doc = {
@@ -165,7 +165,7 @@ def summarize_records_command(path: Path, as_json: bool) -> None:
     try:
         summary = summarize_records(read_records(path))
     except UserError as exc:
-        _fail(str(exc), exc.exit_code)
+        _fail(exc.describe(), exc.exit_code)
     if as_json:
         sys.stdout.write(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
         raise SystemExit(0)

@@ -326,7 +326,7 @@ def run(
             baselines=baselines, executor=executor, ray_address=ray_address, processes=processes,
         )  # fmt: skip
     except UserError as exc:
-        _fail(str(exc), exc.exit_code)
+        _fail(exc.describe(), exc.exit_code)
         return
     after = AfterRun(junit=junit, markdown=markdown, record=True, store=store,
                      trigger=trigger, compare=True, baselines=baselines)  # fmt: skip
@@ -377,7 +377,7 @@ def _run_and_print(config: RunConfig, after: AfterRun, *, as_json: bool, show_al
     except UserError as exc:
         if progress:
             progress.stop()
-        _fail(str(exc), exc.exit_code)
+        _fail(exc.describe(), exc.exit_code)
         return
     except OSError as exc:  # e.g. the disk filled up while writing results
         if progress:
@@ -429,7 +429,7 @@ def summarize(
         )
         summary = summarize_rundir(rundir)
     except UserError as exc:
-        _fail(str(exc), exc.exit_code)
+        _fail(exc.describe(), exc.exit_code)
         return
     if lone is None:
         try:
@@ -478,7 +478,7 @@ def show(
             if x.task_id == task_id:
                 matches.append(x)
     except UserError as exc:
-        _fail(str(exc), exc.exit_code)
+        _fail(exc.describe(), exc.exit_code)
         return
     if not matches:
         known = sorted(known_ids)
@@ -505,7 +505,7 @@ def show(
     try:
         transcript = rundir.transcript(line)
     except UserError as exc:
-        _fail(str(exc), exc.exit_code)
+        _fail(exc.describe(), exc.exit_code)
         return
     render_transcript(transcript, line, Console(), truncate=None if full else 800)
     raise SystemExit(0)

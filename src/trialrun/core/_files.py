@@ -35,7 +35,15 @@ _CHUNK = 1 << 20
 
 
 class FileRefused(UserError):
-    """A file that is not a regular file, or is larger than its limit (exit code 2)."""
+    """A file that is not a regular file, or is larger than its limit (exit code 2).
+
+    `source` is the file and `problem` what is wrong with it and the fix, so a caller
+    that names the file otherwise (a tool: the agent's relative path) formats its own
+    line; `kind` is what was found instead of a regular file (`a folder`), else None."""
+
+    def __init__(self, problem: str, *, source: Path | str, kind: str | None = None) -> None:
+        super().__init__(problem, source=source)
+        self.kind = kind
 
 
 def file_kind(mode: int) -> str:
@@ -50,8 +58,13 @@ def size_text(limit: int) -> str:
     return f"{limit} bytes"
 
 
-def _refuse(path: Path | str, why: str, fix: str) -> FileRefused:
-    return FileRefused(f"{path}: {why}; {fix}" if fix else f"{path}: {why}")
+def _refuse(path: Path | str, why: str, fix: str, kind: str | None = None) -> FileRefused:
+    return FileRefused(f"{why}; {fix}" if fix else why, source=path, kind=kind)
+
+
+def _not_regular(path: Path | str, mode: int, fix: str) -> FileRefused:
+    kind = file_kind(mode)
+    return _refuse(path, f"{kind}, not a regular file", fix, kind)
 
 
 def over_limit(path: Path | str, limit: int, fix: str = "") -> FileRefused:
@@ -66,7 +79,7 @@ def _checked_fd(
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise _refuse(path, f"{file_kind(info.st_mode)}, not a regular file", fix)
+            raise _not_regular(path, info.st_mode, fix)
         if limit is not None and info.st_size > limit:
             raise over_limit(path, limit, fix if limit_fix is None else limit_fix)
         os.set_blocking(fd, True)  # O_NONBLOCK only guarded the open
@@ -94,7 +107,7 @@ def open_fd(
     with contextlib.suppress(OSError):  # a device is refused before it is ever opened
         found = os.stat(path, follow_symlinks=follow_symlinks).st_mode
         if not (stat.S_ISREG(found) or stat.S_ISLNK(found)):
-            raise _refuse(path, f"{file_kind(found)}, not a regular file", fix)
+            raise _not_regular(path, found, fix)
     try:
         fd = os.open(path, flags | extra, mode)
     except OSError as exc:
@@ -231,7 +244,7 @@ def open_beneath(root: Path | str, rel: str, *, limit: int | None = None) -> io.
         flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
         found = os.stat(parts[-1], dir_fd=folder, follow_symlinks=False).st_mode
         if not stat.S_ISREG(found):  # a link or a device: never opened
-            raise _refuse(shown, f"{file_kind(found)}, not a regular file", "")
+            raise _not_regular(shown, found, "")
         try:
             fd = os.open(parts[-1], flags, dir_fd=folder)
         except OSError as exc:

@@ -63,7 +63,7 @@ def parse_model_spec(spec: str) -> ModelSpec:
     """`local`, `scripted:PATH`, `openai-compat:MODEL@URL`: provider before the first ':'."""
     spec = spec.strip()
     if not spec:
-        raise UserError("--model: empty model spec; use e.g. 'local' or 'scripted:PATH'")
+        raise UserError("empty model spec; use e.g. 'local' or 'scripted:PATH'", place="--model")
     provider, _, model_id = spec.partition(":")
     return ModelSpec(provider=provider, model_id=model_id)
 

@@ -15,16 +15,20 @@ def load_object(ref: str, flag: str) -> Any:
     """`package.module:attr` or `path/to/file.py:attr` → the object, or a UserError."""
     module_name, sep, attr = ref.rpartition(":")
     if not sep or not module_name or not attr:
-        raise UserError(f"{flag} {ref}: expected package.module:function (or file.py:function)")
+        raise UserError(
+            "expected package.module:function (or file.py:function)", place=flag, value=ref
+        )
     try:
         if module_name.endswith(".py"):
             path = Path(module_name)
             if not path.is_file():
-                raise UserError(f"{flag} {ref}: file {path} not found")
+                raise UserError(f"file {path} not found", place=flag, value=ref)
             name = f"_trialrun_user_{abs(hash(str(path.resolve())))}"
             spec = importlib.util.spec_from_file_location(name, path)
             if spec is None or spec.loader is None:
-                raise UserError(f"{flag} {ref}: cannot load {path} as a Python module")
+                raise UserError(
+                    f"cannot load {path} as a Python module", place=flag, value=ref
+                )
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
             spec.loader.exec_module(module)
@@ -36,14 +40,17 @@ def load_object(ref: str, flag: str) -> Any:
         raise
     except ImportError as exc:
         raise UserError(
-            f"{flag} {ref}: cannot import '{module_name}' ({exc}); install it or run from the "
-            "folder that contains it"
+            f"cannot import '{module_name}' ({exc}); install it or run from the "
+            "folder that contains it", place=flag, value=ref,
         ) from None
     except Exception as exc:
         raise UserError(
-            f"{flag} {ref}: importing '{module_name}' raised {type(exc).__name__}: {exc}"
+            f"importing '{module_name}' raised {type(exc).__name__}: {exc}",
+            place=flag, value=ref,
         ) from None
     try:
         return getattr(module, attr)
     except AttributeError:
-        raise UserError(f"{flag} {ref}: '{module_name}' has no attribute '{attr}'") from None
+        raise UserError(
+            f"'{module_name}' has no attribute '{attr}'", place=flag, value=ref
+        ) from None

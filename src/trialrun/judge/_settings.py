@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trialrun.config import ProjectConfig
 from trialrun.core import model_name, redact
-from trialrun.errors import UserError
+from trialrun.errors import ConfigError, UserError
 from trialrun.models import (
     MODEL_PROVIDERS,
     Completion,
@@ -75,9 +75,10 @@ class JudgeSettings:
         except ValidationError as exc:
             err = exc.errors()[0]
             where = ".".join(str(p) for p in err["loc"]) or "judge"
-            raise UserError(
-                f"{config.path}: [judge] {where}: {err['msg']}; "
-                "allowed keys: model, cache_dir, cache, timeout_s, max_tokens, constrained"
+            raise ConfigError(
+                f"{err['msg']}; "
+                "allowed keys: model, cache_dir, cache, timeout_s, max_tokens, constrained",
+                place=f"[judge] {where}", source=config.path,
             ) from None
         cache_dir = None
         if section.cache_dir:
@@ -146,32 +147,29 @@ def check_judge_spec(spec: str) -> str:
     try:
         return _checked_judge_spec(spec)
     except UserError as exc:
-        raise UserError(redact(str(exc)), exc.exit_code) from None
+        raise exc.shown_with(redact) from None
 
 
 def _checked_judge_spec(spec: str) -> str:
     try:
         parsed = parse_model_spec(spec)
     except UserError as exc:  # the models package names the flag --model; here it is --judge
-        raise UserError(_as_judge_flag(exc), exc.exit_code) from None
+        raise (exc.at("--judge") if exc.place == "--model" else exc) from None
     if parsed.provider not in MODEL_PROVIDERS.names():
         hint = MODEL_PROVIDERS.suggest(parsed.provider)
         did = f" (did you mean '{hint}'?)" if hint else ""
         raise UserError(
-            f"--judge {parsed.text}: unknown provider '{parsed.provider}'{did}; "
-            f"known: {', '.join(MODEL_PROVIDERS.names())}"
+            f"unknown provider '{parsed.provider}'{did}; "
+            f"known: {', '.join(MODEL_PROVIDERS.names())}",
+            place="--judge", value=parsed.text,
         )
     if is_unpinned(parsed.model_id) or is_unpinned(parsed.text):  # never the base URL
         raise UserError(
-            f"--judge {spec}: judge models must be pinned; '{model_name(parsed.model_id)}' is "
-            "a moving -latest/-preview/:latest alias: name a dated or versioned model id instead"
+            f"judge models must be pinned; '{model_name(parsed.model_id)}' is "
+            "a moving -latest/-preview/:latest alias: name a dated or versioned model id instead",
+            place="--judge", value=spec,
         )
     return parsed.text
-
-
-def _as_judge_flag(exc: UserError) -> str:
-    message = str(exc)
-    return "--judge" + message[len("--model") :] if message.startswith("--model") else message
 
 
 def resolve_judge_spec(cli_spec: str | None, settings: JudgeSettings) -> str | None:

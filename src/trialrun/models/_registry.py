@@ -6,7 +6,6 @@ A provider is a factory `(model_id: str, options: dict) -> Model`, registered wi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -39,14 +38,11 @@ def model_provider(name: str) -> Callable[[ModelFactory], ModelFactory]:
     return MODEL_PROVIDERS.register(name)
 
 
-_MODEL_FLAG = re.compile(r"(?<![\w-])--model\b")
-
-
 def create_model(
     spec: str | ModelSpec, options: dict[str, Any] | None = None, *, flag: str = "--model"
 ) -> Model:
     """The Model for `spec`. `flag` is where the spec came from (`--judge`, a config key):
-    every UserError a provider raises names it instead of `--model`."""
+    a UserError a provider raises at `--model` (its `place`) is re-labelled to it."""
     try:
         parsed = parse_model_spec(spec) if isinstance(spec, str) else spec
         factory = MODEL_PROVIDERS.get(parsed.provider)
@@ -55,12 +51,10 @@ def create_model(
             known = ", ".join(MODEL_PROVIDERS.names())
             did = f" (did you mean '{hint}'?)" if hint else ""
             raise UserError(
-                f"--model {parsed.text}: unknown provider '{parsed.provider}'{did}; "
-                f"known: {known}"
+                f"unknown provider '{parsed.provider}'{did}; known: {known}",
+                place="--model", value=parsed.text,
             )
         return factory(parsed.model_id, options or {})
     except UserError as exc:  # a spec's URL may hold credentials: never in the message
-        message = redact(str(exc))
-        if flag != "--model":
-            message = _MODEL_FLAG.sub(lambda _m: flag, message)
-        raise UserError(message, exc.exit_code) from None
+        shown = exc.shown_with(redact)
+        raise (shown.at(flag) if exc.place == "--model" else shown) from None

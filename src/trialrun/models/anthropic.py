@@ -272,9 +272,15 @@ class AnthropicModel:
 @model_provider("anthropic")
 def anthropic_provider(model_id: str, options: dict[str, Any]) -> AnthropicModel:
     if not model_id:
-        raise UserError("--model anthropic: name a model, e.g. anthropic:claude-3-5-haiku-20241022")
+        raise UserError(
+            "name a model, e.g. anthropic:claude-3-5-haiku-20241022",
+            place="--model", value="anthropic",
+        )
     key = os.environ.get("ANTHROPIC_API_KEY")
     if not key:
-        raise UserError(f"--model anthropic:{model_id}: ANTHROPIC_API_KEY is not set; export it")
+        raise UserError(
+            "ANTHROPIC_API_KEY is not set; export it",
+            place="--model", value=f"anthropic:{model_id}",
+        )
     base_url = split_base_url(model_id)[1] or os.environ.get("ANTHROPIC_BASE_URL") or None
     return AnthropicModel(model_id, key, options, base_url=base_url)

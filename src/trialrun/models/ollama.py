@@ -106,5 +106,5 @@ def _resident(listing: Any) -> list[str]:
 @model_provider("ollama")
 def ollama_provider(model_id: str, options: dict[str, Any]) -> OllamaModel:
     if not model_id:
-        raise UserError("--model ollama: name a model, e.g. ollama:qwen2.5:0.5b")
+        raise UserError("name a model, e.g. ollama:qwen2.5:0.5b", place="--model", value="ollama")
     return OllamaModel(model_id, options)

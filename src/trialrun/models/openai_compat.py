@@ -302,8 +302,9 @@ def split_compat_id(model_id: str) -> tuple[str, str]:
     name, base_url = split_base_url(model_id)
     if base_url is None:
         raise UserError(
-            f"--model openai-compat:{model_id}: expected openai-compat:MODEL@BASE_URL, "
-            "e.g. openai-compat:qwen2.5@http://127.0.0.1:8000/v1"
+            "expected openai-compat:MODEL@BASE_URL, "
+            "e.g. openai-compat:qwen2.5@http://127.0.0.1:8000/v1",
+            place="--model", value=f"openai-compat:{model_id}",
         )
     return name, base_url
 
@@ -311,12 +312,13 @@ def split_compat_id(model_id: str) -> tuple[str, str]:
 @model_provider("openai")
 def openai_provider(model_id: str, options: dict[str, Any]) -> OpenAICompatModel:
     if not model_id:
-        raise UserError("--model openai: name a model, e.g. openai:gpt-4o-mini")
+        raise UserError("name a model, e.g. openai:gpt-4o-mini", place="--model", value="openai")
     key = os.environ.get("OPENAI_API_KEY")
     if not key:
         raise UserError(
-            f"--model openai:{model_id}: OPENAI_API_KEY is not set; export it (keys are read "
-            "from the environment only)"
+            "OPENAI_API_KEY is not set; export it (keys are read "
+            "from the environment only)",
+            place="--model", value=f"openai:{model_id}",
         )
     return OpenAICompatModel(
         "openai",

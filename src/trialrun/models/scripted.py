@@ -125,8 +125,8 @@ def _read(path: Path) -> Any:
         ) from None
     except FileNotFoundError:
         raise UserError(
-            f"{path}: scripted model file not found; pass --model scripted:PATH to an "
-            "existing YAML or JSON file"
+            "scripted model file not found; give scripted:PATH to an existing YAML or JSON "
+            "file", place="--model", value=f"scripted:{path}",
         ) from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read the scripted model file ({exc.strerror})") from None
@@ -234,6 +234,7 @@ class ScriptedModel:
 def _scripted(model_id: str, options: dict[str, Any]) -> ScriptedModel:
     if not model_id:
         raise UserError(
-            "--model scripted: needs a script file, e.g. scripted:examples/scripts/good.yaml"
+            "needs a script file, e.g. scripted:examples/scripts/good.yaml",
+            place="--model", value="scripted",
         )
     return ScriptedModel(model_id)

@@ -55,7 +55,7 @@ def _copy_folder(src: Path, dst: Path, limits: ReadLimits, *, agent: bool, top: 
             elif inside_agent:
                 _copy_agent_entry(source, target, info.st_mode, limits)
             elif stat.S_ISLNK(info.st_mode) and os.path.isdir(source):
-                raise FileRefused(f"{source}: a symlink to a folder, not copied; {_FIX}")
+                raise FileRefused(f"a symlink to a folder, not copied; {_FIX}", source=source)
             else:
                 copy_regular(source, target, limits.file_bytes, fix=_FIX,
                              limit_fix=record_fix("max_file_bytes"))
@@ -77,4 +77,6 @@ def _copy_agent_entry(source: Path, target: Path, mode: int, limits: ReadLimits)
                      limit_fix=record_fix("max_file_bytes"))
     # FIFOs and sockets an agent made are not content: skipped (devices cannot be made)
     elif not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-        raise FileRefused(f"{source}: {file_kind(mode)}, not copied; {_FIX}")
+        raise FileRefused(
+            f"{file_kind(mode)}, not copied; {_FIX}", source=source, kind=file_kind(mode)
+        )

@@ -198,7 +198,7 @@ def read_json(
     except IsADirectoryError:
         raise UserError(f"{path}: is a folder; {fix}") from None
     except FileRefused as exc:  # a FIFO, a device, a folder or too big
-        if "a folder, not" in str(exc):
+        if exc.kind == "a folder":
             raise UserError(f"{path}: is a folder; {fix}") from None
         raise
     except json.JSONDecodeError as exc:

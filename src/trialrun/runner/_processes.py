@@ -60,7 +60,8 @@ def check_processes(value: object, where: str) -> int | None:
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_PROCESSES:
         raise UserError(
-            f"{where}: {value!r} is not a number of processes; give 1 to {MAX_PROCESSES}, or auto"
+            f"{value!r} is not a number of processes; give 1 to {MAX_PROCESSES}, or auto",
+            place=where,
         )
     return value
 

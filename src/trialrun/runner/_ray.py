@@ -57,7 +57,9 @@ RETRIES = 1  # a trial whose worker died is re-run once, then it is an infra err
 def check_executor(name: str) -> None:
     """Refuse an unknown executor name (one line)."""
     if name not in EXECUTORS:
-        raise UserError(f"--executor {name}: unknown executor; use one of: {', '.join(EXECUTORS)}")
+        raise UserError(
+            f"unknown executor; use one of: {', '.join(EXECUTORS)}", place="--executor", value=name
+        )
 
 
 def import_ray() -> Any:
@@ -66,7 +68,9 @@ def import_ray() -> Any:
         # the optional `ray` extra, loaded for `--executor ray` only
         import ray
     except ImportError:
-        raise UserError(f"--executor ray: ray is not installed; {RAY_EXTRA_HINT}") from None
+        raise UserError(
+            f"ray is not installed; {RAY_EXTRA_HINT}", place="--executor", value="ray"
+        ) from None
     return ray
 
 

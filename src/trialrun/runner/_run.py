@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from trialrun.agents import Agent, ConversingAgent, ToolLoopAgent, make_agent, preset_names
 from trialrun.config import ProjectConfig, load_config
 from trialrun.core import is_unpinned, model_label, parse_model_spec, slugify
-from trialrun.errors import UserError
+from trialrun.errors import CONFIG_FILE_NAME, ConfigError, UserError
 from trialrun.graders import GRADERS
 from trialrun.judge import JudgeModel, JudgeSettings, check_judge_spec, self_judge_warning
 from trialrun.metrics import summarizer_for
@@ -90,8 +90,10 @@ def _load(
     try:
         tasks = report_problems_and_exit(report, skip_invalid, echo=lambda _line: None)
     except UserError as exc:
+        if len(report.problems) < 2:  # none, or the one the error is about: its own line
+            raise
         lines = [str(p) for p in report.problems]
-        raise UserError("\n".join([*lines, str(exc)])) from None
+        raise UserError("\n".join([*lines, exc.describe()])) from None
     if report.problems:
         warnings += [str(p) for p in report.problems]
         warnings += [f"{f}: skipped: invalid task file" for f in report.invalid_files]
@@ -115,17 +117,21 @@ def _judge_spec(judge: str | None, project: ProjectConfig) -> tuple[str | None, 
     spec = section.get("model")
     if not spec:
         return None, "--judge"
-    where = "[judge] model (trialrun.toml)"
+    where = "[judge] model"
     if not isinstance(spec, str):
-        raise UserError(f"{where}: must be a model spec string, e.g. \"local\"")
+        raise ConfigError(
+            'must be a model spec string, e.g. "local"', place=where, source=project.path
+        )
     try:
         check_judge_spec(spec)
     except UserError as exc:
-        message = str(exc)
-        raise UserError(
-            where + message[len("--judge") :] if message.startswith("--judge") else message
-        ) from None
+        raise _in_config(exc, "--judge", where, project) from None
     return spec, where
+
+
+def _in_config(exc: UserError, flag: str, key: str, project: ProjectConfig) -> UserError:
+    """`exc` (raised as if `flag` had been given) re-labelled to the config `key` it came from."""
+    return exc.at(key, source=project.path or CONFIG_FILE_NAME) if exc.place == flag else exc
 
 
 def _make_agent(config: RunConfig, timeout_s: float | None) -> Agent:
@@ -155,18 +161,20 @@ def _executor(config: RunConfig, project: ProjectConfig) -> str:
     if name is None:
         value = project.section("run").get("executor", "local")
         if not isinstance(value, str):
-            raise UserError('[run] executor (trialrun.toml): must be "local" or "ray"')
+            raise ConfigError('must be "local" or "ray"', place="[run] executor",
+                              source=project.path)
         try:
             check_executor(value)
         except UserError:
-            raise UserError(
-                f'[run] executor (trialrun.toml): unknown executor {value!r}; use "local" or "ray"'
+            raise ConfigError(
+                f'unknown executor {value!r}; use "local" or "ray"', place="[run] executor",
+                source=project.path,
             ) from None
         name = value
     if name == "ray":
         import_ray()  # missing: one line, before anything is written
     elif config.ray_address:
-        raise UserError("--ray-address: only with --executor ray")
+        raise UserError("only with --executor ray", place="--ray-address")
     return name
 
 
@@ -174,18 +182,24 @@ def _processes(config: RunConfig, executor: str, project: ProjectConfig) -> int:
     """`--processes`, else `[run] processes` in trialrun.toml, else 1 (local executor only)."""
     if config.processes is not None:
         if executor != "local":
-            raise UserError("--processes: only with the local executor; drop one of the two")
+            raise UserError(
+                "only with the local executor; drop one of the two", place="--processes"
+            )
         return check_processes(config.processes, "--processes") or 1
     if executor != "local":
         return 1
     value = project.section("run").get("processes")
-    return check_processes(value, "[run] processes (trialrun.toml)") or 1
+    try:
+        return check_processes(value, "[run] processes") or 1
+    except UserError as exc:
+        raise _in_config(exc, "[run] processes", "[run] processes", project) from None
 
 
 def _ray_address(config: RunConfig, project: ProjectConfig) -> str | None:
     address = config.ray_address or project.section("run").get("ray_address")
     if address is not None and not isinstance(address, str):
-        raise UserError('[run] ray_address (trialrun.toml): must be a string, e.g. "10.0.0.5:6379"')
+        raise ConfigError('must be a string, e.g. "10.0.0.5:6379"', place="[run] ray_address",
+                          source=project.path)
     return address or None
 
 
@@ -411,10 +425,14 @@ def _judge_of(
         warnings.append(self_judge_warning(judge_spec))
     elif model_label(judge_spec) in models:
         raise UserError(
-            f"{judge_flag} {judge_spec}: is also a model under test, and a model never "
-            "grades its own answers; pick another judge model"
+            "is also a model under test, and a model never grades its own answers; pick "
+            "another judge model", place=judge_flag, value=judge_spec,
+            source=None if judge_flag == "--judge" else project.path or CONFIG_FILE_NAME,
         )
-    return judge_spec, create_model(judge_spec, flag=judge_flag)
+    try:
+        return judge_spec, create_model(judge_spec, flag=judge_flag)
+    except UserError as exc:
+        raise _in_config(exc, "[judge] model", judge_flag, project) from None
 
 
 def _early_stop(

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from trialrun.config import ProjectConfig
-from trialrun.errors import UserError
+from trialrun.errors import ConfigError, UserError
 
 if TYPE_CHECKING:
     from trialrun.agents import Agent
@@ -22,9 +22,9 @@ def configured_agent(project: ProjectConfig) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
-        raise UserError(
-            "[run] agent (trialrun.toml): must be a preset name or package.module:function, "
-            'e.g. "gemini-cli"'
+        raise ConfigError(
+            'must be a preset name or package.module:function, e.g. "gemini-cli"',
+            place="[run] agent", source=project.path,
         )
     return value.strip()
 
@@ -51,7 +51,8 @@ def task_agents(
                 made[spec] = make(spec)
             except UserError as exc:
                 where = sources.get(task_id, f"task {task_id}")
-                message = str(exc).removeprefix(f"--agent {spec}: ")
-                raise UserError(f"{where}: agent: {message}") from None
+                if exc.place == "--agent":  # the spec came from the task file's `agent` key
+                    raise exc.at("agent", source=where, value=None) from None
+                raise UserError(exc.describe(), place="agent", source=where) from None
         out[task_id] = made[spec]
     return out

@@ -26,10 +26,13 @@ def _inside(real_root: str, candidate: str) -> bool:
     return candidate == real_root or candidate.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
-def resolve_inside(root: Path, user_path: str, *, allow_root: bool = True) -> Path:
+def resolve_inside(
+    root: Path, user_path: str, *, allow_root: bool = True, root_name: str = "the vault"
+) -> Path:
     """The absolute path `user_path` names inside `root`, or raise `ToolError`.
 
-    The message is what the agent sees, e.g. "refused: '../x' is outside the vault".
+    The message is what the agent sees, e.g. "refused: '../x' is outside the vault";
+    `root_name` is what the tool calls its root ("the workspace" for the code tools).
     With `allow_root=False` the root itself (an empty path) is refused.
     """
     if not isinstance(user_path, str):
@@ -44,11 +47,11 @@ def resolve_inside(root: Path, user_path: str, *, allow_root: bool = True) -> Pa
     real_root = os.path.realpath(root)
     if user_path.strip() in _ROOT_ALIASES:
         if not allow_root:
-            raise ToolError("refused: a file path is required, not the vault root")
+            raise ToolError(f"refused: a file path is required, not {root_name} root")
         return Path(real_root)
     if user_path.startswith("/"):
         raise ToolError(
-            f"refused: {shown!r} is an absolute path; give a path relative to the vault root"
+            f"refused: {shown!r} is an absolute path; give a path relative to {root_name} root"
         )
     parts: list[str] = []
     for part in user_path.split("/"):
@@ -58,13 +61,13 @@ def resolve_inside(root: Path, user_path: str, *, allow_root: bool = True) -> Pa
             raise ToolError(f"refused: a name in {shown!r} is longer than {MAX_NAME_BYTES} bytes")
         if part == "..":
             if not parts:
-                raise ToolError(f"refused: {shown!r} is outside the vault")
+                raise ToolError(f"refused: {shown!r} is outside {root_name}")
             parts.pop()
             continue
         parts.append(part)
     if not parts:
         if not allow_root:
-            raise ToolError("refused: a file path is required, not the vault root")
+            raise ToolError(f"refused: a file path is required, not {root_name} root")
         return Path(real_root)
     candidate = os.path.join(real_root, *parts)
     # realpath resolves every symlink along the path, dangling ones included.
@@ -73,7 +76,7 @@ def resolve_inside(root: Path, user_path: str, *, allow_root: bool = True) -> Pa
     except (OSError, ValueError) as exc:  # pragma: no cover - platform oddities
         raise ToolError(f"refused: {shown!r}: {exc}") from exc
     if not _inside(real_root, resolved):
-        raise ToolError(f"refused: {shown!r} is outside the vault (a symlink points out)")
+        raise ToolError(f"refused: {shown!r} is outside {root_name} (a symlink points out)")
     return Path(candidate)
 
 

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from trialrun.config import ProjectConfig
-from trialrun.errors import UserError
+from trialrun.errors import ConfigError, UserError
 from trialrun.tasks._problems import FieldPath, SourceError
 
 MAX_FILE_BYTES = 10 * 1024 * 1024  # default; `[tasks] max_file_bytes` in trialrun.toml
@@ -49,12 +49,15 @@ def check_k_option(k: Any, flag: str = "-k") -> None:
     if k is None:
         return
     if isinstance(k, bool) or not isinstance(k, int):
-        raise UserError(f"{flag} {k!r}: k must be a whole number from 1 to {MAX_K}")
+        raise UserError(
+            f"k must be a whole number from 1 to {MAX_K}", place=flag, value=repr(k)
+        )
     if k < 1:
-        raise UserError(f"{flag} {k}: k must be at least 1")
+        raise UserError("k must be at least 1", place=flag, value=str(k))
     if k > MAX_K:
         raise UserError(
-            f"{flag} {k}: k must be at most {MAX_K} (trialrun's limit on trials per task)"
+            f"k must be at most {MAX_K} (trialrun's limit on trials per task)",
+            place=flag, value=str(k),
         )
 
 
@@ -72,9 +75,9 @@ def file_size_limit(explicit: int | None, config: ProjectConfig) -> int:
         return explicit
     value = config.section("tasks").get("max_file_bytes", MAX_FILE_BYTES)
     if not _whole(value):
-        raise UserError(
-            f"{config.path}: [tasks] max_file_bytes must be a positive whole number of bytes "
-            f"(got {value!r})"
+        raise ConfigError(
+            f"must be a positive whole number of bytes (got {value!r})",
+            place="[tasks] max_file_bytes", source=config.path,
         )
     limit: int = value
     return limit

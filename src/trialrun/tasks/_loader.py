@@ -304,10 +304,16 @@ def report_problems_and_exit(
     """For `run`: print problems and warnings; refuse (UserError, exit 2) while any selected
     file is invalid, unless `skip_invalid`, which names each skipped file and goes on."""
     say = echo or (lambda line: print(line, file=sys.stderr))
+    only = report.problems[0] if len(report.problems) == 1 and not skip_invalid else None
     for problem in report.problems:
-        say(str(problem))
+        if problem is not only:  # a lone problem is the refusal's own line
+            say(str(problem))
     for warning in report.warnings:
         say(str(warning))
+    if only is not None:
+        raise only.as_error(
+            "nothing was run (fix it, or pass --skip-invalid to run the valid tasks)"
+        )
     if report.problems:
         files = len(report.invalid_files) or 1
         if not skip_invalid:

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from trialrun.errors import UserError
+
 FieldPath = tuple[str | int, ...]
 
 
@@ -46,6 +48,13 @@ class Problem:
         label = f" {one_line(self.field)}:" if self.field else ""
         kind = " warning:" if self.severity == "warning" else ""
         return f"{where}:{label}{kind} {one_line(self.message)}"
+
+    def as_error(self, fix: str) -> UserError:
+        """This problem as the one line a command refuses with, `fix` after it."""
+        return UserError(
+            f"{one_line(self.message)}; {fix}",
+            place=one_line(self.field) or None, source=self.path, line=self.line,
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {

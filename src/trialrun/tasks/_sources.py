@@ -77,7 +77,7 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
         with open_regular(path) as handle:  # a FIFO or a device: refused, never waited on
             raw = handle.read(max_bytes + 1)
     except FileRefused as exc:
-        raise SourceError(str(exc).removeprefix(f"{path}: ")) from None
+        raise SourceError(exc.problem) from None  # the file is named by the caller
     except OSError as exc:
         raise SourceError(f"cannot read file: {exc.strerror or exc}") from None
     if len(raw) > max_bytes:
@@ -333,19 +333,26 @@ class _JsonLines:
 
 # --- TOML -------------------------------------------------------------------------------
 
-_TOML_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
+_TOML_POSITION = re.compile(r"(?s)(.*?)\s*\(at line (\d+), column \d+\)")
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _toml_syntax_error(exc: tomllib.TOMLDecodeError) -> SourceError:
+    """tomllib's error with its line apart: Python 3.14 has `msg` and `lineno`; before,
+    only its text `MESSAGE (at line L, column C)` holds them."""
+    message: str | None = getattr(exc, "msg", None)
+    line: int | None = getattr(exc, "lineno", None)
+    if message is None:
+        found = _TOML_POSITION.fullmatch(str(exc))
+        message, line = (found[1], int(found[2])) if found else (str(exc), None)
+    return SourceError(f"TOML syntax error: {message}", line)
 
 
 def parse_toml(text: str) -> tuple[Any, LineMap, Issues]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        msg = str(exc)
-        m = _TOML_LINE.search(msg)
-        line = int(m.group(1)) if m else None
-        msg = _TOML_LINE.sub("", msg).strip()
-        raise SourceError(f"TOML syntax error: {msg}", line) from None
+        raise _toml_syntax_error(exc) from None
     except ValueError as exc:  # e.g. an integer over Python's 4300-digit limit
         raise SourceError(f"TOML error: {_first_line(exc)}") from None
     data = _plain_toml(data)

@@ -31,10 +31,9 @@ QUERY_LIMIT_S = 10.0
 
 def _database(ctx: ToolContext, db_path: str) -> Path:
     try:
-        target = resolve_inside(ctx.workspace, db_path, allow_root=False)
+        target = resolve_inside(ctx.workspace, db_path, allow_root=False, root_name="the workspace")
     except ToolError as exc:
-        shown = str(exc).replace("the vault", "the workspace")
-        raise ToolError(f"db_query: db_path: {shown}") from None
+        raise ToolError(f"db_query: db_path: {exc}") from None
     try:
         mode = target.stat().st_mode
     except OSError:

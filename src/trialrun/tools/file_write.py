@@ -30,9 +30,9 @@ def _target(ctx: ToolContext, path: str, create_dirs: bool) -> str:
     if not isinstance(path, str) or not path.strip():
         raise ToolError("file_write: a file path is required (e.g. 'out/answer.txt')")
     try:
-        target = resolve_inside(ctx.workspace, path, allow_root=False)
+        target = resolve_inside(ctx.workspace, path, allow_root=False, root_name="the workspace")
     except ToolError as exc:
-        raise ToolError(f"file_write: {str(exc).replace('the vault', 'the workspace')}") from None
+        raise ToolError(f"file_write: {exc}") from None
     if path.endswith("/") or target.is_dir():
         raise ToolError(f"file_write: {path!r} is a folder; give a file path")
     parent = target.parent
@@ -76,9 +76,8 @@ def file_write(
     target = _target(ctx, path, bool(create_dirs))
     try:
         fd = open_fd(target, _MODES[mode], follow_symlinks=False, fix="write a regular file")
-    except FileRefused as exc:
-        shown = str(exc).replace(target, repr(path), 1)
-        raise ToolError(f"file_write: {shown}") from None
+    except FileRefused as exc:  # named by the agent's path, not the absolute one
+        raise ToolError(f"file_write: {path!r}: {exc.problem}") from None
     except OSError as exc:
         raise ToolError(f"file_write: cannot write {path!r}: {exc.strerror}") from None
     with os.fdopen(fd, "wb") as handle:

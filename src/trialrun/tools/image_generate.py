@@ -61,10 +61,11 @@ def save(ctx: ToolContext, output_path: str, image: GeneratedImage) -> str:
             f"{image.url}"
         )
     try:
-        target = resolve_inside(ctx.workspace, output_path, allow_root=False)
+        target = resolve_inside(
+            ctx.workspace, output_path, allow_root=False, root_name="the workspace"
+        )
     except ToolError as exc:
-        shown = str(exc).replace("the vault", "the workspace")
-        raise ToolError(f"image_generate: output_path: {shown}") from None
+        raise ToolError(f"image_generate: output_path: {exc}") from None
     if not target.parent.is_dir():
         raise ToolError(f"image_generate: the folder of {output_path!r} does not exist")
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC

@@ -48,14 +48,15 @@ def _read(ctx: ToolContext, file_path: str) -> bytes:
     if not isinstance(file_path, str) or not file_path.strip():
         raise ToolError("pdf_extract: a file path is required (e.g. 'docs/report.pdf')")
     try:
-        target = resolve_inside(ctx.workspace, file_path, allow_root=False)
+        target = resolve_inside(
+            ctx.workspace, file_path, allow_root=False, root_name="the workspace"
+        )
     except ToolError as exc:
-        raise ToolError(f"pdf_extract: {str(exc).replace('the vault', 'the workspace')}") from None
+        raise ToolError(f"pdf_extract: {exc}") from None
     try:
         fd = open_fd(target, limit=MAX_PDF_BYTES, fix="give a PDF file")
-    except FileRefused as exc:
-        raise ToolError(f"pdf_extract: {str(exc).replace(str(target), repr(file_path), 1)}") \
-            from None
+    except FileRefused as exc:  # named by the agent's path, not the absolute one
+        raise ToolError(f"pdf_extract: {file_path!r}: {exc.problem}") from None
     except OSError as exc:
         raise ToolError(f"pdf_extract: cannot read {file_path!r}: {exc.strerror}") from None
     with os.fdopen(fd, "rb") as handle:

@@ -31,10 +31,9 @@ def _folder(ctx: ToolContext, working_dir: str | None) -> str:
     if working_dir is None:
         return str(ctx.workspace)
     try:
-        folder = resolve_inside(ctx.workspace, working_dir)
+        folder = resolve_inside(ctx.workspace, working_dir, root_name="the workspace")
     except ToolError as exc:
-        shown = str(exc).replace("the vault", "the workspace")
-        raise ToolError(f"shell_exec: working_dir: {shown}") from None
+        raise ToolError(f"shell_exec: working_dir: {exc}") from None
     if not folder.is_dir():
         raise ToolError(f"shell_exec: working_dir {working_dir!r} is not a folder")
     return str(folder)
