@@ -75,12 +75,14 @@ def register(app: typer.Typer) -> None:
         in the last --window runs (of at least --min-runs), USUALLY_FAILS → USUALLY_PASSES
         at 66 %; rewrites the policy in the task file or @eval_test in place. Reads the
         main branch's nightly runs."""
+        from trialrun.config import load_config
         from trialrun.history import HistoryStore, main_branch, promotion_candidates
 
         if min_runs < 1 or window < 1:
             raise UserError("--min-runs and --window must be 1 or more")
-        on = main_branch(branch, all_branches=all_branches)
-        with HistoryStore.open(store) as history:
+        project = load_config()
+        on = main_branch(branch, all_branches=all_branches, config=project)
+        with HistoryStore.open(store, config=project) as history:
             found, notes = promotion_candidates(history, min_runs=min_runs, window=window,
                                                 models=model or None, branch=on)
             for candidate in found:
@@ -102,12 +104,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Demote ALWAYS_PASSES tests that failed in the main branch's CI runs to
         USUALLY_PASSES, in place."""
+        from trialrun.config import load_config
         from trialrun.history import HistoryStore, demotion_candidates, main_branch
 
         if window < 1:
             raise UserError("--window must be 1 or more")
-        on = main_branch(branch, all_branches=all_branches)
-        with HistoryStore.open(store) as history:
+        project = load_config()
+        on = main_branch(branch, all_branches=all_branches, config=project)
+        with HistoryStore.open(store, config=project) as history:
             found = demotion_candidates(history, window=window, models=model or None,
                                         branch=on)
             for candidate in found:
@@ -183,10 +187,11 @@ def triage(
     on each model with the success rate per model."""
     from rich.console import Console
 
+    from trialrun.config import load_config
     from trialrun.history import HistoryStore, history_name, measure, rerun_specs
 
     console = Console()
-    with HistoryStore.open(store) as history:
+    with HistoryStore.open(store, config=load_config()) as history:
         runs = history.runs(test_id=test)
         if not runs:
             raise UserError(f"{test}: not in the history; give a task id or a pytest node "
@@ -230,12 +235,13 @@ def lint_cmd(
 ) -> None:
     """Flag ALWAYS_PASSES tasks and tests with no promotion record, golden tasks marked
     USUALLY_PASSES and invalid task files (exit 1)."""
+    from trialrun.config import load_config
     from trialrun.history import HistoryStore, lint
 
     for raw in paths:
         if not Path(raw).exists():
             raise UserError(f"{raw}: no such file or folder")
-    with HistoryStore.open(store) as history:
+    with HistoryStore.open(store, config=load_config()) as history:
         findings = lint(history, paths)
     for finding in findings:
         typer.echo(str(finding))

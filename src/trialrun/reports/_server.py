@@ -33,7 +33,7 @@ from trialrun.reports._view import RunView, dumps
 from trialrun.reports._view_cache import cache_key, load_overview, store_overview
 from trialrun.rundir import RESULTS, RUN_JSON, SUMMARY, RunDir
 from trialrun.runner import lock_holder
-from trialrun.tracking import compare_runs, configured_alpha, one_sided_models
+from trialrun.tracking import CompareSettings, compare_runs, one_sided_models
 
 LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
@@ -69,8 +69,10 @@ class RunStore:
         baselines_dir: Path | str | None = None,
         history: HistorySource | None = None,
         history_label: str = "the history store",
+        settings: CompareSettings = CompareSettings(),
     ) -> None:
         self.root = Path(root)
+        self.settings = settings  # the project's [compare] alpha / method
         self.baselines_dir = baselines_dir
         self.history_source = history
         self.history_label = history_label
@@ -187,7 +189,8 @@ class RunStore:
         after_dir, before_dir = self.path_of(after), self.path_of(before)
         sides = one_sided_models(after_dir, before_dir)
         try:
-            comparisons = compare_runs(after_dir, before_dir, alpha=configured_alpha())
+            comparisons = compare_runs(after_dir, before_dir, alpha=self.settings.alpha,
+                                       method=self.settings.method)
         except UserError:
             if not sides:
                 raise
@@ -313,11 +316,13 @@ def make_server(
     verbose: bool = False,
     history: HistorySource | None = None,
     history_label: str = "the history store",
+    settings: CompareSettings = CompareSettings(),
 ) -> ViewerServer:
     """A viewer server over `results_dir` (not yet serving; call `serve_forever`).
 
     `history(last)` gives the heat map's cells (e.g. from a history store: runs whose
-    folders are gone still show); without it the heat map reads the run folders."""
+    folders are gone still show); without it the heat map reads the run folders.
+    `settings`: the project's `[compare]` table, for two runs compared."""
     root = Path(results_dir)
     if not root.is_dir():
         raise UserError(
@@ -327,7 +332,7 @@ def make_server(
     if not 0 <= port <= 65535:
         raise UserError(f"--port {port}: use 0 (any free port) to 65535")
     try:
-        store = RunStore(root, baselines_dir, history, history_label)
+        store = RunStore(root, baselines_dir, history, history_label, settings)
         return ViewerServer(store, host, port, verbose=verbose)
     except OSError as exc:
         raise UserError(
