@@ -280,7 +280,7 @@ def report(
         _err(f"wrote {write_markdown(run, markdown, baselines, settings)}")
     if html is not None:
         cells, label = _report_history(run.summary.tasks, store, project)
-        _err(f"wrote {write_html_report(run_dir, html, baselines, cells, label)}")
+        _err(f"wrote {write_html_report(run_dir, html, baselines, cells, label, settings)}")
     if junit is None and markdown is None and html is None:
         print(render_run_markdown(run, baselines, settings))
 

@@ -103,7 +103,7 @@ class RunStore:
             cached = self._cache.get(run_id)
             if cached is not None and cached.version == version:
                 return cached.view
-        view = RunView(path, self.baselines_dir)
+        view = RunView(path, self.baselines_dir, self.settings)
         with self._lock:
             old = self._cache.get(run_id)
             if old is not None:

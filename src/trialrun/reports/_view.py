@@ -25,7 +25,14 @@ from trialrun.reports._verdict import rate_change, verdict_page
 from trialrun.reports.junit import task_outcome
 from trialrun.rundir import ResultLine, RunDir
 from trialrun.runner import lock_holder
-from trialrun.tracking import Comparison, RunData, TaskRecord, compare_with_baselines, load_run
+from trialrun.tracking import (
+    CompareSettings,
+    Comparison,
+    RunData,
+    TaskRecord,
+    compare_with_baselines,
+    load_run,
+)
 
 
 def trial_status(line: ResultLine) -> str:
@@ -110,9 +117,15 @@ def _num(value: Any) -> float | None:
 class RunView:
     """The pages of one run folder (thread-safe; reload with `refresh`)."""
 
-    def __init__(self, run_dir: Path | str, baselines_dir: Path | str | None = None) -> None:
+    def __init__(
+        self,
+        run_dir: Path | str,
+        baselines_dir: Path | str | None = None,
+        settings: CompareSettings = CompareSettings(),
+    ) -> None:
         self.path = Path(run_dir)
         self.baselines_dir = baselines_dir
+        self.settings = settings  # the project's [compare], against the baselines
         self._lock = threading.Lock()
         self._before: BeforeFiles | None = None
         self.refresh()
@@ -145,7 +158,9 @@ class RunView:
             self.task_meta = data.manifest.task_meta()
             self.comparisons: dict[str, Comparison] = {}
             if self.baselines_dir is not None:
-                for match in compare_with_baselines(data, self.baselines_dir):
+                for match in compare_with_baselines(data, self.baselines_dir,
+                                                    alpha=self.settings.alpha,
+                                                    method=self.settings.method):
                     if match.comparison is not None:
                         self.comparisons[match.model] = match.comparison
             self._overview: dict[str, Any] | None = None
