@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from trialrun.cli._history import STORE_HELP
 from trialrun.errors import UserError
+
+if TYPE_CHECKING:
+    from trialrun.config import ProjectConfig
 
 BRANCH_HELP = ("Read this branch's runs (and those of unknown branch); default: the history "
                "branch in trialrun.toml, else main.")
@@ -123,11 +126,11 @@ def register(app: typer.Typer) -> None:
 
 
 def _show_trial(console: Any, run_dir: str | None, test_id: str, model: str,
-                trial: int, kept: str | None) -> None:
+                trial: int, kept: str | None, project: ProjectConfig) -> None:
     """The trial's transcript, read from its run folder through RunDir."""
     from trialrun.history import history_name
     from trialrun.reports import render_transcript
-    from trialrun.rundir import RunDir
+    from trialrun.rundir import RunDir, RunDirLimits
 
     folder = run_dir or (kept if kept and Path(kept).is_dir() else None)
     if folder is None or not Path(folder).is_dir():
@@ -135,7 +138,7 @@ def _show_trial(console: Any, run_dir: str | None, test_id: str, model: str,
                       highlight=False, markup=False)
         return
     try:
-        run = RunDir.open(folder)
+        run = RunDir.open(folder, limits=RunDirLimits.of(project))
         line = next(x for x in run.read().results  # an old record may name a URL
                     if history_name(x.model) == history_name(model)
                     and x.trial == (trial if run_dir else 0)
@@ -191,7 +194,8 @@ def triage(
     from trialrun.history import HistoryStore, history_name, measure, rerun_specs
 
     console = Console()
-    with HistoryStore.open(store, config=load_config()) as history:
+    project = load_config()  # once: the store and the run folders' [rundir] limits
+    with HistoryStore.open(store, config=project) as history:
         runs = history.runs(test_id=test)
         if not runs:
             raise UserError(f"{test}: not in the history; give a task id or a pytest node "
@@ -213,7 +217,7 @@ def triage(
                      align="left")
         if t.error:
             console.print(f"error: {t.error}", highlight=False, markup=False)
-        _show_trial(console, run.run_dir, test, o.model, t.trial, t.transcript)
+        _show_trial(console, run.run_dir, test, o.model, t.trial, t.transcript, project)
     if not rerun:
         return
     _, newest = outcomes[-1]

@@ -272,7 +272,7 @@ def report(
         raise UserError(f"--store {store}: only the HTML report shows the history; "
                         "add --html FILE")
     project = load_config()  # once: [compare], [rundir] and the history store
-    settings = CompareSettings.of(project)
+    settings = CompareSettings.of(project) if baselines is not None else CompareSettings()
     run = load_run(run_dir, limits=RunDirLimits.of(project))
     if junit is not None:
         _err(f"wrote {write_junit(run, junit)}")

@@ -128,11 +128,9 @@ def report(
     check_output_path("markdown", markdown)
     project = resolve_project(config)
     run = load_run(run_dir, limits=RunDirLimits.of(project))
-    written = None
-    if markdown is not None:
-        settings = CompareSettings.of(project)
-        written = reports.write_markdown(run, markdown, baselines, settings)
+    settings = CompareSettings.of(project) if baselines is not None else CompareSettings()
     return Report(
         junit=reports.write_junit(run, junit) if junit is not None else None,
-        markdown=written,
+        markdown=(reports.write_markdown(run, markdown, baselines, settings)
+                  if markdown is not None else None),
     )
