@@ -63,11 +63,15 @@ def register(app: typer.Typer) -> None:
         """Back-fill the history from run folders (a run already recorded is skipped)."""
         from trialrun.config import load_config
         from trialrun.history import HistoryStore, detect_trigger, run_record
+        from trialrun.rundir import RunDirLimits
 
         chosen = detect_trigger(trigger)
-        records = [run_record(path, trigger=chosen) for path in run_dirs]  # all checked first
+        project = load_config()  # once: the store and the run folders' [rundir] limits
+        limits = RunDirLimits.of(project)
+        records = [run_record(path, trigger=chosen, limits=limits)
+                   for path in run_dirs]  # all checked first
         with HistoryStore.open(store or (ctx.obj or {}).get("store"),
-                               config=load_config()) as history:
+                               config=project) as history:
             for path, record in zip(run_dirs, records, strict=True):
                 added = history.record(record)
                 what = "recorded" if added else "already recorded"

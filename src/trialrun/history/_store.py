@@ -40,6 +40,7 @@ from trialrun.history._records import (
 )
 from trialrun.history._schema import outcomes, policy_changes, runs, trials
 from trialrun.history._url import existing_store_url, shown_url, store_url
+from trialrun.rundir import RunDirLimits
 
 BUSY_TIMEOUT_S = 60
 TRIAL_ROWS_PER_INSERT = 5000
@@ -158,9 +159,11 @@ class HistoryStore:
         busy_timeout_s: float = BUSY_TIMEOUT_S,
     ) -> HistoryStore:
         """The store at `url`, or the one `config` names (see `store_url`), with the runs
-        queued beside it while it was locked recorded first (see `_pending`)."""
+        queued beside it while it was locked recorded first (see `_pending`; their run
+        folders read within `config`'s `[rundir]`)."""
+        limits = RunDirLimits.of(config) if config is not None else None
         store = cls(store_url(url, config), busy_timeout_s=busy_timeout_s)
-        store._import_pending()
+        store._import_pending(limits)
         return store
 
     @classmethod
@@ -173,9 +176,9 @@ class HistoryStore:
         found = existing_store_url(url, config)
         return cls(found) if found is not None else None
 
-    def _import_pending(self) -> None:
+    def _import_pending(self, limits: RunDirLimits | None) -> None:
         try:
-            import_pending(self)
+            import_pending(self, limits=limits)
         except BaseException:
             self.close()
             raise

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
+from trialrun.rundir import RunDirLimits
 
 
 def record_run(
@@ -30,7 +31,8 @@ def record_run(
     if not recording_enabled(project) and store is None:
         return None
     try:
-        record = run_record(run_dir, trigger=detect_trigger(trigger), source="cli")
+        record = run_record(run_dir, trigger=detect_trigger(trigger), source="cli",
+                            limits=RunDirLimits.of(project))
         # a store another process holds locked: a short wait, then the record is queued
         with HistoryStore.open(store, config=project, busy_timeout_s=RUN_WAIT_S) as history:
             history.record(record)
