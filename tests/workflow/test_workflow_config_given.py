@@ -18,6 +18,7 @@ from cli_support import cli
 from trialrun import AfterRun, RunConfig, UserError
 from trialrun.config import ProjectConfig, load_config
 from trialrun.history import HistoryStore, existing_store_url, main_branch, recording_enabled
+from trialrun.reports import RunView
 from trialrun.rundir import RunDir, RunDirLimits
 from trialrun.tracking import run_gate
 from trialrun.workflow import follow_up
@@ -126,6 +127,15 @@ def test_a_run_folder_is_read_within_the_limits_it_is_given(
     assert RunDir.open(finished_run).manifest().run_id  # the decoy's 64 bytes: not read here
     with pytest.raises(UserError, match="max_record_bytes"):
         RunDir.open(finished_run, limits=RunDirLimits(record_bytes=64)).manifest()
+
+
+def test_the_report_view_reads_within_the_given_limits(
+    decoy_cwd: Path, finished_run: Path
+) -> None:
+    """The HTML report and the viewer read through RunView: the limits it is handed."""
+    RunView(finished_run).close()  # the decoy's 64 bytes: not read here
+    with pytest.raises(UserError, match="max_record_bytes"):
+        RunView(finished_run, limits=RunDirLimits(record_bytes=64))
 
 
 # --- a CLI command reads trialrun.toml once ---------------------------------------------

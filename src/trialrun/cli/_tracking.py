@@ -273,14 +273,16 @@ def report(
                         "add --html FILE")
     project = load_config()  # once: [compare], [rundir] and the history store
     settings = CompareSettings.of(project) if baselines is not None else CompareSettings()
-    run = load_run(run_dir, limits=RunDirLimits.of(project))
+    limits = RunDirLimits.of(project)
+    run = load_run(run_dir, limits=limits)
     if junit is not None:
         _err(f"wrote {write_junit(run, junit)}")
     if markdown is not None:
         _err(f"wrote {write_markdown(run, markdown, baselines, settings)}")
     if html is not None:
         cells, label = _report_history(run.summary.tasks, store, project)
-        _err(f"wrote {write_html_report(run_dir, html, baselines, cells, label, settings)}")
+        written = write_html_report(run_dir, html, baselines, cells, label, settings, limits)
+        _err(f"wrote {written}")
     if junit is None and markdown is None and html is None:
         print(render_run_markdown(run, baselines, settings))
 

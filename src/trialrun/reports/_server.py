@@ -31,7 +31,7 @@ from trialrun.reports._across import (
 from trialrun.reports._html import render_page, run_listing, solve_k_rates
 from trialrun.reports._view import RunView, dumps
 from trialrun.reports._view_cache import cache_key, load_overview, store_overview
-from trialrun.rundir import RESULTS, RUN_JSON, SUMMARY, RunDir
+from trialrun.rundir import RESULTS, RUN_JSON, SUMMARY, RunDir, RunDirLimits
 from trialrun.runner import lock_holder
 from trialrun.tracking import CompareSettings, compare_runs, one_sided_models
 
@@ -70,9 +70,11 @@ class RunStore:
         history: HistorySource | None = None,
         history_label: str = "the history store",
         settings: CompareSettings = CompareSettings(),
+        limits: RunDirLimits = RunDirLimits(),
     ) -> None:
         self.root = Path(root)
         self.settings = settings  # the project's [compare] alpha / method
+        self.limits = limits  # the project's [rundir]
         self.baselines_dir = baselines_dir
         self.history_source = history
         self.history_label = history_label
@@ -103,7 +105,7 @@ class RunStore:
             cached = self._cache.get(run_id)
             if cached is not None and cached.version == version:
                 return cached.view
-        view = RunView(path, self.baselines_dir, self.settings)
+        view = RunView(path, self.baselines_dir, self.settings, self.limits)
         with self._lock:
             old = self._cache.get(run_id)
             if old is not None:
@@ -118,7 +120,7 @@ class RunStore:
             cached = self._cache.get(path.name)
         finished = lock_holder(path) is None
         if cached is None and finished:
-            run = RunDir.open(path)
+            run = RunDir.open(path, limits=self.limits)
             summary = run.stored_summary()
             if summary is not None:
                 manifest = run.manifest()
@@ -153,7 +155,7 @@ class RunStore:
             if lock_holder(path) is not None:
                 continue
             try:
-                summary = RunDir.open(path).stored_summary()
+                summary = RunDir.open(path, limits=self.limits).stored_summary()
             except UserError:
                 continue
             if summary is not None:
@@ -317,12 +319,13 @@ def make_server(
     history: HistorySource | None = None,
     history_label: str = "the history store",
     settings: CompareSettings = CompareSettings(),
+    limits: RunDirLimits = RunDirLimits(),
 ) -> ViewerServer:
     """A viewer server over `results_dir` (not yet serving; call `serve_forever`).
 
     `history(last)` gives the heat map's cells (e.g. from a history store: runs whose
     folders are gone still show); without it the heat map reads the run folders.
-    `settings`: the project's `[compare]` table, for two runs compared."""
+    `settings`, `limits`: the project's `[compare]` (two runs compared) and `[rundir]`."""
     root = Path(results_dir)
     if not root.is_dir():
         raise UserError(
@@ -332,7 +335,7 @@ def make_server(
     if not 0 <= port <= 65535:
         raise UserError(f"--port {port}: use 0 (any free port) to 65535")
     try:
-        store = RunStore(root, baselines_dir, history, history_label, settings)
+        store = RunStore(root, baselines_dir, history, history_label, settings, limits)
         return ViewerServer(store, host, port, verbose=verbose)
     except OSError as exc:
         raise UserError(
