@@ -17,6 +17,7 @@ ENTRY_POINTS = {
     "testing/_plugin.py",
     "testing/_identity.py",  # the plugin's run identity: which trialrun.toml is in force
     "workflow/_run.py",  # trialrun.run(): RunConfig.project, else found here once
+    "workflow/_tracking.py",  # trialrun.bless / compare / gate / report(config=None)
     "runner/_run.py",  # runner.run_async (the runner alone): the same, for direct callers
     "benchmarks/_runner.py",  # run_benchmark / run_pairs(project=None)
     "analysis/_regrade.py",  # regrade(config=None)
@@ -32,11 +33,6 @@ KNOWN_DEBT = {
     "models/_limits.py",  # [limits]: read when a provider is built
     "models/_pricing.py",  # [pricing]: read when costs are priced
     "models/_retry.py",  # [retries]: RetryPolicy.load() per provider
-    "rundir/_limits.py",  # [rundir] record / file limits
-    "history/_branch.py",  # [history] branch
-    "history/_url.py",  # [history] url / record
-    "tracking/_gates.py",  # gate(config=None) with a path
-    "tracking/_settings.py",  # [gates] alpha / method, [baselines] dir
 }
 
 

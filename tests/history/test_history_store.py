@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect
 
+from trialrun.config import load_config
 from trialrun.history import HistoryStore, Outcome, RunRecord, TrialRecord, store_url
 from trialrun.history._schema import metadata
 
@@ -103,9 +104,11 @@ def test_store_url_resolution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     assert store_url() == f"sqlite:///{tmp_path / '.trialrun' / 'history.db'}"
     assert store_url("postgresql://u@h/db") == "postgresql+psycopg://u@h/db"
     (tmp_path / "trialrun.toml").write_text('[history]\nurl = "postgresql://h/x"\n')
-    assert store_url() == "postgresql+psycopg://h/x"
+    project = load_config()
+    assert store_url() == f"sqlite:///{tmp_path / '.trialrun' / 'history.db'}"  # not read here
+    assert store_url(config=project) == "postgresql+psycopg://h/x"
     monkeypatch.setenv("TRIALRUN_HISTORY_URL", "other.db")
-    assert store_url() == f"sqlite:///{tmp_path / 'other.db'}"
+    assert store_url(config=project) == f"sqlite:///{tmp_path / 'other.db'}"
 
 
 def test_unreachable_store_is_one_line(tmp_path: Path) -> None:

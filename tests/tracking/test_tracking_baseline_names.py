@@ -115,10 +115,11 @@ def test_run_end_summary_says_it_used_the_old_name(make_run, T, tmp_path: Path, 
     from rich.console import Console
 
     from trialrun.cli._run import _print_comparison
+    from trialrun.config import ProjectConfig
     from trialrun.workflow import AfterRun, follow_up
 
     old = _old_baseline(make_run, T, tmp_path)
     run = make_run([T("a", n=10, k=10)], model=COMPAT)
-    found = follow_up(run, False, AfterRun(compare=True, baselines=old.parent))
+    found = follow_up(run, False, AfterRun(compare=True, baselines=old.parent), ProjectConfig())
     _print_comparison(found, Console(file=None))
     assert f"note: {old}" in capsys.readouterr().err

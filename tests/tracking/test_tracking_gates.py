@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+import trialrun
 from cli_support import cli_process
 from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
@@ -268,7 +269,7 @@ def test_gate_bad_input_exits_2(make_run, T, tmp_path) -> None:
     run = make_run([T("g1")])
     (tmp_path / "bad.toml").write_text("[gates.merge]\nmax_cost_incrase_pct = 5\n")
     with pytest.raises(UserError, match="did you mean 'max_cost_increase_pct'"):
-        run_gate("merge", run, config=tmp_path / "bad.toml")
+        trialrun.gate("merge", run, config=tmp_path / "bad.toml")  # the entry loads a path
     for args in (
         ["gate", "bogus", str(run)],
         ["gate", "merge", str(tmp_path / "missing")],

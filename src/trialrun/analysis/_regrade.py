@@ -25,7 +25,7 @@ from trialrun.errors import UserError
 from trialrun.graders import GRADERS, GraderConfig, TrialView, grade_trial
 from trialrun.judge import JudgeSettings, check_judge_spec, create_judge, resolve_judge_spec
 from trialrun.metrics import summarize_run
-from trialrun.rundir import Manifest, ResultLine, RunDir, Transcript
+from trialrun.rundir import Manifest, ResultLine, RunDir, RunDirLimits, Transcript
 from trialrun.sandbox import snapshot_dir
 from trialrun.tasks import Task, load_tasks
 
@@ -200,8 +200,9 @@ async def regrade_async(
 ) -> RegradeReport:
     """Grade a stored run again; `config`: the trialrun.toml whose `[judge]` applies
     (default: found from the working directory)."""
-    settings = JudgeSettings.from_config(config if config is not None else load_config())
-    run, manifest, lines = open_run(Path(run_dir))
+    project = config if config is not None else load_config()
+    settings = JudgeSettings.from_config(project)
+    run, manifest, lines = open_run(Path(run_dir), RunDirLimits.of(project))
     # --judge, else the judge that graded these results last, else run.json's, else config
     spec = judge_spec or recorded_judge(lines) or manifest.judge
     if not judge_spec and spec and MASK in spec:

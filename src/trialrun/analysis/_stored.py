@@ -5,14 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from trialrun.rundir import Manifest, ResultLine, RunDir
+from trialrun.rundir import Manifest, ResultLine, RunDir, RunDirLimits
 
 JUDGE_KINDS = ("judge", "llmRubric", "pairwise")
 
 
-def open_run(run_dir: Path | str) -> tuple[RunDir, Manifest, list[ResultLine]]:
-    """The run folder, its manifest and its checked results lines (`RunDir.read`)."""
-    run = RunDir.open(run_dir)
+def open_run(
+    run_dir: Path | str, limits: RunDirLimits | None = None
+) -> tuple[RunDir, Manifest, list[ResultLine]]:
+    """The run folder, its manifest and its checked results lines (`RunDir.read`), read
+    within `limits` (the project's `[rundir]`; None: the defaults)."""
+    run = RunDir.open(run_dir, limits=limits)
     contents = run.read()
     return run, contents.manifest, contents.results
 

@@ -42,6 +42,7 @@ from trialrun.judge import JudgeSettings
 from trialrun.rundir import (
     ResultLine,
     RunDir,
+    RunDirLimits,
     loads_limited,
     write_json_atomic,
     write_text_atomic,
@@ -181,7 +182,8 @@ def run_benchmark(
     resume = _resumable(pair, root, ids)
     category = (category if pair.task_folder is None else "") or pair.benchmark
     writer = _RecordWriter(pair, _scoring(records), category)
-    writer.start(RunDir.open(resume).results() if resume is not None else [])
+    limits = RunDirLimits.of(project)
+    writer.start(RunDir.open(resume, limits=limits).results() if resume is not None else [])
     given = hooks or RunHooks()
 
     def on_trial(line: ResultLine) -> None:

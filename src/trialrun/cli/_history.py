@@ -49,33 +49,8 @@ def register(app: typer.Typer) -> None:
         if ctx.invoked_subcommand is not None:
             ctx.obj = {"store": store}
             return
-        from trialrun.history import (
-            FORMATS,
-            TRIGGERS,
-            HistoryStore,
-            build_report,
-            main_branch,
-            render,
-        )
-
-        _check_positive("--last", last)
-        if fmt not in FORMATS:
-            raise UserError(f"--format {fmt}: unknown; use one of {', '.join(FORMATS)}")
-        if trigger is not None and trigger not in TRIGGERS:
-            raise UserError(f"--trigger {trigger}: unknown; use one of {', '.join(TRIGGERS)}")
-        on = main_branch(branch, all_branches=all_branches)
-        with HistoryStore.open(store) as history:
-            text = render(build_report(history, last=last, model=model, trigger=trigger,
-                                       test_id=test, branch=on), fmt)
-        if out is not None:
-            from trialrun.rundir import WriteError, write_text_atomic
-
-            try:
-                write_text_atomic(out, text)
-            except (WriteError, OSError) as exc:
-                raise UserError(f"--out {out}: cannot write it ({exc}); pick a writable path") \
-                    from None
-        sys.stdout.write(text)
+        _report(last=last, model=model, trigger=trigger, test=test, branch=branch,
+                all_branches=all_branches, fmt=fmt, out=out, store=store)
 
     @group.command("import")
     def import_runs(
@@ -86,11 +61,17 @@ def register(app: typer.Typer) -> None:
         store: str = typer.Option(None, "--store", help=STORE_HELP),
     ) -> None:
         """Back-fill the history from run folders (a run already recorded is skipped)."""
+        from trialrun.config import load_config
         from trialrun.history import HistoryStore, detect_trigger, run_record
+        from trialrun.rundir import RunDirLimits
 
         chosen = detect_trigger(trigger)
-        records = [run_record(path, trigger=chosen) for path in run_dirs]  # all checked first
-        with HistoryStore.open(store or (ctx.obj or {}).get("store")) as history:
+        project = load_config()  # once: the store and the run folders' [rundir] limits
+        limits = RunDirLimits.of(project)
+        records = [run_record(path, trigger=chosen, limits=limits)
+                   for path in run_dirs]  # all checked first
+        with HistoryStore.open(store or (ctx.obj or {}).get("store"),
+                               config=project) as history:
             for path, record in zip(run_dirs, records, strict=True):
                 added = history.record(record)
                 what = "recorded" if added else "already recorded"
@@ -99,6 +80,44 @@ def register(app: typer.Typer) -> None:
                       f"{len(record.outcomes)} task×model, {trials} trials)")
 
     app.add_typer(group, name="history")
+
+
+def _report(
+    *, last: int, model: str | None, trigger: str | None, test: str | None,
+    branch: str | None, all_branches: bool, fmt: str, out: Path | None, store: str | None,
+) -> None:
+    """`trialrun history`: the report of the last runs, on stdout (and in --out)."""
+    from trialrun.config import load_config
+    from trialrun.history import (
+        FORMATS,
+        TRIGGERS,
+        HistoryStore,
+        build_report,
+        main_branch,
+        render,
+    )
+    from trialrun.tracking import configured_alpha
+
+    _check_positive("--last", last)
+    if fmt not in FORMATS:
+        raise UserError(f"--format {fmt}: unknown; use one of {', '.join(FORMATS)}")
+    if trigger is not None and trigger not in TRIGGERS:
+        raise UserError(f"--trigger {trigger}: unknown; use one of {', '.join(TRIGGERS)}")
+    project = load_config()  # once: the branch, the store and the trend's alpha
+    on = main_branch(branch, all_branches=all_branches, config=project)
+    alpha = configured_alpha(project)
+    with HistoryStore.open(store, config=project) as history:
+        text = render(build_report(history, last=last, model=model, trigger=trigger,
+                                   test_id=test, branch=on, alpha=alpha), fmt)
+    if out is not None:
+        from trialrun.rundir import WriteError, write_text_atomic
+
+        try:
+            write_text_atomic(out, text)
+        except (WriteError, OSError) as exc:
+            raise UserError(f"--out {out}: cannot write it ({exc}); pick a writable path") \
+                from None
+    sys.stdout.write(text)
 
 
 def trigger_label(trigger: str) -> str:

@@ -25,15 +25,17 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Power before the run: the smallest drop detectable with 80% power, and the k
         needed for a 10- and a 20-point drop, per task and for the suite."""
+        from trialrun.config import load_config
         from trialrun.tasks import load_tasks
-        from trialrun.tracking import configured_alpha, configured_method, load_baseline
+        from trialrun.tracking import CompareSettings, load_baseline
         from trialrun.tracking import plan as make_plan
 
         if not 0 < rate <= 1:
             raise UserError(f"--rate {rate}: must be in (0, 1]; pass e.g. --rate 0.9")
         if k is not None and k < 1:
             raise UserError(f"-k {k}: must be a whole number ≥ 1")
-        report = load_tasks(paths)
+        project = load_config()  # once: the task files' limits and [compare]
+        report = load_tasks(paths, config=project)
         if not report.ok or not report.tasks:
             where = ", ".join(str(p) for p in paths)
             raise UserError(f"{where}: no valid task; run `trialrun validate {where}`")
@@ -52,7 +54,8 @@ def register(app: typer.Typer) -> None:
             )
             for t in report.tasks
         ]
-        result = make_plan(rows, configured_alpha(), configured_method())
+        settings = CompareSettings.of(project)
+        result = make_plan(rows, settings.alpha, settings.method)
         if as_json:
             print(json.dumps(result.to_dict(), indent=2))
             return

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from trialrun.cli._history import STORE_HELP
 from trialrun.errors import UserError
+
+if TYPE_CHECKING:
+    from trialrun.config import ProjectConfig
 
 BRANCH_HELP = ("Read this branch's runs (and those of unknown branch); default: the history "
                "branch in trialrun.toml, else main.")
@@ -75,12 +78,14 @@ def register(app: typer.Typer) -> None:
         in the last --window runs (of at least --min-runs), USUALLY_FAILS → USUALLY_PASSES
         at 66 %; rewrites the policy in the task file or @eval_test in place. Reads the
         main branch's nightly runs."""
+        from trialrun.config import load_config
         from trialrun.history import HistoryStore, main_branch, promotion_candidates
 
         if min_runs < 1 or window < 1:
             raise UserError("--min-runs and --window must be 1 or more")
-        on = main_branch(branch, all_branches=all_branches)
-        with HistoryStore.open(store) as history:
+        project = load_config()
+        on = main_branch(branch, all_branches=all_branches, config=project)
+        with HistoryStore.open(store, config=project) as history:
             found, notes = promotion_candidates(history, min_runs=min_runs, window=window,
                                                 models=model or None, branch=on)
             for candidate in found:
@@ -102,12 +107,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Demote ALWAYS_PASSES tests that failed in the main branch's CI runs to
         USUALLY_PASSES, in place."""
+        from trialrun.config import load_config
         from trialrun.history import HistoryStore, demotion_candidates, main_branch
 
         if window < 1:
             raise UserError("--window must be 1 or more")
-        on = main_branch(branch, all_branches=all_branches)
-        with HistoryStore.open(store) as history:
+        project = load_config()
+        on = main_branch(branch, all_branches=all_branches, config=project)
+        with HistoryStore.open(store, config=project) as history:
             found = demotion_candidates(history, window=window, models=model or None,
                                         branch=on)
             for candidate in found:
@@ -119,11 +126,11 @@ def register(app: typer.Typer) -> None:
 
 
 def _show_trial(console: Any, run_dir: str | None, test_id: str, model: str,
-                trial: int, kept: str | None) -> None:
+                trial: int, kept: str | None, project: ProjectConfig) -> None:
     """The trial's transcript, read from its run folder through RunDir."""
     from trialrun.history import history_name
     from trialrun.reports import render_transcript
-    from trialrun.rundir import RunDir
+    from trialrun.rundir import RunDir, RunDirLimits
 
     folder = run_dir or (kept if kept and Path(kept).is_dir() else None)
     if folder is None or not Path(folder).is_dir():
@@ -131,7 +138,7 @@ def _show_trial(console: Any, run_dir: str | None, test_id: str, model: str,
                       highlight=False, markup=False)
         return
     try:
-        run = RunDir.open(folder)
+        run = RunDir.open(folder, limits=RunDirLimits.of(project))
         line = next(x for x in run.read().results  # an old record may name a URL
                     if history_name(x.model) == history_name(model)
                     and x.trial == (trial if run_dir else 0)
@@ -183,10 +190,12 @@ def triage(
     on each model with the success rate per model."""
     from rich.console import Console
 
+    from trialrun.config import load_config
     from trialrun.history import HistoryStore, history_name, measure, rerun_specs
 
     console = Console()
-    with HistoryStore.open(store) as history:
+    project = load_config()  # once: the store and the run folders' [rundir] limits
+    with HistoryStore.open(store, config=project) as history:
         runs = history.runs(test_id=test)
         if not runs:
             raise UserError(f"{test}: not in the history; give a task id or a pytest node "
@@ -208,7 +217,7 @@ def triage(
                      align="left")
         if t.error:
             console.print(f"error: {t.error}", highlight=False, markup=False)
-        _show_trial(console, run.run_dir, test, o.model, t.trial, t.transcript)
+        _show_trial(console, run.run_dir, test, o.model, t.trial, t.transcript, project)
     if not rerun:
         return
     _, newest = outcomes[-1]
@@ -230,12 +239,13 @@ def lint_cmd(
 ) -> None:
     """Flag ALWAYS_PASSES tasks and tests with no promotion record, golden tasks marked
     USUALLY_PASSES and invalid task files (exit 1)."""
+    from trialrun.config import load_config
     from trialrun.history import HistoryStore, lint
 
     for raw in paths:
         if not Path(raw).exists():
             raise UserError(f"{raw}: no such file or folder")
-    with HistoryStore.open(store) as history:
+    with HistoryStore.open(store, config=load_config()) as history:
         findings = lint(history, paths)
     for finding in findings:
         typer.echo(str(finding))

@@ -57,8 +57,9 @@ if TYPE_CHECKING:
 
     from trialrun import AfterRun, RunConfig
     from trialrun.cli._power_estimate import PowerEstimate
-    from trialrun.rundir import ResultLine, RunDir, Summary
+    from trialrun.rundir import ResultLine, RunDir, RunDirLimits, Summary
     from trialrun.runner import Run
+    from trialrun.tracking import CompareSettings
     from trialrun.workflow import FollowUp
 
 
@@ -146,7 +147,7 @@ def _run_dir_of(path: Path) -> Path:
     return path
 
 
-def _open_results_file(file: Path) -> RunDir:
+def _open_results_file(file: Path, limits: RunDirLimits) -> RunDir:
     """A results file read through RunDir's one reader (the same checks), with the
     run.json beside it when there is one. summarize never writes next to it."""
     from trialrun.rundir import Manifest, RunDir
@@ -159,7 +160,7 @@ def _open_results_file(file: Path) -> RunDir:
         def manifest(self) -> Manifest:
             return super().manifest() if self.manifest_path.is_file() else Manifest()
 
-    return ResultsFile(file.parent)
+    return ResultsFile(file.parent, limits=limits)
 
 
 ASSUMED_RATE = 0.9
@@ -168,7 +169,7 @@ ASSUMED_RATE = 0.9
 class _Progress:
     """A rich progress bar on stderr, fed by the runner's hooks."""
 
-    def __init__(self, resumed: bool = False) -> None:
+    def __init__(self, settings: CompareSettings, resumed: bool = False) -> None:
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -193,6 +194,7 @@ class _Progress:
         self.task_id: Any = None
         self.started = False
         self.resumed = resumed
+        self.settings = settings  # the project's [compare], for the power line
         self.estimate: PowerEstimate | None = None
         self.said: set[str] = set()  # errors the table cannot explain, printed once each
 
@@ -201,12 +203,11 @@ class _Progress:
         (`_power_estimate`): the trials do not wait for it. A resumed run printed it when it
         began, so it is not computed again."""
         from trialrun.cli._power_estimate import PowerEstimate
-        from trialrun.tracking import configured_alpha, configured_method
 
         if self.resumed:
             return
         rows = [(k or task.k, ASSUMED_RATE) for task in tasks]
-        self.estimate = PowerEstimate(rows, configured_alpha(), configured_method(), self._say)
+        self.estimate = PowerEstimate(rows, self.settings.alpha, self.settings.method, self._say)
         self.estimate.start()
 
     def _say(self, line: str) -> None:
@@ -300,6 +301,7 @@ def run(
     the suite's models × benchmarks instead (see docs/how-to/benchmark-suites.md).
     """
     from trialrun import AfterRun, Filters, RunConfig, UserError
+    from trialrun.config import load_config
 
     generation = {
         "temperature": temperature,
@@ -316,8 +318,9 @@ def run(
     if not paths and resume is None:
         _fail("no task paths given; pass task files or folders (or --resume RUN_DIR)")
     try:
+        project = load_config()  # the command's one look: the run and what follows it share it
         config = RunConfig(
-            tasks=list(paths or []), models=list(model or []), k=k,
+            tasks=list(paths or []), models=list(model or []), k=k, project=project,
             filters=Filters(list(task or []), list(suite or []), list(tier or []), list(tag or [])),
             judge=judge, agent=agent, agent_cmd=agent_cmd, agent_api=agent_api,
             keep_artifacts=keep_artifacts, allow_external_links=allow_external_links,
@@ -361,8 +364,11 @@ def _run_and_print(config: RunConfig, after: AfterRun, *, as_json: bool, show_al
     130 when interrupted, else 0."""
     from trialrun import FollowUp, RunHooks, UserError
     from trialrun import run as run_eval
+    from trialrun.config import ProjectConfig
+    from trialrun.tracking import CompareSettings
 
-    progress = None if as_json else _Progress(resumed=config.resume is not None)
+    settings = CompareSettings.of(config.project or ProjectConfig())
+    progress = None if as_json else _Progress(settings, resumed=config.resume is not None)
     hooks = (
         RunHooks(progress.start, progress.trial, progress.loaded) if progress else RunHooks()
     )
@@ -418,14 +424,18 @@ def summarize(
 
     from trialrun import RunDir, UserError
     from trialrun.cli._benchmarks import summarize_records_command
+    from trialrun.config import load_config
     from trialrun.metrics import summarize_rundir
     from trialrun.reports import ROW_CAP, render_summary
+    from trialrun.rundir import RunDirLimits
 
     summarize_records_command(run_dir, as_json)  # a benchmark's per-record file: exits
     lone = _results_file(run_dir)
     try:
+        limits = RunDirLimits.of(load_config())  # the project's [rundir]
         rundir = (
-            _open_results_file(lone) if lone is not None else RunDir.open(_run_dir_of(run_dir))
+            _open_results_file(lone, limits) if lone is not None
+            else RunDir.open(_run_dir_of(run_dir), limits=limits)
         )
         summary = summarize_rundir(rundir)
     except UserError as exc:
@@ -467,12 +477,14 @@ def show(
     from rich.console import Console
 
     from trialrun import RunDir, UserError
+    from trialrun.config import load_config
     from trialrun.reports import render_transcript
+    from trialrun.rundir import RunDirLimits
 
     known_ids: set[str] = set()
     matches = []
     try:  # streamed: only this task's lines are kept
-        rundir = RunDir.open(run_dir)
+        rundir = RunDir.open(run_dir, limits=RunDirLimits.of(load_config()))
         for x in rundir.iter_results():
             known_ids.add(x.task_id)
             if x.task_id == task_id:

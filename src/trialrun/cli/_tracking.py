@@ -14,6 +14,7 @@ from trialrun.cli._tau_import import add_tau_import
 from trialrun.errors import UserError
 
 if TYPE_CHECKING:
+    from trialrun.config import ProjectConfig
     from trialrun.reports import HeatCell
     from trialrun.rundir import SummaryRow
 
@@ -29,15 +30,15 @@ def _exit(code: int) -> None:
         raise SystemExit(code)
 
 
-def _baselines_dir(value: Path | None) -> Path:
-    """The --baselines folder; one given explicitly must exist (a typo must not read as
-    "no baseline yet")."""
+def _baselines_dir(value: Path | None, project: ProjectConfig) -> Path:
+    """The --baselines folder, else the project's `[baselines] dir`; one given explicitly
+    must exist (a typo must not read as "no baseline yet")."""
     if value is not None:
         _check_baselines_dir(value)
         return value
     from trialrun.tracking import default_baselines_dir
 
-    return default_baselines_dir()
+    return default_baselines_dir(project)
 
 
 def _check_baselines_dir(value: Path | None) -> None:
@@ -89,7 +90,7 @@ HEAT_STORE_HELP = ("With --html: the history store whose last runs of this run's
 
 
 def _report_history(
-    rows: list[SummaryRow], store: str | None
+    rows: list[SummaryRow], store: str | None, project: ProjectConfig
 ) -> tuple[list[HeatCell] | None, str]:
     """The heat map cells of the report: this run's task × model pairs over their last
     runs in the history store; (None, "") when there is no store."""
@@ -97,7 +98,7 @@ def _report_history(
     from trialrun.history import HistoryStore, shown_url
     from trialrun.reports import HISTORY_RUNS
 
-    history = HistoryStore.open_existing(store)
+    history = HistoryStore.open_existing(store, config=project)
     if history is None:
         return None, ""
     try:
@@ -125,16 +126,20 @@ def bless(
     reason: str | None = typer.Option(None, "--reason", help="Why (required by --force)."),
 ) -> None:
     """Write baselines/<provider>-<model>.json for each model of a run."""
+    from trialrun.config import load_config
+    from trialrun.rundir import RunDirLimits
     from trialrun.tracking import bless as do_bless
     from trialrun.tracking import latest_complete_run
 
     if baselines is not None and baselines.is_file():
         raise UserError(f"--baselines {baselines}: is a file; pass a folder for the baselines")
-    target = baselines if baselines is not None else _baselines_dir(None)
+    project = load_config()  # once: [baselines] and [rundir]
+    limits = RunDirLimits.of(project)
+    target = baselines if baselines is not None else _baselines_dir(None, project)
     if run_dir is None:
-        run_dir = latest_complete_run(results)
+        run_dir = latest_complete_run(results, limits=limits)
         print(f"blessing {run_dir} (most recent complete run)", flush=True)
-    for item in do_bless(run_dir, target, force=force, reason=reason):
+    for item in do_bless(run_dir, target, force=force, reason=reason, limits=limits):
         extra = f" (forced: {reason})" if item.forced and item.refusals else ""
         print(f"blessed {item.model} → {item.path}{extra}")
         if item.superseded is not None:
@@ -159,33 +164,41 @@ def compare(
     ),
 ) -> None:
     """Compare a run with its baselines: regressions told apart from noise."""
+    from trialrun.config import load_config
     from trialrun.reports import comparisons_json, one_sided_lines, render_comparisons
+    from trialrun.rundir import RunDirLimits
     from trialrun.tracking import (
         BaselineMatch,
+        CompareSettings,
         OneSided,
         compare_runs,
         compare_with_baselines,
-        configured_alpha,
+        load_run,
         one_sided_models,
     )
     from trialrun.tracking import compare as compare_one
 
     if baseline is not None and against is not None:
         raise UserError("--baseline and --against exclude each other; pass one")
-    alpha = configured_alpha()
+    project = load_config()  # once: [compare], [baselines] and [rundir]
+    settings = CompareSettings.of(project)
+    alpha, method = settings.alpha, settings.method
+    limits = RunDirLimits.of(project)
+    run = load_run(run_dir, limits=limits)
     sides = OneSided()
     if against is not None:
+        other = load_run(against, limits=limits)
         items = [
             BaselineMatch(c.model, against, c)
-            for c in compare_runs(run_dir, against, alpha=alpha)
+            for c in compare_runs(run, other, alpha=alpha, method=method)
         ]
-        sides = one_sided_models(run_dir, against)
+        sides = one_sided_models(run, other)
     elif baseline is not None:
-        c = compare_one(run_dir, baseline, alpha=alpha)
+        c = compare_one(run, baseline, alpha=alpha, method=method)
         items = [BaselineMatch(c.model, baseline, c)]
     else:
-        folder = _baselines_dir(baselines)
-        items = compare_with_baselines(run_dir, folder, alpha=alpha)
+        folder = _baselines_dir(baselines, project)
+        items = compare_with_baselines(run, folder, alpha=alpha, method=method)
         if not as_json:
             for note in legacy_notes([item.model for item in items], folder):
                 _err(f"note: {note}")
@@ -207,20 +220,19 @@ def gate(
     as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
 ) -> None:
     """Apply a CI gate: exit 0 passed, 1 failed (each failing rule named), 2 bad input."""
+    from trialrun.config import load_config
     from trialrun.reports import gate_lines
-    from trialrun.tracking import run_gate
+    from trialrun.tracking import default_baselines_dir, run_gate
 
     _check_baselines_dir(baselines)
     _check_config_file(config)
-    result = run_gate(name, run_dir, baseline=baseline, baselines_dir=baselines, config=config)
+    project = load_config(config)  # once: the gate and its notes read the same file
+    result = run_gate(name, run_dir, baseline=baseline, baselines_dir=baselines, config=project)
     if as_json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
         if baseline is None:
-            from trialrun.config import load_config
-            from trialrun.tracking import default_baselines_dir
-
-            folder = baselines or default_baselines_dir(load_config(config))
+            folder = baselines or default_baselines_dir(project)
             for note in legacy_notes([m.model for m in result.models], folder):
                 _err(f"note: {note}")
         for line in gate_lines(result):
@@ -243,13 +255,15 @@ def report(
     store: str = typer.Option(None, "--store", help=HEAT_STORE_HELP),
 ) -> None:
     """CI outputs for a run: JUnit XML, Markdown (on stdout by default), an HTML report."""
+    from trialrun.config import load_config
     from trialrun.reports import (
         render_run_markdown,
         write_html_report,
         write_junit,
         write_markdown,
     )
-    from trialrun.tracking import load_run
+    from trialrun.rundir import RunDirLimits
+    from trialrun.tracking import CompareSettings, load_run
 
     _check_baselines_dir(baselines)
     if html is not None and html.is_dir():
@@ -257,16 +271,20 @@ def report(
     if store is not None and html is None:
         raise UserError(f"--store {store}: only the HTML report shows the history; "
                         "add --html FILE")
-    run = load_run(run_dir)
+    project = load_config()  # once: [compare], [rundir] and the history store
+    settings = CompareSettings.of(project) if baselines is not None else CompareSettings()
+    limits = RunDirLimits.of(project)
+    run = load_run(run_dir, limits=limits)
     if junit is not None:
         _err(f"wrote {write_junit(run, junit)}")
     if markdown is not None:
-        _err(f"wrote {write_markdown(run, markdown, baselines)}")
+        _err(f"wrote {write_markdown(run, markdown, baselines, settings)}")
     if html is not None:
-        cells, label = _report_history(run.summary.tasks, store)
-        _err(f"wrote {write_html_report(run_dir, html, baselines, cells, label)}")
+        cells, label = _report_history(run.summary.tasks, store, project)
+        written = write_html_report(run_dir, html, baselines, cells, label, settings, limits)
+        _err(f"wrote {written}")
     if junit is None and markdown is None and html is None:
-        print(render_run_markdown(run, baselines))
+        print(render_run_markdown(run, baselines, settings))
 
 
 def leaderboard(

@@ -63,19 +63,24 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Browse runs in a local web page: tasks, transcripts, plots, two runs compared,
         a run in progress followed live. Read-only; Ctrl-C stops it."""
+        from trialrun.config import load_config
         from trialrun.errors import UserError
         from trialrun.history import HistoryStore, shown_url
         from trialrun.reports import make_server
+        from trialrun.rundir import RunDirLimits
+        from trialrun.tracking import CompareSettings
 
         if baselines is not None and not baselines.is_dir():
             raise UserError(f"--baselines {baselines}: no such folder; pass the baselines folder")
-        history = HistoryStore.open_existing(store)
+        project = load_config()  # once: the history store, [compare] and [rundir]
+        settings, limits = CompareSettings.of(project), RunDirLimits.of(project)
+        history = HistoryStore.open_existing(store, config=project)
         label = f"the history store {shown_url(history.url)}" if history else ""
         try:
             server = make_server(
                 results_dir, host=host, port=port, baselines_dir=baselines, verbose=verbose,
                 history=(lambda last: heat_cells(history, last)) if history else None,
-                history_label=label,
+                history_label=label, settings=settings, limits=limits,
             )
         except BaseException:
             if history is not None:

@@ -9,14 +9,16 @@ record.
 
 from __future__ import annotations
 
-from trialrun.config import load_config
+from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
 
 DEFAULT_BRANCH = "main"
 
 
-def main_branch(explicit: str | None = None, *, all_branches: bool = False) -> str | None:
-    """The branch to read (None: every branch)."""
+def main_branch(
+    explicit: str | None = None, *, all_branches: bool = False, config: ProjectConfig
+) -> str | None:
+    """The branch to read (None: every branch); `config`: the project's trialrun.toml."""
     if all_branches:
         if explicit is not None:
             raise UserError("--branch and --all-branches: pass one of them")
@@ -25,7 +27,6 @@ def main_branch(explicit: str | None = None, *, all_branches: bool = False) -> s
         if not explicit.strip():
             raise UserError("--branch: empty; name a branch, e.g. --branch main")
         return explicit.strip()
-    config = load_config()
     value = config.section("history").get("branch", DEFAULT_BRANCH)
     if not isinstance(value, str) or not value.strip():
         raise UserError(

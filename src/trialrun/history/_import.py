@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from trialrun.history._records import Outcome, RunRecord, TrialRecord, iso
-from trialrun.rundir import ResultLine, RunDir
+from trialrun.rundir import ResultLine, RunDir, RunDirLimits
 
 
 def trial_outcome(line: ResultLine) -> str:
@@ -47,9 +47,11 @@ def run_record(
     trigger: str,
     source: str = "import",
     git_branch: str | None = None,
+    limits: RunDirLimits | None = None,
 ) -> RunRecord:
-    """The record of the run folder at `path` (a damaged folder is the reader's UserError)."""
-    run = RunDir.open(path)
+    """The record of the run folder at `path` (a damaged folder is the reader's UserError),
+    read within `limits` (the project's `[rundir]`; None: the defaults)."""
+    run = RunDir.open(path, limits=limits)
     manifest = run.manifest()
     results_mtime = os.path.getmtime(run.results_path) if run.results_path.exists() else 0.0
     meta = manifest.task_meta()

@@ -22,6 +22,7 @@ from typing import IO, Any, Protocol
 from trialrun.errors import UserError
 from trialrun.history._import import run_record
 from trialrun.history._records import RunRecord
+from trialrun.rundir import RunDirLimits
 
 RUN_WAIT_S = 5.0  # how long a run's record waits for a locked store before queuing
 SUFFIX = ".pending"
@@ -53,8 +54,13 @@ def queue_record(url: str, run_dir: Path | str, trigger: str, source: str) -> Pa
     return path
 
 
-def import_pending(store: _Recorder, say: Callable[[str], None] | None = None) -> int:
-    """Record the runs queued for `store`; how many were taken off the queue."""
+def import_pending(
+    store: _Recorder,
+    say: Callable[[str], None] | None = None,
+    limits: RunDirLimits | None = None,
+) -> int:
+    """Record the runs queued for `store` (each read within `limits`: the project's
+    `[rundir]`; None: the defaults); how many were taken off the queue."""
     path = pending_path(store.url)
     if path is None or not path.is_file() or path.stat().st_size == 0:
         return 0
@@ -62,13 +68,17 @@ def import_pending(store: _Recorder, say: Callable[[str], None] | None = None) -
     with path.open("r+", encoding="utf-8") as queue:
         fcntl.flock(queue, fcntl.LOCK_EX)  # one importer at a time; appenders wait
         entries = queue.read().splitlines()
-        left = _record_each(store, entries, path, say)
+        left = _record_each(store, entries, path, say, limits)
         _rewrite(queue, left)
     return len(entries) - len(left)
 
 
 def _record_each(
-    store: _Recorder, entries: list[str], path: Path, say: Callable[[str], None]
+    store: _Recorder,
+    entries: list[str],
+    path: Path,
+    say: Callable[[str], None],
+    limits: RunDirLimits | None,
 ) -> list[str]:
     """Record the queued runs in order; the entries still to do (the store is locked)."""
     for i, raw in enumerate(entries):
@@ -79,7 +89,7 @@ def _record_each(
             continue
         try:
             record = run_record(entry["run_dir"], trigger=entry["trigger"],
-                                source=entry["source"])
+                                source=entry["source"], limits=limits)
         except UserError as exc:
             say(f"trialrun: history: queued run {entry['run_dir']} not recorded: {exc}")
             continue

@@ -15,7 +15,7 @@ from typing import Any
 
 from trialrun.history._records import StoredRun
 from trialrun.history._store import HistoryStore
-from trialrun.tracking import configured_alpha, fisher_one_sided
+from trialrun.tracking import DEFAULT_ALPHA, fisher_one_sided
 
 
 @dataclass(slots=True)
@@ -103,14 +103,15 @@ def build_report(
     trigger: str | None = None,
     test_id: str | None = None,
     branch: str | None = None,
+    alpha: float = DEFAULT_ALPHA,
 ) -> Report:
-    """The last `last` runs (of `branch` and of unknown branch; None: every branch)."""
+    """The last `last` runs (of `branch` and of unknown branch; None: every branch); a
+    trend is a drop significant at `alpha` (the project's `[compare] alpha`)."""
     runs = store.runs(last=last, trigger=trigger, model=model, test_id=test_id, branch=branch)
     keys: dict[tuple[str, str], tuple[str, str | None]] = {}
     for run in runs:
         for o in run.outcomes:
             keys[(o.test_id, o.model)] = (o.kind, o.policy)  # the newest policy wins
-    alpha = configured_alpha()
     rows: list[Row] = []
     indexed = [{(o.test_id, o.model): o for o in run.outcomes} for run in runs]
     for (tid, mdl), (kind, policy) in sorted(keys.items()):

@@ -24,6 +24,7 @@ from sqlalchemy import create_engine, event, func, insert, or_, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError
 
+from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
 from trialrun.history._migrate import UnknownRevision, upgrade
 from trialrun.history._pending import import_pending
@@ -39,6 +40,7 @@ from trialrun.history._records import (
 )
 from trialrun.history._schema import outcomes, policy_changes, runs, trials
 from trialrun.history._url import existing_store_url, shown_url, store_url
+from trialrun.rundir import RunDirLimits
 
 BUSY_TIMEOUT_S = 60
 TRIAL_ROWS_PER_INSERT = 5000
@@ -150,25 +152,33 @@ class HistoryStore:
 
     @classmethod
     def open(
-        cls, url: str | None = None, *, busy_timeout_s: float = BUSY_TIMEOUT_S
+        cls,
+        url: str | None = None,
+        *,
+        config: ProjectConfig | None = None,
+        busy_timeout_s: float = BUSY_TIMEOUT_S,
     ) -> HistoryStore:
-        """The store at `url`, or the configured one (see `store_url`), with the runs
-        queued beside it while it was locked recorded first (see `_pending`)."""
-        store = cls(store_url(url), busy_timeout_s=busy_timeout_s)
-        store._import_pending()
+        """The store at `url`, or the one `config` names (see `store_url`), with the runs
+        queued beside it while it was locked recorded first (see `_pending`; their run
+        folders read within `config`'s `[rundir]`)."""
+        limits = RunDirLimits.of(config) if config is not None else None
+        store = cls(store_url(url, config), busy_timeout_s=busy_timeout_s)
+        store._import_pending(limits)
         return store
 
     @classmethod
-    def open_existing(cls, url: str | None = None) -> HistoryStore | None:
+    def open_existing(
+        cls, url: str | None = None, *, config: ProjectConfig | None = None
+    ) -> HistoryStore | None:
         """The store to read from, or None when there is none yet: the configured store as
         `open` finds it, except that a SQLite file that does not exist is not created
         (see `existing_store_url`). Readers leave the queue of `_pending` alone."""
-        found = existing_store_url(url)
+        found = existing_store_url(url, config)
         return cls(found) if found is not None else None
 
-    def _import_pending(self) -> None:
+    def _import_pending(self, limits: RunDirLimits | None) -> None:
         try:
-            import_pending(self)
+            import_pending(self, limits=limits)
         except BaseException:
             self.close()
             raise

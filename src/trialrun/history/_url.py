@@ -1,13 +1,15 @@
 """Which store: `--store URL`, else `TRIALRUN_HISTORY_URL`, else `[history] url` in
 trialrun.toml, else SQLite at `.trialrun/history.db` beside trialrun.toml (or in the
-working directory). A plain path means a SQLite file; `postgresql://` uses psycopg 3."""
+working directory). A plain path means a SQLite file; `postgresql://` uses psycopg 3.
+The trialrun.toml is the `ProjectConfig` the caller's entry point loaded (None: there
+is no project file)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from trialrun.config import load_config
+from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
 
 DEFAULT_DB = Path(".trialrun") / "history.db"
@@ -15,16 +17,16 @@ ENV_URL = "TRIALRUN_HISTORY_URL"
 ENV_OFF = "TRIALRUN_HISTORY"  # "off": record nothing (the test suite's own runs)
 
 
-def recording_enabled() -> bool:
+def recording_enabled(config: ProjectConfig) -> bool:
     """False when `TRIALRUN_HISTORY=off` or `[history] record = false`."""
     if os.environ.get(ENV_OFF, "").strip().lower() in ("off", "0", "false", "no"):
         return False
-    return load_config().section("history").get("record", True) is not False
+    return config.section("history").get("record", True) is not False
 
 
-def store_url(explicit: str | None = None) -> str:
+def store_url(explicit: str | None = None, config: ProjectConfig | None = None) -> str:
     """The SQLAlchemy URL of the history store (see the module docstring)."""
-    config = load_config()
+    config = config if config is not None else ProjectConfig()
     value = explicit or os.environ.get(ENV_URL) or config.section("history").get("url")
     if value is None:
         return _sqlite(config.root / DEFAULT_DB)
@@ -47,12 +49,14 @@ def store_url(explicit: str | None = None) -> str:
     return _sqlite(path)
 
 
-def existing_store_url(explicit: str | None = None) -> str | None:
+def existing_store_url(
+    explicit: str | None = None, config: ProjectConfig | None = None
+) -> str | None:
     """`store_url`, for reading: None when it names a SQLite file that does not exist yet
     (the default `.trialrun/history.db` before any run was recorded), so a reader falls
     back to something else instead of creating an empty store. An explicit `--store`
     naming a missing file is an error (a typo must not read as "no history")."""
-    url = store_url(explicit)
+    url = store_url(explicit, config)
     if not url.startswith("sqlite:///") or url.startswith("sqlite:///:memory:"):
         return url
     path = Path(url.removeprefix("sqlite:///").split("?", 1)[0])

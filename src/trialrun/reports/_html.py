@@ -38,7 +38,8 @@ from urllib.parse import quote
 
 from trialrun.reports._across import HeatCell, history_page
 from trialrun.reports._view import RunView, dumps
-from trialrun.rundir import WriteError
+from trialrun.rundir import RunDirLimits, WriteError
+from trialrun.tracking import CompareSettings
 
 _CSP = {
     "static": "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
@@ -177,11 +178,13 @@ def render_report(
     baselines_dir: Path | str | None = None,
     history: Sequence[HeatCell] | None = None,
     history_label: str = "the history store",
+    settings: CompareSettings = CompareSettings(),
+    limits: RunDirLimits = RunDirLimits(),
 ) -> str:
     """The self-contained HTML report of one run folder, as text (for a large run write
     it with `write_html_report`, which streams); with `history` (the last runs per task ×
     model, e.g. from a history store) its run page ends with their heat map."""
-    view = RunView(run_dir, baselines_dir)
+    view = RunView(run_dir, baselines_dir, settings, limits)
     try:
         buffer = io.StringIO()
         _write_report(buffer, view, history, history_label)
@@ -212,10 +215,12 @@ def write_html_report(
     baselines_dir: Path | str | None = None,
     history: Sequence[HeatCell] | None = None,
     history_label: str = "the history store",
+    settings: CompareSettings = CompareSettings(),
+    limits: RunDirLimits = RunDirLimits(),
 ) -> Path:
     """Write the HTML report of `run_dir` to `out` (streamed, atomically); returns the path."""
     out = Path(out)
-    view = RunView(run_dir, baselines_dir)
+    view = RunView(run_dir, baselines_dir, settings, limits)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         with _atomic_text(out) as handle:

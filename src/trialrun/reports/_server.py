@@ -31,9 +31,9 @@ from trialrun.reports._across import (
 from trialrun.reports._html import render_page, run_listing, solve_k_rates
 from trialrun.reports._view import RunView, dumps
 from trialrun.reports._view_cache import cache_key, load_overview, store_overview
-from trialrun.rundir import RESULTS, RUN_JSON, SUMMARY, RunDir
+from trialrun.rundir import RESULTS, RUN_JSON, SUMMARY, RunDir, RunDirLimits
 from trialrun.runner import lock_holder
-from trialrun.tracking import compare_runs, configured_alpha, one_sided_models
+from trialrun.tracking import CompareSettings, compare_runs, one_sided_models
 
 LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
@@ -69,8 +69,12 @@ class RunStore:
         baselines_dir: Path | str | None = None,
         history: HistorySource | None = None,
         history_label: str = "the history store",
+        settings: CompareSettings = CompareSettings(),
+        limits: RunDirLimits = RunDirLimits(),
     ) -> None:
         self.root = Path(root)
+        self.settings = settings  # the project's [compare] alpha / method
+        self.limits = limits  # the project's [rundir]
         self.baselines_dir = baselines_dir
         self.history_source = history
         self.history_label = history_label
@@ -101,7 +105,7 @@ class RunStore:
             cached = self._cache.get(run_id)
             if cached is not None and cached.version == version:
                 return cached.view
-        view = RunView(path, self.baselines_dir)
+        view = RunView(path, self.baselines_dir, self.settings, self.limits)
         with self._lock:
             old = self._cache.get(run_id)
             if old is not None:
@@ -116,7 +120,7 @@ class RunStore:
             cached = self._cache.get(path.name)
         finished = lock_holder(path) is None
         if cached is None and finished:
-            run = RunDir.open(path)
+            run = RunDir.open(path, limits=self.limits)
             summary = run.stored_summary()
             if summary is not None:
                 manifest = run.manifest()
@@ -151,7 +155,7 @@ class RunStore:
             if lock_holder(path) is not None:
                 continue
             try:
-                summary = RunDir.open(path).stored_summary()
+                summary = RunDir.open(path, limits=self.limits).stored_summary()
             except UserError:
                 continue
             if summary is not None:
@@ -187,7 +191,8 @@ class RunStore:
         after_dir, before_dir = self.path_of(after), self.path_of(before)
         sides = one_sided_models(after_dir, before_dir)
         try:
-            comparisons = compare_runs(after_dir, before_dir, alpha=configured_alpha())
+            comparisons = compare_runs(after_dir, before_dir, alpha=self.settings.alpha,
+                                       method=self.settings.method)
         except UserError:
             if not sides:
                 raise
@@ -313,11 +318,14 @@ def make_server(
     verbose: bool = False,
     history: HistorySource | None = None,
     history_label: str = "the history store",
+    settings: CompareSettings = CompareSettings(),
+    limits: RunDirLimits = RunDirLimits(),
 ) -> ViewerServer:
     """A viewer server over `results_dir` (not yet serving; call `serve_forever`).
 
     `history(last)` gives the heat map's cells (e.g. from a history store: runs whose
-    folders are gone still show); without it the heat map reads the run folders."""
+    folders are gone still show); without it the heat map reads the run folders.
+    `settings`, `limits`: the project's `[compare]` (two runs compared) and `[rundir]`."""
     root = Path(results_dir)
     if not root.is_dir():
         raise UserError(
@@ -327,7 +335,7 @@ def make_server(
     if not 0 <= port <= 65535:
         raise UserError(f"--port {port}: use 0 (any free port) to 65535")
     try:
-        store = RunStore(root, baselines_dir, history, history_label)
+        store = RunStore(root, baselines_dir, history, history_label, settings, limits)
         return ViewerServer(store, host, port, verbose=verbose)
     except OSError as exc:
         raise UserError(

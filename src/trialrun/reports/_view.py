@@ -23,9 +23,16 @@ from trialrun.reports._before import BeforeFiles
 from trialrun.reports._svg import Series, bar_chart, curve_chart, histogram
 from trialrun.reports._verdict import rate_change, verdict_page
 from trialrun.reports.junit import task_outcome
-from trialrun.rundir import ResultLine, RunDir
+from trialrun.rundir import ResultLine, RunDir, RunDirLimits
 from trialrun.runner import lock_holder
-from trialrun.tracking import Comparison, RunData, TaskRecord, compare_with_baselines, load_run
+from trialrun.tracking import (
+    CompareSettings,
+    Comparison,
+    RunData,
+    TaskRecord,
+    compare_with_baselines,
+    load_run,
+)
 
 
 def trial_status(line: ResultLine) -> str:
@@ -110,9 +117,17 @@ def _num(value: Any) -> float | None:
 class RunView:
     """The pages of one run folder (thread-safe; reload with `refresh`)."""
 
-    def __init__(self, run_dir: Path | str, baselines_dir: Path | str | None = None) -> None:
+    def __init__(
+        self,
+        run_dir: Path | str,
+        baselines_dir: Path | str | None = None,
+        settings: CompareSettings = CompareSettings(),
+        limits: RunDirLimits = RunDirLimits(),
+    ) -> None:
         self.path = Path(run_dir)
         self.baselines_dir = baselines_dir
+        self.settings = settings  # the project's [compare], against the baselines
+        self.limits = limits  # the project's [rundir]
         self._lock = threading.Lock()
         self._before: BeforeFiles | None = None
         self.refresh()
@@ -120,10 +135,10 @@ class RunView:
     # --- loading ---
     def refresh(self) -> None:
         """(Re)read the run folder: a live run gets its new trials."""
-        data = load_run(self.path)
+        data = load_run(self.path, limits=self.limits)
         with self._lock:
             self.data: RunData = data
-            self.rundir = RunDir.open(self.path)
+            self.rundir = RunDir.open(self.path, limits=self.limits)
             self.records = data.records
             self.row_of = {(r.task_id, r.model): i for i, r in enumerate(self.records)}
             # per line the pages' facts and its offset (the trial page re-reads the line)
@@ -145,7 +160,9 @@ class RunView:
             self.task_meta = data.manifest.task_meta()
             self.comparisons: dict[str, Comparison] = {}
             if self.baselines_dir is not None:
-                for match in compare_with_baselines(data, self.baselines_dir):
+                for match in compare_with_baselines(data, self.baselines_dir,
+                                                    alpha=self.settings.alpha,
+                                                    method=self.settings.method):
                     if match.comparison is not None:
                         self.comparisons[match.model] = match.comparison
             self._overview: dict[str, Any] | None = None

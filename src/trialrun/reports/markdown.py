@@ -14,7 +14,7 @@ from trialrun.reports.comparison import comparisons_markdown
 from trialrun.reports.junit import task_outcome
 from trialrun.reports.models import render_models_markdown
 from trialrun.rundir import WriteError
-from trialrun.tracking import RunData, compare_with_baselines, load_run
+from trialrun.tracking import CompareSettings, RunData, compare_with_baselines, load_run
 
 MAX_FAILED_ROWS = 60
 
@@ -71,8 +71,13 @@ def _tracked_table(run: RunData) -> list[str]:
     return [*lines, "", "</details>", ""]
 
 
-def render_run_markdown(run: RunData, baselines_dir: Path | str | None = None) -> str:
-    """The run's Markdown report, redacted (`trialrun.core.redact`)."""
+def render_run_markdown(
+    run: RunData,
+    baselines_dir: Path | str | None = None,
+    settings: CompareSettings = CompareSettings(),
+) -> str:
+    """The run's Markdown report, redacted (`trialrun.core.redact`); `settings`: the
+    project's `[compare]` table, for the comparison with the baselines."""
     outcomes = {(r.model, r.task_id): task_outcome(r) for r in run.records}
     bad = [key for key, (status, _) in outcomes.items() if status != "passed"]
     total = len(outcomes)
@@ -117,7 +122,8 @@ def render_run_markdown(run: RunData, baselines_dir: Path | str | None = None) -
 
     if baselines_dir is not None:
         lines += ["### Against the baselines", ""]
-        for match in compare_with_baselines(run, baselines_dir):
+        for match in compare_with_baselines(run, baselines_dir, alpha=settings.alpha,
+                                            method=settings.method):
             if match.comparison is None:
                 lines.append(f"- `{md_cell(match.model)}`: no baseline at `{match.baseline_path}`")
             else:
@@ -127,12 +133,15 @@ def render_run_markdown(run: RunData, baselines_dir: Path | str | None = None) -
 
 
 def write_markdown(
-    run_dir: RunData | Path | str, path: Path | str, baselines_dir: Path | str | None = None
+    run_dir: RunData | Path | str,
+    path: Path | str,
+    baselines_dir: Path | str | None = None,
+    settings: CompareSettings = CompareSettings(),
 ) -> Path:
     """Write the Markdown report to `path` (e.g. "$GITHUB_STEP_SUMMARY"), replacing it."""
     run = run_dir if isinstance(run_dir, RunData) else load_run(run_dir)
     target = Path(path)
-    text = render_run_markdown(run, baselines_dir)
+    text = render_run_markdown(run, baselines_dir, settings)
     try:  # a plain write, not a rename: the target may be /dev/stdout or a CI summary file
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")

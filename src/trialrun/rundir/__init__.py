@@ -17,6 +17,7 @@ from trialrun.rundir._json import (
     write_json_atomic,
     write_text_atomic,
 )
+from trialrun.rundir._limits import RunDirLimits
 from trialrun.rundir._manifest import Manifest
 from trialrun.rundir._result_line import ResultLine
 from trialrun.rundir._rundir import (
@@ -51,6 +52,7 @@ __all__ = [
     "ResultLine",
     "RunContents",
     "RunDir",
+    "RunDirLimits",
     "Summary",
     "SummaryRow",
     "Trajectory",

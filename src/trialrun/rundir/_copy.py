@@ -18,13 +18,13 @@ from pathlib import Path
 
 from trialrun.core import FileRefused, copy_regular, file_kind
 from trialrun.errors import UserError
-from trialrun.rundir._limits import ReadLimits, record_fix
+from trialrun.rundir._limits import RunDirLimits, record_fix
 
 AGENT_FOLDERS = ("workspaces", ".workspaces")  # the kept and the in-flight workspaces
 _FIX = "a run folder holds the regular files trialrun wrote; replace it with one"
 
 
-def copy_run_folder(src: Path, dst: Path, limits: ReadLimits) -> None:
+def copy_run_folder(src: Path, dst: Path, limits: RunDirLimits) -> None:
     """Copy the run folder `src` to the new folder `dst` (see the module doc); a refusal
     is a UserError naming the file, and `dst` is removed."""
     try:
@@ -40,7 +40,7 @@ def copy_run_folder(src: Path, dst: Path, limits: ReadLimits) -> None:
         raise
 
 
-def _copy_folder(src: Path, dst: Path, limits: ReadLimits, *, agent: bool, top: bool) -> None:
+def _copy_folder(src: Path, dst: Path, limits: RunDirLimits, *, agent: bool, top: bool) -> None:
     with os.scandir(src) as it:
         entries = sorted(it, key=lambda e: e.name)
     for entry in entries:
@@ -68,7 +68,7 @@ def _copy_folder(src: Path, dst: Path, limits: ReadLimits, *, agent: bool, top: 
             ) from None
 
 
-def _copy_agent_entry(source: Path, target: Path, mode: int, limits: ReadLimits) -> None:
+def _copy_agent_entry(source: Path, target: Path, mode: int, limits: RunDirLimits) -> None:
     """One entry of a kept workspace: a link as a link, a file without following."""
     if stat.S_ISLNK(mode):
         os.symlink(os.readlink(source), target)

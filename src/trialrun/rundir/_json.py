@@ -25,7 +25,7 @@ from typing import Any
 from trialrun.core import FileRefused, compact_json, read_regular, redacted_json
 from trialrun.errors import UserError
 from trialrun.rundir._checks import non_finite, shown_number
-from trialrun.rundir._limits import ReadLimits, record_fix
+from trialrun.rundir._limits import MAX_RECORD_BYTES, record_fix
 
 WRITE_FIX = "choose a writable path"
 
@@ -182,14 +182,12 @@ def loads_checked(text: str) -> Any:
 
 
 def read_json(
-    path: Path, fix: str = "restore the file or start a new run", limit: int | None = None
+    path: Path, fix: str = "restore the file or start a new run", limit: int = MAX_RECORD_BYTES
 ) -> Any:
     """A JSON file, or a UserError naming the file, the line (or key) and `fix`.
 
     Only a regular file is read (a FIFO or a device is refused, never waited on), and
-    only up to `limit` bytes (default: `[rundir] max_record_bytes`)."""
-    if limit is None:
-        limit = ReadLimits.configured().record_bytes
+    only up to `limit` bytes (a project's `[rundir] max_record_bytes`, else 64 MB)."""
     try:
         raw = read_regular(path, limit, fix=fix, limit_fix=record_fix())
         return loads_checked(raw.decode("utf-8"))

@@ -1,9 +1,10 @@
 """How much of a run folder's files trialrun reads or copies at most.
 
 A record (one results line, one trial's transcript, run.json, summary.json, a baseline)
-is read whole into memory: past `max_record_bytes` it is refused. A file copied whole
-(`regrade --out` copies the run folder) is refused past `max_file_bytes`. Both are
-generous and set in trialrun.toml:
+is read whole into memory: past `record_bytes` it is refused. A file copied whole
+(`regrade --out` copies the run folder) is refused past `file_bytes`. Both are generous;
+a project sets them in trialrun.toml, which its entry point (the CLI command, the run,
+`regrade`) loads and hands to `RunDir` as `RunDirLimits.of(config)`:
 
     [rundir]
     max_record_bytes = 67108864     # 64 MB
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trialrun.config import load_config
+from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
 
 MAX_RECORD_BYTES = 64 * 1024 * 1024
@@ -23,14 +24,13 @@ RAISE_HINT = "raise [rundir] {key} in trialrun.toml if the file is genuine"
 
 
 @dataclass(frozen=True, slots=True)
-class ReadLimits:
+class RunDirLimits:
     record_bytes: int = MAX_RECORD_BYTES
     file_bytes: int = MAX_FILE_BYTES
 
     @classmethod
-    def configured(cls) -> ReadLimits:
-        """The limits of the nearest trialrun.toml (`[rundir]`), else the defaults."""
-        config = load_config()
+    def of(cls, config: ProjectConfig) -> RunDirLimits:
+        """The limits of the project's `[rundir]` table, else the defaults."""
         section = config.section("rundir")
         values = {}
         for key, default in (("max_record_bytes", MAX_RECORD_BYTES),

@@ -52,7 +52,7 @@ from trialrun.rundir._json import (
     write_json_atomic,
     write_text_atomic,
 )
-from trialrun.rundir._limits import ReadLimits, record_fix
+from trialrun.rundir._limits import RunDirLimits, record_fix
 from trialrun.rundir._manifest import Manifest
 from trialrun.rundir._result_line import ResultLine
 from trialrun.rundir._summary import Summary
@@ -93,11 +93,11 @@ class RunDir:
     """Reads and writes one run folder. Not thread-safe for appends: one writer per run."""
 
     def __init__(
-        self, path: Path | str, *, fsync: bool = True, limits: ReadLimits | None = None
+        self, path: Path | str, *, fsync: bool = True, limits: RunDirLimits | None = None
     ) -> None:
         self.path = Path(path)
         self.fsync = fsync
-        self._limits = limits
+        self._limits = limits if limits is not None else RunDirLimits()
         self._fd: int | None = None
         self._transcript_dirs: set[str] = set()
         self._transcript_fds: dict[str, int] = {}
@@ -110,10 +110,9 @@ class RunDir:
         self._writer: LineWriter | None = None
 
     @property
-    def limits(self) -> ReadLimits:
-        """How much of a record or a file is read at most (`[rundir]` in trialrun.toml)."""
-        if self._limits is None:
-            self._limits = ReadLimits.configured()
+    def limits(self) -> RunDirLimits:
+        """How much of a record or a file is read at most: the project's `[rundir]` as
+        the caller passed it (`RunDirLimits.of(config)`), else the defaults."""
         return self._limits
 
     # --- paths ---
@@ -140,7 +139,13 @@ class RunDir:
     # --- creating and opening ---
     @classmethod
     def create(
-        cls, out: Path | str, run_id: str, manifest: Manifest, *, fsync: bool = True
+        cls,
+        out: Path | str,
+        run_id: str,
+        manifest: Manifest,
+        *,
+        fsync: bool = True,
+        limits: RunDirLimits | None = None,
     ) -> RunDir:
         """Make `out/<run_id>/` with run.json and an empty results.jsonl, atomically."""
         run_dir = Path(out) / run_id
@@ -157,11 +162,14 @@ class RunDir:
                 f"--out {out}: cannot create the run folder {run_dir} ({exc.strerror or exc}); "
                 "pass a writable folder"
             ) from None
-        return cls(run_dir, fsync=fsync)
+        return cls(run_dir, fsync=fsync, limits=limits)
 
     @classmethod
-    def open(cls, path: Path | str, *, fsync: bool = True) -> RunDir:
-        """An existing run folder (run.json present); a wrong path is one UserError."""
+    def open(
+        cls, path: Path | str, *, fsync: bool = True, limits: RunDirLimits | None = None
+    ) -> RunDir:
+        """An existing run folder (run.json present); a wrong path is one UserError.
+        `limits`: the project's `[rundir]` (`RunDirLimits.of`); None: the defaults."""
         path = Path(path)
         if path.is_file():
             hint = (
@@ -180,7 +188,7 @@ class RunDir:
                 f"{path}: not a run directory (no {RUN_JSON}); pass the folder `trialrun run` "
                 "wrote, e.g. results/<run-id>"
             )
-        return cls(path, fsync=fsync)
+        return cls(path, fsync=fsync, limits=limits)
 
     def copy_to(self, out: Path | str) -> RunDir:
         """A copy of this run folder in the new folder `out` (its files checked: see

@@ -27,7 +27,7 @@ from trialrun.graders import GRADERS
 from trialrun.judge import JudgeModel, JudgeSettings, check_judge_spec, self_judge_warning
 from trialrun.metrics import summarizer_for
 from trialrun.models import create_model
-from trialrun.rundir import Manifest, ResultLine, RunDir, new_run_id
+from trialrun.rundir import Manifest, ResultLine, RunDir, RunDirLimits, new_run_id
 from trialrun.runner._agent_tools import preset_tool_warnings
 from trialrun.runner._config import Run, RunConfig, RunHooks
 from trialrun.runner._early_stop import (
@@ -315,7 +315,8 @@ def _resumed(
     if config.resume is None:
         return None, None, config
     given_paths = [Path(p) for p in config.tasks if isinstance(p, (str, Path))]
-    rundir = RunDir.open(Path(config.resume), fsync=config.fsync)
+    limits = RunDirLimits.of(_project(config))
+    rundir = RunDir.open(Path(config.resume), fsync=config.fsync, limits=limits)
     held.enter_context(run_lock(rundir.path))
     manifest = rundir.manifest()
     return rundir, manifest, resumed_config(manifest, config, given_paths)
@@ -471,7 +472,8 @@ def _new_rundir(
         manifest.extra[EARLY_STOP_KEY] = recorded(scope)
         if stop_rule.baselines_dir is not None:
             manifest.extra[BASELINES_KEY] = str(stop_rule.baselines_dir)
-    rundir = RunDir.create(Path(config.out), str(manifest.run_id), manifest, fsync=config.fsync)
+    rundir = RunDir.create(Path(config.out), str(manifest.run_id), manifest, fsync=config.fsync,
+                           limits=RunDirLimits.of(setup.project))
     held.enter_context(run_lock(rundir.path))
     return rundir, manifest
 

@@ -253,11 +253,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     url = config.getoption("eval_store")
     try:
         # the pytest plugin is imported by every pytest session: run machinery loads on use
+        from trialrun.config import load_config
         from trialrun.history import recording_enabled
 
-        if url is None and not recording_enabled():
+        project = load_config()  # the session's one look: whether to record, and where
+        if url is None and not recording_enabled(project):
             return
-        config.stash[MESSAGE] = record.record(url, config.getoption("eval_trigger"))
+        config.stash[MESSAGE] = record.record(url, config.getoption("eval_trigger"), project)
     except Exception as exc:  # the test results stand whatever the store does
         config.stash[MESSAGE] = f"trialrun: session not recorded in the history: {exc}"
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from trialrun.config import ProjectConfig
 
 
 def utc_now() -> str:
@@ -37,8 +40,9 @@ class SessionRecord:
         if nodeid in self.cases:
             self.outcomes[nodeid] = (outcome, error)
 
-    def record(self, store_url: str | None, trigger: str | None) -> str:
-        """Write the session to the history; returns the line to show."""
+    def record(self, store_url: str | None, trigger: str | None, project: ProjectConfig) -> str:
+        """Write the session to `store_url`, else the store `project` names; returns the
+        line to show."""
         # the pytest plugin is imported by every pytest session: run machinery loads on use
         from trialrun.history import (
             HistoryStore,
@@ -75,7 +79,7 @@ class SessionRecord:
             argv=["pytest"],
             outcomes=sorted(grouped.values(), key=lambda o: (o.test_id, o.model)),
         )
-        with HistoryStore.open(store_url) as store:
+        with HistoryStore.open(store_url, config=project) as store:
             store.record(run)
             where = store.url
         trials = sum(len(o.trials) for o in run.outcomes)

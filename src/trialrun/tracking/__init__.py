@@ -37,6 +37,8 @@ from trialrun.tracking._run_data import RunData, TaskRecord, load_run
 from trialrun.tracking._scribe_baseline import convert_scribe, is_scribe_baseline
 from trialrun.tracking._settings import (
     DEFAULT_ALPHA,
+    DEFAULT_METHOD,
+    CompareSettings,
     configured_alpha,
     configured_method,
     default_baselines_dir,
@@ -49,12 +51,14 @@ from trialrun.tracking._task_significance import dropped_p_value, regressed
 __all__ = [
     "GATES",
     "DEFAULT_ALPHA",
+    "DEFAULT_METHOD",
     "FORMAT",
     "RULES",
     "TIERS",
     "BaselineMatch",
     "Blessed",
     "Comparison",
+    "CompareSettings",
     "CountsView",
     "GateConfig",
     "GateContext",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from trialrun.core import is_unpinned, model_name
 from trialrun.errors import UserError
-from trialrun.rundir import RUN_JSON
+from trialrun.rundir import RUN_JSON, RunDirLimits
 from trialrun.tracking._baseline import (
     baseline_target,
     build_baseline,
@@ -62,7 +62,9 @@ def refusals(run: RunData, model: str) -> list[str]:
     return out
 
 
-def latest_complete_run(results_dir: Path | str = "results") -> Path:
+def latest_complete_run(
+    results_dir: Path | str = "results", *, limits: RunDirLimits | None = None
+) -> Path:
     """The most recent run under `results_dir` whose every planned trial finished.
 
     Newest first by run.json `started_at` (then the folder name: run ids begin with the
@@ -79,7 +81,7 @@ def latest_complete_run(results_dir: Path | str = "results") -> Path:
         if path.name.startswith(".") or not (path / RUN_JSON).is_file():
             continue  # hidden (a run being created) or not a run folder
         try:
-            run = load_run(path)
+            run = load_run(path, limits=limits)
         except UserError:
             continue
         runs.append((str(run.manifest.started_at or ""), path.name, run))
@@ -98,18 +100,20 @@ def bless(
     *,
     force: bool = False,
     reason: str | None = None,
+    limits: RunDirLimits | None = None,
 ) -> list[Blessed]:
     """Write `<baselines_dir>/<provider>-<slug(model name)>.json` for each model of the run.
 
     Refuses (UserError, exit 2) a run with infra errors, undetermined verdicts, unpinned
     model ids or k < 3, unless `force` with a `reason`, which the baseline records.
-    Nothing is written unless every model may be blessed.
+    Nothing is written unless every model may be blessed. `limits`: the project's
+    `[rundir]` (None: the defaults).
     """
     if force and not (reason and reason.strip()):
         raise UserError('--force needs --reason "why this run may be a baseline anyway"')
     if reason and not force:
         raise UserError("--reason is only used with --force; drop it or add --force")
-    run = load_run(run_dir)
+    run = load_run(run_dir, limits=limits)
     if not run.models:
         raise UserError(f"{run.path}: the run has no finished trials; nothing to bless")
     plan: list[tuple[str, list[str]]] = [(m, refusals(run, m)) for m in run.models]

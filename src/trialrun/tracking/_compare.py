@@ -32,7 +32,7 @@ from trialrun.tracking._counts import (
     view_of_run,
 )
 from trialrun.tracking._run_data import RunData, load_run
-from trialrun.tracking._settings import DEFAULT_ALPHA, configured_alpha, configured_method
+from trialrun.tracking._settings import DEFAULT_ALPHA, DEFAULT_METHOD
 from trialrun.tracking._spend_samples import spend_samples
 from trialrun.tracking._stats import trials_for_drop
 from trialrun.tracking._suite_significance import SuiteTest, suite_test
@@ -203,7 +203,7 @@ def compare(
     *,
     model: str | None = None,
     alpha: float = DEFAULT_ALPHA,
-    method: str | None = None,
+    method: str = DEFAULT_METHOD,
 ) -> Comparison:
     """Compare one model of a run with a baseline (record or file) or with another run dir.
 
@@ -221,7 +221,6 @@ def compare(
     else:
         before, label = view_of_baseline(load_baseline(against)), str(against)
     spec = model or _pick_model(run, before.provider, before.model_id)
-    method = configured_method() if method is None else method
     return compare_views(
         before, view_of_run(run, spec), against=label, alpha=alpha, method=method
     )
@@ -231,13 +230,11 @@ def compare_with_baselines(
     run_dir: RunData | Path | str,
     baselines_dir: Path | str = "baselines",
     *,
-    alpha: float | None = None,
-    method: str | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    method: str = DEFAULT_METHOD,
 ) -> list[BaselineMatch]:
     """Compare each model of the run with `<baselines_dir>/<provider>-<slug>.json`, if any."""
     run = _as_run(run_dir)
-    if alpha is None:
-        alpha = configured_alpha()
     out: list[BaselineMatch] = []
     for spec in run.models:
         record = run.for_model(spec)[0]
@@ -256,12 +253,11 @@ def compare_runs(
     run_dir: RunData | Path | str,
     other_dir: RunData | Path | str,
     *,
-    alpha: float | None = None,
-    method: str | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    method: str = DEFAULT_METHOD,
 ) -> list[Comparison]:
     """Compare each model of a run with the same model in another run (or the only ones)."""
     run, other = _as_run(run_dir), _as_run(other_dir)
-    alpha = configured_alpha() if alpha is None else alpha
     if len(run.models) == 1 and len(other.models) == 1:
         return [compare(run, other, model=run.models[0], alpha=alpha, method=method)]
     pairs = [m for m in run.models if m in other.models]

@@ -22,9 +22,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from trialrun.config import ProjectConfig, load_config
+from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
-from trialrun.rundir import Baseline
+from trialrun.rundir import Baseline, RunDirLimits
 from trialrun.tracking._baseline import baseline_path, load_baseline
 from trialrun.tracking._comparison import TaskDelta
 from trialrun.tracking._coverage_rules import missing_baseline_tasks, missing_suites
@@ -360,18 +360,16 @@ def run_gate(
     *,
     baseline: Path | str | None = None,
     baselines_dir: Path | str | None = None,
-    config: Path | str | ProjectConfig | None = None,
+    config: ProjectConfig | None = None,
 ) -> GateResult:
-    """Evaluate `gate` (merge | nightly | release) on a run; see the module docstring."""
-    project = (
-        config
-        if isinstance(config, ProjectConfig)
-        else load_config(Path(config) if config is not None else None)
-    )
+    """Evaluate `gate` (merge | nightly | release) on a run; see the module docstring.
+    `config`: the project's trialrun.toml as its entry point loaded it (`[gates.*]`,
+    `[compare]`, `[baselines] dir`, `[rundir]`); None: no project file, every default."""
+    project = config if config is not None else ProjectConfig()
     settings = gate_config(gate, project)
     alpha = settings.alpha if settings.alpha is not None else configured_alpha(project)
     method = configured_method(project)
-    run = load_run(run_dir)
+    run = load_run(run_dir, limits=RunDirLimits.of(project))
     if not run.models:
         raise UserError(f"{run.path}: no finished trials; nothing to gate")
     folder = Path(baselines_dir) if baselines_dir is not None else default_baselines_dir(project)

@@ -18,7 +18,7 @@ from typing import Any
 
 from trialrun.core import parse_model_spec
 from trialrun.metrics import stored_if_covering, summarizer_for
-from trialrun.rundir import Manifest, ResultLine, RunDir, Summary, SummaryRow
+from trialrun.rundir import Manifest, ResultLine, RunDir, RunDirLimits, Summary, SummaryRow
 from trialrun.tasks import SUITE_DEFAULTS
 from trialrun.tracking._trial_tally import TrialTally
 
@@ -183,14 +183,15 @@ def _gates_of(raw: Any, suite: str | None) -> dict[str, bool]:
     return gates
 
 
-def load_run(run_dir: Path | str) -> RunData:
-    """Read a run folder through `RunDir.read`, the one reader every command shares.
+def load_run(run_dir: Path | str, *, limits: RunDirLimits | None = None) -> RunData:
+    """Read a run folder through `RunDir.read`, the one reader every command shares,
+    within `limits` (the project's `[rundir]`; None: the defaults).
 
     A missing or damaged run.json or results line is the same one-line UserError that
     `summarize` and `show` give; a torn last line is skipped and named in `warnings`.
     A repeated (task, model, trial) line is counted once, as the summary counts it.
     """
-    run = RunDir.open(run_dir)
+    run = RunDir.open(run_dir, limits=limits)
     manifest = run.manifest()
     warnings: list[str] = []
     summarizer = summarizer_for(manifest)

@@ -15,6 +15,7 @@ from trialrun.errors import UserError
 from trialrun.tracking import (
     GATES,
     BaselineMatch,
+    CompareSettings,
     GateResult,
     compare_with_baselines,
     default_baselines_dir,
@@ -66,36 +67,39 @@ class FollowUp:
 
 
 def follow_up(
-    run_dir: Path, interrupted: bool, after: AfterRun, project: ProjectConfig | None = None
+    run_dir: Path, interrupted: bool, after: AfterRun, project: ProjectConfig
 ) -> FollowUp:
     """The steps `after` asks for, on the run in `run_dir`; `project`: the run's
-    trialrun.toml (its `[baselines] dir`; None: the one found from the working directory)."""
+    trialrun.toml as its entry point loaded it (`[history]`, `[compare]`, `[baselines]`,
+    `[gates.*]`)."""
     out = FollowUp()
     if after.junit is not None or after.markdown is not None:
-        out.warnings.extend(_files(run_dir, after))
+        out.warnings.extend(_files(run_dir, after, project))
     if interrupted:
         return out
-    if after.record and (note := record_run(run_dir, after.trigger, after.store)):
+    if after.record and (note := record_run(run_dir, after.trigger, after.store, project)):
         out.warnings.append(note)
     if after.compare:
-        _compare(run_dir, after.baselines or default_baselines_dir(project), out)
+        folder = after.baselines or default_baselines_dir(project)
+        _compare(run_dir, folder, CompareSettings.of(project), out)
     if after.gate is not None:
-        out.gate = run_gate(after.gate, run_dir, baselines_dir=after.baselines)
+        out.gate = run_gate(after.gate, run_dir, baselines_dir=after.baselines, config=project)
     return out
 
 
-def _files(run_dir: Path, after: AfterRun) -> list[str]:
+def _files(run_dir: Path, after: AfterRun, project: ProjectConfig) -> list[str]:
     """The JUnit and Markdown files; a Markdown summary a damaged baseline stops is a
     warning, a file that cannot be written is bad input."""
     try:
         if after.junit is not None:
-            report(run_dir, junit=after.junit)
+            report(run_dir, junit=after.junit, config=project)
     except OSError as exc:
         raise UserError(f"--junit {after.junit}: cannot write it ({exc.strerror or exc}); "
                         "pick a writable path") from None
     try:
         if after.markdown is not None:
-            report(run_dir, markdown=after.markdown, baselines=after.baselines)
+            report(run_dir, markdown=after.markdown, baselines=after.baselines,
+                   config=project)
     except OSError as exc:
         raise UserError(f"--markdown {after.markdown}: cannot write it "
                         f"({exc.strerror or exc}); pick a writable path") from None
@@ -104,9 +108,10 @@ def _files(run_dir: Path, after: AfterRun) -> list[str]:
     return []
 
 
-def _compare(run_dir: Path, folder: Path, out: FollowUp) -> None:
+def _compare(run_dir: Path, folder: Path, settings: CompareSettings, out: FollowUp) -> None:
     try:
-        out.comparisons = compare_with_baselines(run_dir, folder)
+        out.comparisons = compare_with_baselines(run_dir, folder, alpha=settings.alpha,
+                                                 method=settings.method)
     except UserError as exc:
         out.comparison_error = str(exc)
         return

@@ -6,11 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
+from trialrun.rundir import RunDirLimits
 
 
-def record_run(run_dir: Path, trigger: str | None, store: str | None) -> str | None:
-    """Record a finished run (unless recording is off and no store is given)."""
+def record_run(
+    run_dir: Path, trigger: str | None, store: str | None, project: ProjectConfig
+) -> str | None:
+    """Record a finished run (unless recording is off and no store is given) in `store`,
+    else the store `project` (its `[history]`) names."""
     try:  # the history libraries are an optional extra: loaded here, when asked
         from trialrun.history import (
             RUN_WAIT_S,
@@ -23,12 +28,13 @@ def record_run(run_dir: Path, trigger: str | None, store: str | None) -> str | N
     except ImportError as exc:  # an install without the history libraries
         return (f"history: run not recorded: {exc.name or exc} is not installed; "
                 "pip install 'trialrun[history]' (or TRIALRUN_HISTORY=off)")
-    if not recording_enabled() and store is None:
+    if not recording_enabled(project) and store is None:
         return None
     try:
-        record = run_record(run_dir, trigger=detect_trigger(trigger), source="cli")
+        record = run_record(run_dir, trigger=detect_trigger(trigger), source="cli",
+                            limits=RunDirLimits.of(project))
         # a store another process holds locked: a short wait, then the record is queued
-        with HistoryStore.open(store, busy_timeout_s=RUN_WAIT_S) as history:
+        with HistoryStore.open(store, config=project, busy_timeout_s=RUN_WAIT_S) as history:
             history.record(record)
     except StoreBusy as exc:
         return _queue(exc.url, run_dir, record.trigger)

@@ -29,11 +29,12 @@ async def run_async(
     what `after` asks for (its outcome in `Run.follow_up`)."""
     after = after or AfterRun()
     after.check()  # every option refused before the run, not after it
-    if config.project is None:  # trialrun.toml, found once: the run and its follow-up share it
-        config = replace(config, project=load_config())
+    # trialrun.toml, found once: the run and its follow-up share it
+    project = config.project if config.project is not None else load_config()
+    config = replace(config, project=project)
     outcome = await run_trials(config, hooks, early_stop_rule)
     done = {f.name: getattr(outcome, f.name) for f in fields(outcome)}
-    followed = follow_up(outcome.path, outcome.interrupted, after, config.project)
+    followed = follow_up(outcome.path, outcome.interrupted, after, project)
     return FollowedRun(**done, follow_up=followed)
 
 
