@@ -27,11 +27,6 @@ ENTRY_POINTS = {
 # KNOWN DEBT, to convert next (then delete the line: a stale entry fails the test below).
 # Each still finds trialrun.toml from the working directory itself, deep under a run.
 KNOWN_DEBT = {
-    "agents/_env.py",  # agent env passthrough: built per agent, far below run()
-    "agents/_served.py",  # the served-agent endpoint settings
-    "models/_limits.py",  # [limits]: read when a provider is built
-    "models/_pricing.py",  # [pricing]: read when costs are priced
-    "models/_retry.py",  # [retries]: RetryPolicy.load() per provider
     "rundir/_limits.py",  # [rundir] record / file limits
     "tools/_jailed.py",  # [tools] unjailed
     "tools/_web_access.py",  # [tools.web_*] access

@@ -25,6 +25,7 @@ from trialrun.errors import UserError
 from trialrun.graders import GRADERS, GraderConfig, TrialView, grade_trial
 from trialrun.judge import JudgeSettings, check_judge_spec, create_judge, resolve_judge_spec
 from trialrun.metrics import summarize_run
+from trialrun.models import ProviderSettings
 from trialrun.rundir import Manifest, ResultLine, RunDir, Transcript
 from trialrun.sandbox import snapshot_dir
 from trialrun.tasks import Task, load_tasks
@@ -200,7 +201,8 @@ async def regrade_async(
 ) -> RegradeReport:
     """Grade a stored run again; `config`: the trialrun.toml whose `[judge]` applies
     (default: found from the working directory)."""
-    settings = JudgeSettings.from_config(config if config is not None else load_config())
+    project = config if config is not None else load_config()
+    settings = JudgeSettings.from_config(project)
     run, manifest, lines = open_run(Path(run_dir))
     # --judge, else the judge that graded these results last, else run.json's, else config
     spec = judge_spec or recorded_judge(lines) or manifest.judge
@@ -217,7 +219,8 @@ async def regrade_async(
         run = run.copy_to(out)  # regular files only, each within its limit
         report.run_dir = out
     uses_judge = any(_needs_judge(c) for t in by_id.values() for c in t.graders)
-    judge = create_judge(spec, settings) if spec and uses_judge else None
+    providers = ProviderSettings.from_config(project)
+    judge = create_judge(spec, settings, providers) if spec and uses_judge else None
     gate = asyncio.Semaphore(concurrency)
     missing: set[str] = set()
 

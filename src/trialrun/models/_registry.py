@@ -1,7 +1,9 @@
 """Model specs (`provider:model-id`) and the provider registry.
 
 A provider is a factory `(model_id: str, options: dict) -> Model`, registered with
-`@model_provider("name")` or through the `trialrun.models` entry point group.
+`@model_provider("name")` or through the `trialrun.models` entry point group. The
+project's settings for model clients (`ProviderSettings`: [retries], [limits],
+[pricing]) arrive in `options` (read them with `ProviderSettings.of(options)`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 from trialrun.core import ModelSpec, Registry, is_unpinned, parse_model_spec, redact, slugify
 from trialrun.errors import UserError
+from trialrun.models._settings import SETTINGS_OPTION, ProviderSettings
 from trialrun.models._types import Model
 
 __all__ = [
@@ -43,10 +46,16 @@ _MODEL_FLAG = re.compile(r"(?<![\w-])--model\b")
 
 
 def create_model(
-    spec: str | ModelSpec, options: dict[str, Any] | None = None, *, flag: str = "--model"
+    spec: str | ModelSpec,
+    options: dict[str, Any] | None = None,
+    *,
+    flag: str = "--model",
+    settings: ProviderSettings | None = None,
 ) -> Model:
     """The Model for `spec`. `flag` is where the spec came from (`--judge`, a config key):
-    every UserError a provider raises names it instead of `--model`."""
+    every UserError a provider raises names it instead of `--model`. `settings`: the
+    project's [retries], [limits] and [pricing], from the entry point that loaded
+    trialrun.toml; None: the defaults (no file is looked for here)."""
     try:
         parsed = parse_model_spec(spec) if isinstance(spec, str) else spec
         factory = MODEL_PROVIDERS.get(parsed.provider)
@@ -58,7 +67,10 @@ def create_model(
                 f"--model {parsed.text}: unknown provider '{parsed.provider}'{did}; "
                 f"known: {known}"
             )
-        return factory(parsed.model_id, options or {})
+        options = dict(options or {})
+        if settings is not None:
+            options[SETTINGS_OPTION] = settings
+        return factory(parsed.model_id, options)
     except UserError as exc:  # a spec's URL may hold credentials: never in the message
         message = redact(str(exc))
         if flag != "--model":
