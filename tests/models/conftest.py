@@ -11,6 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from trialrun.config import ProjectConfig
+from trialrun.models import ProviderSettings
+
 SERVERS = Path(__file__).resolve().parents[1] / "servers"
 if str(SERVERS) not in sys.path:
     sys.path.insert(0, str(SERVERS))
@@ -25,17 +28,29 @@ def fault_server():
     server.close()
 
 
+# a project's trialrun.toml as its entry point passes it on: 3 attempts, near-zero
+# backoff, a price (`create_model(spec, settings=FAST)`)
+FAST = ProviderSettings.from_config(
+    ProjectConfig(
+        Path("/project/trialrun.toml"),
+        {
+            "retries": {"max_attempts": 3, "base_delay_s": 0.001, "max_delay_s": 0.01},
+            "pricing": {
+                "openai-compat:test-model": {
+                    "input_per_mtok": 1.0, "cached_per_mtok": 0.5, "output_per_mtok": 2.0
+                }
+            },
+        },
+    )
+)
+
+
 @pytest.fixture
 def fast_retries(monkeypatch, tmp_path):
-    """A project dir with a trialrun.toml: 3 attempts, near-zero backoff, a price."""
-    (tmp_path / "trialrun.toml").write_text(
-        "[retries]\nmax_attempts = 3\nbase_delay_s = 0.001\nmax_delay_s = 0.01\n\n"
-        '[pricing."openai-compat:test-model"]\n'
-        "input_per_mtok = 1.0\ncached_per_mtok = 0.5\noutput_per_mtok = 2.0\n",
-        encoding="utf-8",
-    )
+    """A folder of its own and no retry variables; models made with `settings=FAST`."""
     monkeypatch.chdir(tmp_path)
-    for var in ("TRIALRUN_RETRY_MAX_ATTEMPTS", "TRIALRUN_RETRY_BASE_DELAY_S"):
+    for var in ("TRIALRUN_RETRY_MAX_ATTEMPTS", "TRIALRUN_RETRY_BASE_DELAY_S",
+                "TRIALRUN_RETRY_MAX_DELAY_S", "TRIALRUN_RETRY_REQUEST_TIMEOUT_S"):  # fmt: skip
         monkeypatch.delenv(var, raising=False)
     return tmp_path
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from gemini_openai_server import GeminiOpenAIServer, signature, signed
 
-from conftest import ANSWER, WRITTEN
+from conftest import ANSWER, FAST, WRITTEN
 from trialrun import run as run_eval
 from trialrun.errors import InfraError
 from trialrun.models import CompletionParams, assistant_message, create_model
@@ -89,7 +89,7 @@ def test_a_call_replayed_without_its_exact_signature_is_answered_400(gemini):
     server = gemini([[("read_file", READ)]])
 
     async def main() -> list[str]:
-        model = create_model(spec(server))
+        model = create_model(spec(server), settings=FAST)
         try:
             done = await model.complete(ASK, [TOOL], CompletionParams())
             (call,) = done.tool_calls
@@ -125,7 +125,7 @@ def test_a_signed_text_answer_goes_back_on_its_message(gemini):
     server = gemini([], answer="Hello.")
 
     async def main() -> None:
-        model = create_model(spec(server))
+        model = create_model(spec(server), settings=FAST)
         try:
             done = await model.complete(ASK, [], CompletionParams())
             assert done.text == "Hello." and done.extra_content == signed("text", "Hello.")
@@ -164,7 +164,7 @@ def test_a_server_that_never_sends_it_sees_the_same_bytes(gemini, tmp_path, writ
     server = gemini([[("read_file", READ)]])
 
     async def main() -> None:
-        model = create_model(spec(server))
+        model = create_model(spec(server), settings=FAST)
         try:
             await model.complete(history, [TOOL], CompletionParams())  # before any signature
             done = await model.complete(ASK, [TOOL], CompletionParams())  # a signed call
@@ -198,7 +198,7 @@ def test_extra_content_that_is_not_an_object_is_not_kept(fast_retries):
     with JunkExtra([[("read_file", READ)]], ANSWER, signed=False) as server:
 
         async def main() -> Any:
-            model = create_model(spec(server))
+            model = create_model(spec(server), settings=FAST)
             try:
                 done = await model.complete(ASK, [TOOL], CompletionParams())
                 result = {"role": "tool", "tool_call_id": done.tool_calls[0].id, "content": "a"}

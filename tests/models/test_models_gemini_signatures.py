@@ -16,6 +16,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import FAST
 from trialrun.models import CompletionParams, assistant_message, create_model
 from trialrun.models.anthropic import to_anthropic
 from trialrun.models.gemini import from_gemini, to_gemini
@@ -147,7 +148,7 @@ def test_other_providers_never_send_the_signatures(fault_server, fast_retries):
     fault_server.script(["ok"])
 
     async def main() -> None:
-        model = create_model(f"openai-compat:test-model@{fault_server.url}")
+        model = create_model(f"openai-compat:test-model@{fault_server.url}", settings=FAST)
         try:
             await model.complete(SIGNED_HISTORY, [], CompletionParams())
         finally:

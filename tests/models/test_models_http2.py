@@ -28,6 +28,7 @@ trustme = pytest.importorskip("trustme", reason="the test CA is made by trustme 
 from hypercorn.asyncio import serve  # noqa: E402
 from hypercorn.config import Config  # noqa: E402
 
+from conftest import FAST  # noqa: E402
 from trialrun import run as run_eval  # noqa: E402
 from trialrun.errors import InfraError  # noqa: E402
 from trialrun.models import CompletionParams, create_model  # noqa: E402
@@ -249,7 +250,7 @@ def test_an_error_status_over_http2_reads_as_over_http11(
     tls_server, fault_server, fast_retries, status
 ):
     async def error_of(url: str) -> str:
-        model = create_model(f"openai-compat:test-model@{url}")
+        model = create_model(f"openai-compat:test-model@{url}", settings=FAST)
         try:
             with pytest.raises(InfraError) as info:
                 await model.complete(

@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from conftest import FAST
 from trialrun.errors import InfraError
 from trialrun.models import CompletionParams, create_model
 from trialrun.models._http import JsonCache, request_body
@@ -104,7 +105,7 @@ def test_the_model_reads_only_what_it_uses_and_words_errors_as_the_sdk(fast_retr
     async def main() -> None:
         server, bodies, _ = await serve(["length", "length", "404"])
         port = server.sockets[0].getsockname()[1]
-        model = create_model(f"openai-compat:x@http://127.0.0.1:{port}/v1")
+        model = create_model(f"openai-compat:x@http://127.0.0.1:{port}/v1", settings=FAST)
         tools = [{"type": "function", "function": {"name": "read_file", "parameters": {}}}]
         for _ in range(2):
             done = await model.complete([{"role": "user", "content": "hi"}], tools,
@@ -126,7 +127,7 @@ def test_the_model_reads_only_what_it_uses_and_words_errors_as_the_sdk(fast_retr
 
 def test_a_refused_connection_is_the_sdks_connection_error(fast_retries) -> None:
     async def main() -> None:
-        model = create_model("openai-compat:x@http://127.0.0.1:9/v1")
+        model = create_model("openai-compat:x@http://127.0.0.1:9/v1", settings=FAST)
         with pytest.raises(InfraError, match=r"APIConnectionError: Connection error\. after 3"):
             await model.complete([{"role": "user", "content": "hi"}], [], CompletionParams())
         await model.aclose()

@@ -33,8 +33,9 @@ import pytest
 from trialrun import run as run_eval
 from trialrun.agents import AgentLimits
 from trialrun.agents.command import CommandAgent
+from trialrun.config import ProjectConfig
 from trialrun.errors import InfraError, UserError
-from trialrun.models import CompletionParams, ReplyConstraint, create_model
+from trialrun.models import CompletionParams, ProviderSettings, ReplyConstraint, create_model
 from trialrun.rundir import RunDir
 from trialrun.tasks import Task
 from trialrun.tools import Toolbox, ToolContext
@@ -237,17 +238,18 @@ class ApiServer:
         self.httpd.server_close()
 
 
+# the project's settings as an entry point passes them: quick retries and two prices
+PRICE = {"input_per_mtok": 1.0, "cached_per_mtok": 0.5, "output_per_mtok": 2.0}
+PROJECT = ProjectConfig(Path("/p/trialrun.toml"), {
+    "retries": {"max_attempts": 3, "base_delay_s": 0.001, "max_delay_s": 0.01},
+    "pricing": {"anthropic:claude-test": PRICE, "gemini:gemini-test": PRICE},
+})  # fmt: skip
+SETTINGS = ProviderSettings.from_config(PROJECT)
+
+
 @pytest.fixture
 def api(monkeypatch, tmp_path):
-    """The server, both keys set, no SDK importable, quick retries and two prices."""
-    (tmp_path / "trialrun.toml").write_text(
-        "[retries]\nmax_attempts = 3\nbase_delay_s = 0.001\nmax_delay_s = 0.01\n\n"
-        '[pricing."anthropic:claude-test"]\n'
-        "input_per_mtok = 1.0\ncached_per_mtok = 0.5\noutput_per_mtok = 2.0\n\n"
-        '[pricing."gemini:gemini-test"]\n'
-        "input_per_mtok = 1.0\ncached_per_mtok = 0.5\noutput_per_mtok = 2.0\n",
-        encoding="utf-8",
-    )
+    """The server, both keys set, no SDK importable (models made with SETTINGS)."""
     monkeypatch.chdir(tmp_path)
     for var in ("TRIALRUN_RETRY_MAX_ATTEMPTS", "TRIALRUN_RETRY_BASE_DELAY_S", "GOOGLE_API_KEY",
                 "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL", "GEMINI_BASE_URL",
@@ -268,7 +270,7 @@ def spec(provider: str, server: ApiServer) -> str:
 
 
 async def complete(model_spec: str, messages: list, tools: list, params: CompletionParams):
-    model = create_model(model_spec)
+    model = create_model(model_spec, settings=SETTINGS)
     try:
         return await model.complete(messages, tools, params), model
     finally:
@@ -362,7 +364,7 @@ def test_a_task_serialises_its_tools_once(api, provider, monkeypatch):
     monkeypatch.setattr(http.json, "dumps", counting)
 
     async def main() -> None:
-        model = create_model(spec(provider, api))
+        model = create_model(spec(provider, api), settings=SETTINGS)
         for _ in range(3):  # three trials build their own lists from the same tools
             await model.complete(ASK, [dict(TOOL)], CompletionParams())
         await model.aclose()
@@ -433,12 +435,12 @@ def test_missing_keys_are_the_one_line_user_errors(api, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     monkeypatch.delenv("GEMINI_API_KEY")
     with pytest.raises(UserError) as info:
-        create_model(spec("anthropic", api))
+        create_model(spec("anthropic", api), settings=SETTINGS)
     assert str(info.value) == (
         f"--model {spec('anthropic', api)}: ANTHROPIC_API_KEY is not set; export it"
     )
     with pytest.raises(UserError, match=r"^--model gemini:gemini-test@.*: GEMINI_API_KEY is not"):
-        create_model(spec("gemini", api))
+        create_model(spec("gemini", api), settings=SETTINGS)
     assert api.requests == []
 
 
@@ -503,6 +505,7 @@ def test_a_real_trial_through_the_tool_loop_on_both_apis(api, tmp_path, write_fi
         concurrency=2,
         out=tmp_path / "out",
         handle_sigint=False,
+        project=PROJECT,
     )
     assert len(outcome.results) == 4
     for line in outcome.results:
@@ -534,7 +537,8 @@ def test_gemini_3_thought_signatures_go_back_unchanged_on_their_calls(
 ):
     api.script(["parallel"])  # the first answer: two calls, only the first one signed
     outcome = run_eval(
-        [write_file_task], [spec("gemini", api)], k=1, out=tmp_path / "out", handle_sigint=False
+        [write_file_task], [spec("gemini", api)], k=1, out=tmp_path / "out",
+        handle_sigint=False, project=PROJECT,
     )
     (line,) = outcome.results
     assert line.error is None, line.error
@@ -599,7 +603,7 @@ def test_a_command_agent_behind_the_proxy_hands_the_signature_back(api, tmp_path
     })  # fmt: skip
     agent_script = Path(__file__).resolve().parents[1] / "servers" / "proxy_agent.py"
     agent = CommandAgent(f"{shlex.quote(sys.executable)} {agent_script} {{prompt}}")
-    model = create_model(spec("gemini", api))
+    model = create_model(spec("gemini", api), settings=SETTINGS)
     box = Toolbox([], ToolContext(tmp_path, task.task_id))
 
     async def main():

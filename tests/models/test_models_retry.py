@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import FAST
+from trialrun.config import ProjectConfig
 from trialrun.errors import InfraError, UserError
-from trialrun.models import CompletionParams, create_model
+from trialrun.models import CompletionParams, ProviderSettings, create_model
 from trialrun.models._retry import RetryPolicy, classify, with_retries
 
 MESSAGES = [{"role": "user", "content": "hi"}]
@@ -31,7 +34,7 @@ def complete(model, timeout_s=None, tools=()):
 
 
 def compat(server):
-    return create_model(f"openai-compat:test-model@{server.url}")
+    return create_model(f"openai-compat:test-model@{server.url}", settings=FAST)
 
 
 def test_429_and_500_are_retried_then_tokens_and_cost_are_accounted(fault_server, fast_retries):
@@ -112,24 +115,47 @@ def test_tool_calls_and_native_tools_reach_the_server(fault_server, fast_retries
 
 
 def test_unknown_price_is_none_not_zero(fault_server, monkeypatch, tmp_path):
-    monkeypatch.chdir(tmp_path)  # no trialrun.toml: no price for this model
+    monkeypatch.chdir(tmp_path)
     fault_server.script(["ok"])
-    completion = complete(compat(fault_server))
+    # no settings: the built-in prices, which do not know this model
+    completion = complete(create_model(f"openai-compat:test-model@{fault_server.url}"))
     assert completion.cost_usd is None
     assert completion.usage.prompt == 100
 
 
+def test_a_model_made_without_settings_reads_no_trialrun_toml(fault_server, fast_retries):
+    """A direct library caller gets the defaults, not the working directory's file."""
+    (fast_retries / "trialrun.toml").write_text(
+        "[retries]\nmax_attempts = 1\n[limits]\nmax_body_mb = 0.0001\n"
+        '[pricing."openai-compat:test-model"]\ninput_per_mtok = 1.0\noutput_per_mtok = 1.0\n'
+    )
+    model = create_model(f"openai-compat:test-model@{fault_server.url}")
+    assert model.retry_policy == RetryPolicy()
+    fault_server.script(["ok"])
+    completion = complete(model)  # a ~400-byte answer: over the file's limit, not 32 MiB
+    assert completion.text == "hello from the test server" and completion.cost_usd is None
+    given = create_model(f"openai-compat:test-model@{fault_server.url}", settings=FAST)
+    assert given.retry_policy == RetryPolicy(3, 0.001, 0.01)
+
+
 def test_retry_settings_from_toml_env_and_options(fast_retries, monkeypatch):
-    assert RetryPolicy.load() == RetryPolicy(3, 0.001, 0.01)
+    project = ProjectConfig(
+        Path("/p/trialrun.toml"),
+        {"retries": {"max_attempts": 3, "base_delay_s": 0.001, "max_delay_s": 0.01}},
+    )
+    assert RetryPolicy.load(config=project) == RetryPolicy(3, 0.001, 0.01)
+    assert RetryPolicy.load() == RetryPolicy()  # no config: no file looked for
     monkeypatch.setenv("TRIALRUN_RETRY_MAX_ATTEMPTS", "7")
-    assert RetryPolicy.load().max_attempts == 7
-    assert RetryPolicy.load({"max_attempts": 2}).max_attempts == 2
+    assert RetryPolicy.load(config=project).max_attempts == 7
+    assert RetryPolicy.load({"max_attempts": 2}, project).max_attempts == 2
+    assert FAST.retry_policy({"retries": {"max_attempts": 2}}).max_attempts == 2
+    assert FAST.retry_policy({"timeout_s": 5}).request_timeout_s == 5.0
     with pytest.raises(UserError, match="unknown key 'tries'"):
         RetryPolicy.load({"tries": 2})
-    (fast_retries / "trialrun.toml").write_text("[retries]\nmax_attempts = 'x'\n")
+    bad = ProjectConfig(Path("/p/trialrun.toml"), {"retries": {"max_attempts": "x"}})
     monkeypatch.delenv("TRIALRUN_RETRY_MAX_ATTEMPTS")
     with pytest.raises(UserError, match=r"trialrun.toml: \[retries\]: max_attempts"):
-        RetryPolicy.load()
+        ProviderSettings.from_config(bad)
 
 
 @given(

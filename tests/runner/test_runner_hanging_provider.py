@@ -13,7 +13,6 @@ import pytest
 
 from trialrun import run as run_eval
 from trialrun.errors import UserError
-from trialrun.models import create_model
 from trialrun.tasks import Task
 
 pytestmark = pytest.mark.timeout(120)
@@ -126,9 +125,10 @@ def test_a_model_whose_every_answer_is_late_is_an_infra_error_too(hang_server, r
 )
 def test_a_bad_request_timeout_is_one_user_error(hang_server, retry_env, tmp_path, text, problem):
     (tmp_path / "trialrun.toml").write_text(text)
-    with pytest.raises(UserError, match=problem) as info:
-        create_model(hang_server.model)
+    with pytest.raises(UserError, match=problem) as info:  # the run's entry reads it, once
+        run_one(make_task(timeout_s=None), hang_server.model, tmp_path)
     assert "trialrun.toml: [retries]" in str(info.value)
+    assert hang_server.requests == []
     assert "\n" not in str(info.value)
 
 

@@ -176,8 +176,9 @@ def test_the_provider_retry_settings_read_beside_it(tmp_path, monkeypatch):
     from trialrun.runner._infra_trials import configured_infra_trials
 
     _config(tmp_path, monkeypatch, "[retries]\ninfra_trials = 1\nmax_attempts = 2\n")
-    assert RetryPolicy.load().max_attempts == 2  # infra_trials is not a request setting
-    assert configured_infra_trials(load_config()) == 1
+    project = load_config()
+    assert RetryPolicy.load(config=project).max_attempts == 2  # not a request setting
+    assert configured_infra_trials(project) == 1
 
 
 TOML_VALUES = st.one_of(

@@ -27,8 +27,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import trialrun
-from trialrun.agents import AgentLimits
+from trialrun.agents import AgentLimits, AgentSettings
 from trialrun.agents.command import CommandAgent
+from trialrun.config import ProjectConfig, load_config
+from trialrun.models import ReadLimits
 from trialrun.models._plain import BodyTooLarge, PlainPool
 from trialrun.sandbox import run_contained
 from trialrun.tasks import Task
@@ -51,11 +53,12 @@ CALL_CHILD = r"""
 import asyncio, json, resource, sys
 limit = int(sys.argv[2])
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+from trialrun.config import load_config
 from trialrun.errors import InfraError
-from trialrun.models import CompletionParams, create_model
+from trialrun.models import CompletionParams, ProviderSettings, create_model
 
-async def main(spec):
-    model = create_model(spec)
+async def main(spec):  # the entry point here: reads its folder's trialrun.toml, passes it on
+    model = create_model(spec, settings=ProviderSettings.from_config(load_config()))
     try:
         params = CompletionParams(timeout_s=60)
         done = await model.complete([{"role": "user", "content": "hi"}], [], params)
@@ -376,11 +379,11 @@ def proxy_exchange(request: bytes, limit_mb: int, tmp_path: Path, monkeypatch) -
     """Send `request` raw to a RecordingProxy (no model), return what it answered."""
     from trialrun.agents._proxy import RecordingProxy
 
-    (tmp_path / "trialrun.toml").write_text(f"[limits]\nmax_body_mb = {limit_mb}\n", "utf-8")
-    monkeypatch.chdir(tmp_path)
+    project = ProjectConfig(tmp_path / "trialrun.toml", {"limits": {"max_body_mb": limit_mb}})
+    max_body = ReadLimits.load(project).max_body_bytes
 
     async def main() -> bytes:
-        async with RecordingProxy(None) as proxy:
+        async with RecordingProxy(None, max_body=max_body) as proxy:
 
             def talk() -> bytes:
                 with socket.create_connection(("127.0.0.1", proxy.port), timeout=20) as sock:
@@ -476,8 +479,10 @@ def test_an_agent_whose_request_was_refused_sees_why(tmp_path, monkeypatch):
         encoding="utf-8",
     )
     (tmp_path / "trialrun.toml").write_text("[limits]\nmax_body_mb = 1\n", "utf-8")
-    monkeypatch.chdir(tmp_path)  # the agent reads [limits] where it is made
-    agent = CommandAgent(f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}")
+    settings = AgentSettings.from_config(load_config(tmp_path / "trialrun.toml"))
+    agent = CommandAgent(
+        f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}", settings=settings
+    )
     task = Task.model_validate(
         {"task_id": "t", "suite": "golden", "description": "d", "inputs": {"prompt": "p"},
          "graders": [{"type": "contains", "value": "x"}], "tracked_metrics": ["pass^k"]}

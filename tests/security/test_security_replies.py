@@ -24,9 +24,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trialrun import run as run_eval
+from trialrun.config import ProjectConfig
 from trialrun.errors import InfraError
 from trialrun.judge import JudgeSettings, ask, parse_yes_no, yes_no_prompt
-from trialrun.models import Completion, CompletionParams, create_model
+from trialrun.models import Completion, CompletionParams, ProviderSettings, create_model
 from trialrun.tasks import Task
 
 SERVERS = Path(__file__).resolve().parents[1] / "servers"
@@ -108,6 +109,12 @@ def server():
     srv.close()
 
 
+# a project's trialrun.toml that never retries, as its entry point passes it on
+ONE_ATTEMPT = ProviderSettings.from_config(
+    ProjectConfig(Path("/p/trialrun.toml"), {"retries": {"max_attempts": 1}})
+)
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
     """A project folder whose trialrun.toml never retries (one request per call)."""
@@ -131,7 +138,7 @@ class Client:
                 "gemini": f"gemini:m@{self.server.url}",
                 "anthropic": f"anthropic:m@{self.server.url}",
             }[provider]
-            self.models[provider] = create_model(spec)
+            self.models[provider] = create_model(spec, settings=ONE_ATTEMPT)
         return self.models[provider]
 
     def call(self, provider: str, body: bytes) -> Completion:
@@ -354,7 +361,7 @@ def test_a_judge_answering_malformed_replies_is_unavailable_not_a_judge_error(
     (tmp_path / "trialrun.toml").write_text("[retries]\nmax_attempts = 1\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     server.reply(json.dumps({"choices": [{"message": {"content": 5}}]}).encode())
-    judge = create_model(f"openai-compat:j@{server.url}/v1")
+    judge = create_model(f"openai-compat:j@{server.url}/v1", settings=ONE_ATTEMPT)
     prompt = yes_no_prompt("question", "answer", "is it right?")
 
     async def main() -> Any:

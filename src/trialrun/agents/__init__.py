@@ -3,6 +3,7 @@ the agent CLIs people ship (presets: gemini-cli, claude-code, codex)."""
 
 from trialrun.agents._conversing import ConversingAgent
 from trialrun.agents._served import NOT_SERVED_PREFIX
+from trialrun.agents._settings import AgentSettings
 from trialrun.agents._simulated_user import conversation_text
 from trialrun.agents._types import Agent, AgentLimits, AgentRun
 from trialrun.agents.factory import check_agent_choice, make_agent
@@ -22,6 +23,7 @@ __all__ = [
     "Agent",
     "AgentLimits",
     "AgentPreset",
+    "AgentSettings",
     "AgentRun",
     "ConversingAgent",
     "ToolLoopAgent",

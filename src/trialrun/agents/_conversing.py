@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from trialrun.agents._simulated_user import USER_NAME, UserModels, model_spec, user_reply
 from trialrun.agents._types import Agent, AgentLimits, AgentRun
 from trialrun.core import Message
-from trialrun.models import CompletionParams
+from trialrun.models import CompletionParams, ProviderSettings
 
 if TYPE_CHECKING:
     from trialrun.models import Model
@@ -63,10 +63,10 @@ def _ends_chat(toolbox: Toolbox, name: str) -> bool:
 class ConversingAgent:
     """Runs `inner` once per user turn of a task with a simulated user (module docstring)."""
 
-    def __init__(self, inner: Agent) -> None:
+    def __init__(self, inner: Agent, providers: ProviderSettings | None = None) -> None:
         self.inner = inner
         self.name = inner.name
-        self._users = UserModels()
+        self._users = UserModels(providers)  # simulated users' models: the project's settings
 
     def __getattr__(self, name: str) -> Any:  # the inner agent's own settings (its preset)
         if name == "inner":

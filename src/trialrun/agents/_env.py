@@ -9,7 +9,8 @@ through the recording proxy and needs none of them. It gets:
   under the real home (~/.aws, ~/.config, ~/.netrc) is read through $HOME;
 - the proxy: OPENAI_BASE_URL / TRIALRUN_PROXY_URL and OPENAI_API_KEY=trialrun, and
   TRIALRUN_TASK_ID, TRIALRUN_WORKSPACE, TRIALRUN_MODEL;
-- the variables `trialrun.toml` names under `[agent] env = ["NAME", …]`, passed as set.
+- the variables `trialrun.toml` names under `[agent] env = ["NAME", …]`, passed as set
+  (read by the entry point that loaded the file: `AgentSettings`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 
-from trialrun.config import load_config
+from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
 
 PASSED = ("PATH", "LANG", "LANGUAGE", "TERM", "TZ")
@@ -58,9 +59,8 @@ def agent_environment(
     return env
 
 
-def configured_names() -> tuple[str, ...]:
+def configured_names(config: ProjectConfig) -> tuple[str, ...]:
     """`[agent] env` of the project's trialrun.toml: the extra variables agents get."""
-    config = load_config()
     names = config.section("agent").get("env", [])
     where = f"{config.path}: [agent] env"
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):

@@ -120,8 +120,8 @@ class RecordingProxy:
         self.host = host
         self.port = 0
         self.log = ProxyLog()
-        # the largest request body read (bytes); trialrun.toml's [limits] when not given
-        self.max_body = max_body if max_body is not None else ReadLimits.load().max_body_bytes
+        # the largest request body read (bytes): the agent's [limits]; the default if not given
+        self.max_body = max_body if max_body is not None else ReadLimits().max_body_bytes
         self._server: asyncio.base_events.Server | None = None
         # its name as the agent sees it: the label, never the base URL or its credentials
         self._model_name = (

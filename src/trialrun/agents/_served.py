@@ -5,7 +5,8 @@ by name would otherwise be answered by one it did not ask for, silently. So a re
 naming a model is answered only when the name is the run's model (its label, e.g.
 `openai:gpt-4o`, or its id, `gpt-4o`) or an alias the agent is known to send: a preset's
 own names (its configured model and the side requests its CLI makes, e.g. gemini-cli's
-flash-lite helpers), and `[agent] models` in trialrun.toml.
+flash-lite helpers), and `[agent] models` in trialrun.toml (read by the entry point that
+loaded the file: `AgentSettings`).
 Anything else gets a 404 in the API's own error shape naming both models, and the trial
 is an infra error (the run's set-up, not the model, is wrong). A request that names no
 model is the run's.
@@ -17,7 +18,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from trialrun.config import load_config
+from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
 
 # every refusal starts so: the CLI prints such an infra error as its own line
@@ -49,10 +50,9 @@ class ServedModels:
         )
 
 
-def configured_models() -> tuple[str, ...]:
+def configured_models(config: ProjectConfig) -> tuple[str, ...]:
     """`[agent] models` of the project's trialrun.toml: the model names an `--agent-cmd`
     agent may ask for, each answered by the run's model."""
-    config = load_config()
     names = config.section("agent").get("models", [])
     if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
         raise UserError(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trialrun.core import Message
-from trialrun.models import CompletionParams, create_model
+from trialrun.models import CompletionParams, ProviderSettings, create_model
 
 if TYPE_CHECKING:
     from trialrun.models import Model
@@ -54,14 +54,18 @@ def model_spec(user: SimulatedUser, task: Task) -> str | None:
 
 
 class UserModels:
-    """Builds each user model once per run (an agent instance serves every trial)."""
+    """Builds each user model once per run (an agent instance serves every trial), with
+    the project's `settings` for model clients (None: the defaults)."""
 
-    def __init__(self) -> None:
+    def __init__(self, settings: ProviderSettings | None = None) -> None:
         self._models: dict[str, Model] = {}
+        self._settings = settings
 
     def get(self, spec: str) -> Model:
         if spec not in self._models:
-            self._models[spec] = create_model(spec, flag="inputs.user.model")
+            self._models[spec] = create_model(
+                spec, flag="inputs.user.model", settings=self._settings
+            )
         return self._models[spec]
 
 

@@ -33,13 +33,13 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trialrun.agents._env import JAILED_HOME, agent_environment, configured_names
+from trialrun.agents._env import JAILED_HOME, agent_environment
 from trialrun.agents._proxy import ProxyLog, RecordingProxy
-from trialrun.agents._served import configured_models
+from trialrun.agents._settings import AgentSettings
 from trialrun.agents._types import AgentLimits, AgentRun
 from trialrun.agents.loop import user_message
 from trialrun.core import ToolCallRecord
-from trialrun.models import ReadLimits, mib
+from trialrun.models import mib
 from trialrun.sandbox import CommandOutcome, jail_available, run_contained
 
 if TYPE_CHECKING:
@@ -192,15 +192,17 @@ class CommandAgent:
         timeout_s: float | None = None,
         jail: bool | None = False,
         api: str | None = None,
+        settings: AgentSettings | None = None,
     ) -> None:
         self.template = template
         self.api = api  # the wire API it speaks (API_ENV); None: every API's variables
         self.timeout_s = timeout_s
         self.jail = jail  # the default; a trial's ToolContext extra["jail"] overrides it
         self.name = f"command:{template}"
-        self.read_limits = ReadLimits.load()  # a bad [limits] is refused before any trial
-        self.passed_env = configured_names()  # trialrun.toml [agent] env
-        self.model_aliases = configured_models()  # trialrun.toml [agent] models
+        settings = settings or AgentSettings()  # the project's; None: the defaults
+        self.read_limits = settings.limits  # trialrun.toml [limits]
+        self.passed_env = settings.passed_env  # trialrun.toml [agent] env
+        self.model_aliases = settings.model_aliases  # trialrun.toml [agent] models
 
     async def run(
         self,

@@ -7,6 +7,7 @@ import re
 import shlex
 import shutil
 
+from trialrun.agents._settings import AgentSettings
 from trialrun.agents._types import Agent
 from trialrun.agents.callable import CallableAgent
 from trialrun.agents.command import API_ENV, CommandAgent
@@ -89,15 +90,18 @@ def make_agent(
     *,
     timeout_s: float | None = None,
     agent_api: str | None = None,
+    settings: AgentSettings | None = None,
 ) -> Agent:
-    """The agent under test for `--agent` (a preset or a Python callable) or `--agent-cmd`."""
+    """The agent under test for `--agent` (a preset or a Python callable) or `--agent-cmd`.
+    `settings`: trialrun.toml's [limits] and [agent], from the entry point that loaded
+    it; None: the defaults (no file is looked for here)."""
     check_agent_choice(agent, agent_cmd)
     check_agent_api(agent_api, agent_cmd)
     if agent_cmd is not None:
         check_command(agent_cmd)
-        return CommandAgent(agent_cmd, timeout_s=timeout_s, api=agent_api)
+        return CommandAgent(agent_cmd, timeout_s=timeout_s, api=agent_api, settings=settings)
     if agent and (preset := get_preset(agent.strip())) is not None:
-        return PresetAgent(preset, timeout_s=timeout_s)
+        return PresetAgent(preset, timeout_s=timeout_s, settings=settings)
     if agent and ":" not in agent:
         raise UserError(
             f"not an agent preset ({', '.join(preset_names())}); "

@@ -28,7 +28,7 @@ from trialrun.agents._simulated_user import USER_NAME, UserModels, model_spec, u
 from trialrun.agents._types import AgentLimits, AgentRun
 from trialrun.core import Message, ToolCallRecord
 from trialrun.errors import InfraError, ModelTimeout
-from trialrun.models import CompletionParams, assistant_message
+from trialrun.models import CompletionParams, ProviderSettings, assistant_message
 from trialrun.sandbox import resolve_note
 from trialrun.tools import ToolError, ToolResult
 
@@ -87,9 +87,11 @@ class ToolLoopAgent:
 
     name = "tool-loop"
 
-    def __init__(self, system_prompt: str = SYSTEM_PROMPT) -> None:
+    def __init__(
+        self, system_prompt: str = SYSTEM_PROMPT, providers: ProviderSettings | None = None
+    ) -> None:
         self.system_prompt = system_prompt
-        self._users = UserModels()
+        self._users = UserModels(providers)  # simulated users' models: the project's settings
 
     async def run(
         self,

@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trialrun.agents._proxy import RecordingProxy
-from trialrun.agents._served import configured_models, preset_fix
+from trialrun.agents._served import preset_fix
+from trialrun.agents._settings import AgentSettings
 from trialrun.agents._types import AgentLimits, AgentRun
 from trialrun.agents.command import DEFAULT_TIMEOUT_S, finish_run
 from trialrun.agents.loop import user_message
 from trialrun.agents.presets import AgentPreset, LaunchContext, require_binary
-from trialrun.models import ReadLimits
 from trialrun.sandbox import jail_available, run_contained
 
 if TYPE_CHECKING:
@@ -62,16 +62,21 @@ class PresetAgent:
     """Runs an agent preset's CLI per trial (see the module docstring)."""
 
     def __init__(
-        self, preset: AgentPreset, timeout_s: float | None = None, jail: bool | None = None
+        self,
+        preset: AgentPreset,
+        timeout_s: float | None = None,
+        jail: bool | None = None,
+        settings: AgentSettings | None = None,
     ) -> None:
         self.preset = preset
         self.found = require_binary(preset)  # one clear line now, not k failed trials
         self.timeout_s = timeout_s
         self.jail = jail  # None: bwrap whenever it works; a trial's extra["jail"] overrides
         self.name = preset.name
-        self.read_limits = ReadLimits.load()  # a bad [limits] is refused before any trial
+        settings = settings or AgentSettings()  # the project's; None: the defaults
+        self.read_limits = settings.limits  # trialrun.toml [limits]
         # the names its CLI asks for, and [agent] models: all answered by the run's model
-        self.model_aliases = (*preset.models, *configured_models())
+        self.model_aliases = (*preset.models, *settings.model_aliases)
 
     async def run(
         self,

@@ -27,6 +27,7 @@ from trialrun.judge import (
     split_judge_variant,
     yes_no_prompt,
 )
+from trialrun.models import ProviderSettings
 
 MARGIN = 0.05
 
@@ -163,10 +164,11 @@ async def calibrate_model(
     `config`: the trialrun.toml whose `[judge]` applies (default: found from the cwd)."""
 
     base, constrained = split_judge_variant(spec)
-    settings = JudgeSettings.from_config(config if config is not None else load_config())
+    project = config if config is not None else load_config()
+    settings = JudgeSettings.from_config(project)
     if constrained is not None:
         settings = replace(settings, constrained=constrained)
-    model = create_judge(base, settings)
+    model = create_judge(base, settings, ProviderSettings.from_config(project))
     labelled = [t for t in gold.tuples if t.human_label is not None]
     gate = asyncio.Semaphore(concurrency)
 

@@ -25,6 +25,7 @@ from trialrun.errors import UserError
 from trialrun.graders import GRADERS, GraderConfig, TrialView, grade_trial
 from trialrun.judge import JudgeSettings, check_judge_spec, create_judge, resolve_judge_spec
 from trialrun.metrics import summarize_run
+from trialrun.models import ProviderSettings
 from trialrun.rundir import Manifest, ResultLine, RunDir, RunDirLimits, Transcript
 from trialrun.sandbox import snapshot_dir
 from trialrun.tasks import Task, load_tasks
@@ -218,7 +219,8 @@ async def regrade_async(
         run = run.copy_to(out)  # regular files only, each within its limit
         report.run_dir = out
     uses_judge = any(_needs_judge(c) for t in by_id.values() for c in t.graders)
-    judge = create_judge(spec, settings) if spec and uses_judge else None
+    providers = ProviderSettings.from_config(project)
+    judge = create_judge(spec, settings, providers) if spec and uses_judge else None
     gate = asyncio.Semaphore(concurrency)
     missing: set[str] = set()
 

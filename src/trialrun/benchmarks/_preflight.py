@@ -23,7 +23,7 @@ from trialrun.benchmarks.backends import BACKENDS
 from trialrun.core import model_label
 from trialrun.errors import UserError
 from trialrun.judge import JudgeSettings, create_judge, self_judge_warning
-from trialrun.models import create_model
+from trialrun.models import ProviderSettings, create_model
 
 DatasetKey = tuple[Any, ...]
 
@@ -55,7 +55,8 @@ class Preflight:
 class _Checks:
     """Each distinct thing checked once: output folders, model and judge specs, datasets."""
 
-    def __init__(self) -> None:
+    def __init__(self, providers: ProviderSettings) -> None:
+        self.providers = providers
         self.done: dict[tuple[str, Any], str | None] = {}
         self.datasets: dict[DatasetKey, DatasetProvider] = {}
 
@@ -69,10 +70,10 @@ class _Checks:
         return self.done[(kind, key)]
 
     def model(self, spec: str) -> str | None:
-        return self.once("model", spec, lambda: create_model(spec))
+        return self.once("model", spec, lambda: create_model(spec, settings=self.providers))
 
     def judge(self, spec: str) -> str | None:
-        return self.once("judge", spec, lambda: create_judge(spec, JudgeSettings()))
+        return self.once("judge", spec, lambda: create_judge(spec, JudgeSettings(), self.providers))
 
     def dataset(self, pair: PairRun) -> str | None:
         key = dataset_key(pair)
@@ -111,10 +112,11 @@ def check_output_dir(out: Path) -> None:
         ) from None
 
 
-def preflight(pairs: list[PairRun]) -> Preflight:
+def preflight(pairs: list[PairRun], providers: ProviderSettings | None = None) -> Preflight:
     """Check every pair of a suite; nothing runs. Datasets load only for pairs whose other
-    settings passed (a missing key is found without a download)."""
-    checks = _Checks()
+    settings passed (a missing key is found without a download). `providers`: the
+    project's settings for model clients, as the runs get them (None: the defaults)."""
+    checks = _Checks(providers or ProviderSettings())
     found = Preflight()
     for index, pair in enumerate(pairs):
         problem = (

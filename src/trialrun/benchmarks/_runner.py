@@ -39,6 +39,7 @@ from trialrun.config import ProjectConfig, load_config
 from trialrun.core import model_label, redacted_json
 from trialrun.errors import UserError
 from trialrun.judge import JudgeSettings
+from trialrun.models import ProviderSettings
 from trialrun.rundir import (
     ResultLine,
     RunDir,
@@ -424,7 +425,7 @@ def run_pairs(
     for pair in pairs:  # every note and warning before anything runs
         for note in pair.notes:
             warn(note)
-    checked = preflight(pairs)
+    checked = preflight(pairs, ProviderSettings.from_config(project))
     for warning in checked.warnings:
         warn(warning)
     if checked.problems and not keep_going:

@@ -33,6 +33,7 @@ from trialrun.models import (
     CompletionParams,
     Message,
     Model,
+    ProviderSettings,
     ToolSpec,
     create_model,
     is_unpinned,
@@ -188,9 +189,13 @@ def self_judge_warning(spec: str) -> str:
     )
 
 
-def create_judge(spec: str, settings: JudgeSettings) -> JudgeModel:
-    """Create the judge model for `spec` after checking it is pinned, bound to `settings`."""
-    return JudgeModel(create_model(check_judge_spec(spec), flag="--judge"), settings)
+def create_judge(
+    spec: str, settings: JudgeSettings, providers: ProviderSettings | None = None
+) -> JudgeModel:
+    """Create the judge model for `spec` after checking it is pinned, bound to `settings`;
+    `providers`: the project's settings for model clients (None: the defaults)."""
+    model = create_model(check_judge_spec(spec), flag="--judge", settings=providers)
+    return JudgeModel(model, settings)
 
 
 def split_judge_variant(spec: str) -> tuple[str, bool | None]:

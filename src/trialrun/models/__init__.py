@@ -13,6 +13,7 @@ from trialrun.models._registry import (
     slugify,
 )
 from trialrun.models._retry import RetryPolicy
+from trialrun.models._settings import ProviderSettings
 from trialrun.models._tool_calls import assistant_message
 from trialrun.models._types import (
     Completion,
@@ -28,6 +29,7 @@ from trialrun.models._types import (
 
 __all__ = [
     "JsonTooComplex",
+    "ProviderSettings",
     "ReadLimits",
     "RetryPolicy",
     "MODEL_PROVIDERS",

@@ -156,8 +156,8 @@ class LeanClient:
 
     def __init__(self, headers: dict[str, str], max_body: int | None = None) -> None:
         self._headers = headers
-        # the largest answer read (bytes); trialrun.toml's [limits] when not given
-        self.max_body = max_body if max_body is not None else ReadLimits.load().max_body_bytes
+        # the largest answer read (bytes): the provider's [limits]; the default if not given
+        self.max_body = max_body if max_body is not None else ReadLimits().max_body_bytes
         self._clients: dict[int, Any] = {}
         self._plain: dict[tuple[int, str, int], PlainPool] = {}
         self._routes: dict[tuple[int, str], tuple[PlainPool, str] | None] = {}

@@ -8,7 +8,9 @@
   stderr, is kept: the first and the last half. The rest is drained unread; the answer
   says where, and the trial's `agent_notes` how much was left out.
 
-Values are MiB, whole or fractional, greater than 0 and at most 4096.
+Values are MiB, whole or fractional, greater than 0 and at most 4096. The entry point
+that loaded trialrun.toml reads them (`ReadLimits.load(project)`) and hands them down;
+`ReadLimits()` are the defaults a direct library caller gets.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from trialrun.config import ProjectConfig, load_config
+from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
 
 MIB = 1 << 20
@@ -33,8 +35,10 @@ class ReadLimits:
 
     @classmethod
     def load(cls, config: ProjectConfig | None = None) -> ReadLimits:
-        """Defaults ← trialrun.toml [limits] (UserError naming the file and key)."""
-        config = config if config is not None else load_config()
+        """Defaults ← `config`'s [limits] (UserError naming the file and key); None: no
+        file is looked for, the defaults."""
+        if config is None:
+            return cls()
         section = config.section("limits")
         where = f"{config.path}: [limits]" if config.path else "[limits]"
         return cls(

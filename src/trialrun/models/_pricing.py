@@ -11,15 +11,18 @@ them::
 Keys are the model spec (`provider:model`); for `openai-compat:MODEL@URL` the key may be
 the full spec or `openai-compat:MODEL`. A model without a price has cost None (unknown,
 not free); `local` and `scripted` cost 0. Usage.prompt counts all prompt tokens,
-cached ones included; cached tokens are billed at the cached rate.
+cached ones included; cached tokens are billed at the cached rate. The entry point that
+loaded trialrun.toml builds the table (`pricing_table(project)`) and hands it to the
+providers (`ProviderSettings`); without one they price by `DEFAULT_PRICES`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from trialrun.config import load_config
+from trialrun.config import ProjectConfig
 from trialrun.errors import UserError
 from trialrun.models._types import Usage
 
@@ -82,18 +85,20 @@ def _from_config(key: str, raw: Any, where: str) -> Price:
     return Price(**values)
 
 
-def pricing_table(config: Any = None) -> dict[str, Price]:
-    """Defaults overridden by `[pricing]` of `config` (a ProjectConfig; loaded if None)."""
-    if config is None:
-        config = load_config()
+def pricing_table(config: ProjectConfig | None = None) -> dict[str, Price]:
+    """Defaults overridden by `[pricing]` of `config`; None: no file, the defaults."""
     table = dict(DEFAULT_PRICES)
-    where = str(config.path) if getattr(config, "path", None) else "trialrun.toml"
+    if config is None:
+        return table
+    where = str(config.path) if config.path else "trialrun.toml"
     for key, raw in config.section("pricing").items():
         table[str(key)] = _from_config(str(key), raw, where)
     return table
 
 
-def price_for(provider: str, model_id: str, table: dict[str, Price] | None = None) -> Price | None:
+def price_for(
+    provider: str, model_id: str, table: Mapping[str, Price] | None = None
+) -> Price | None:
     table = DEFAULT_PRICES if table is None else table
     full = f"{provider}:{model_id}"
     if full in table:
@@ -103,7 +108,7 @@ def price_for(provider: str, model_id: str, table: dict[str, Price] | None = Non
 
 
 def cost_usd(
-    provider: str, model_id: str, usage: Usage, table: dict[str, Price] | None = None
+    provider: str, model_id: str, usage: Usage, table: Mapping[str, Price] | None = None
 ) -> float | None:
     """The call's cost in USD, 0 for local models, None when the price is unknown."""
     price = price_for(provider, model_id, table)

@@ -16,6 +16,9 @@ Settings, later ones winning: defaults, `[retries]` in trialrun.toml (`max_attem
 `base_delay_s`, `max_delay_s`, `request_timeout_s`), env `TRIALRUN_RETRY_MAX_ATTEMPTS`,
 `TRIALRUN_RETRY_BASE_DELAY_S`, `TRIALRUN_RETRY_MAX_DELAY_S`,
 `TRIALRUN_RETRY_REQUEST_TIMEOUT_S`, then a provider's `options["retries"]` mapping.
+The file's part comes from the entry point that loaded trialrun.toml
+(`RetryPolicy.from_config(project)`, carried in `ProviderSettings`); nothing here looks
+for the file, so a provider made without settings starts from the defaults.
 `[retries] infra_trials` (re-running a whole trial that ended in an infra error) is the
 runner's, not a request setting: read there, passed over here.
 """
@@ -32,7 +35,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeVar
 
-from trialrun.config import load_config
+from trialrun.config import ProjectConfig
 from trialrun.core import redact
 from trialrun.errors import InfraError, ModelTimeout, UserError
 from trialrun.models._body import ResponseTooLarge
@@ -75,20 +78,26 @@ class RetryPolicy:
         return (rng or random).uniform(0.0, cap)
 
     @classmethod
-    def load(cls, overrides: dict[str, Any] | None = None) -> RetryPolicy:
-        """Defaults ← trialrun.toml [retries] ← environment ← `overrides`."""
-        policy = cls()
-        sources: list[tuple[str, dict[str, Any]]] = []
-        config = load_config()
+    def from_config(cls, config: ProjectConfig) -> RetryPolicy:
+        """Defaults ← `config`'s [retries] (its request keys; UserError naming the key)."""
         where = f"{config.path}: [retries]" if config.path else "[retries]"
         requests = {k: v for k, v in config.section("retries").items() if k not in TRIAL_KEYS}
-        sources.append((where, requests))
+        return cls()._merge(where, requests)
+
+    def overridden(self, overrides: dict[str, Any] | None = None) -> RetryPolicy:
+        """This policy ← environment (`TRIALRUN_RETRY_*`) ← `overrides` (a provider's
+        `options["retries"]`): what one provider uses, made when it is made."""
         env = {key: os.environ[var] for key, var in _ENV.items() if os.environ.get(var)}
-        sources.append(("environment", env))
-        sources.append(("options", dict(overrides or {})))
-        for where, values in sources:
-            policy = policy._merge(where, values)
-        return policy
+        return self._merge("environment", env)._merge("options", dict(overrides or {}))
+
+    @classmethod
+    def load(
+        cls, overrides: dict[str, Any] | None = None, config: ProjectConfig | None = None
+    ) -> RetryPolicy:
+        """Defaults ← `config`'s [retries] ← environment ← `overrides`; `config` None: no
+        file is looked for (the entry point that has one passes it)."""
+        base = cls.from_config(config) if config is not None else cls()
+        return base.overridden(overrides)
 
     def _merge(self, where: str, values: dict[str, Any]) -> RetryPolicy:
         changes: dict[str, Any] = {}

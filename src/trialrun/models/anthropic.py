@@ -17,22 +17,21 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import replace
 from typing import Any
 
 from trialrun.core import split_base_url
 from trialrun.errors import UserError
 from trialrun.models._http import JsonCache, LeanClient, request_body
-from trialrun.models._pricing import cost_usd, pricing_table
+from trialrun.models._pricing import cost_usd
 from trialrun.models._registry import model_provider
 from trialrun.models._reply import Field
 from trialrun.models._retry import (
     AttemptTiming,
     InvalidResponse,
-    RetryPolicy,
     RetryStats,
     with_retries,
 )
+from trialrun.models._settings import ProviderSettings
 from trialrun.models._tool_calls import parse_arguments
 from trialrun.models._types import (
     Completion,
@@ -177,13 +176,10 @@ class AnthropicModel:
         self.model_name = split_base_url(model_id)[0]
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self._api_key = api_key
-        self.retry_policy = RetryPolicy.load(options.get("retries"))
-        if options.get("timeout_s") is not None:  # the programmatic per-request limit
-            self.retry_policy = replace(
-                self.retry_policy, request_timeout_s=float(options["timeout_s"])
-            )
+        settings = ProviderSettings.of(options)  # the project's, from create_model
+        self.retry_policy = settings.retry_policy(options)
         self.stats = RetryStats()
-        self._prices = pricing_table()
+        self._prices = settings.prices
         self._url = f"{self.base_url}/v1/messages"
         self._http = LeanClient(
             {
@@ -192,7 +188,8 @@ class AnthropicModel:
                 "content-type": "application/json",
                 "accept": "application/json",
                 "user-agent": "trialrun",
-            }
+            },
+            max_body=settings.limits.max_body_bytes,
         )
         self._schemas = JsonCache(convert=to_anthropic_tools)  # a task's tools, once
 

@@ -23,22 +23,21 @@ that never sends it is sent exactly the body it was before.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from typing import Any
 
 from trialrun.core import redact, split_base_url
 from trialrun.errors import UserError
 from trialrun.models._http import JsonCache, LeanClient, StatusError, request_body
-from trialrun.models._pricing import cost_usd, pricing_table
+from trialrun.models._pricing import cost_usd
 from trialrun.models._registry import model_provider
 from trialrun.models._reply import Field, MalformedReply, shown
 from trialrun.models._retry import (
     AttemptTiming,
     InvalidResponse,
-    RetryPolicy,
     RetryStats,
     with_retries,
 )
+from trialrun.models._settings import ProviderSettings
 from trialrun.models._tool_calls import clean_messages, extra_content, parse_arguments
 from trialrun.models._types import (
     Completion,
@@ -85,13 +84,10 @@ class OpenAICompatModel:
         self.base_url = base_url
         self._api_key = api_key
         self._key_variable = key_variable
-        self.retry_policy = RetryPolicy.load(options.get("retries"))
-        if options.get("timeout_s") is not None:  # the programmatic per-request limit
-            self.retry_policy = replace(
-                self.retry_policy, request_timeout_s=float(options["timeout_s"])
-            )
+        settings = ProviderSettings.of(options)  # the project's, from create_model
+        self.retry_policy = settings.retry_policy(options)
         self.stats = RetryStats()
-        self._prices = pricing_table()
+        self._prices = settings.prices
         self._url = (base_url or OPENAI_BASE_URL).rstrip("/") + "/chat/completions"
         self._http = LeanClient(
             {
@@ -99,7 +95,8 @@ class OpenAICompatModel:
                 "Content-Type": "application/json",
                 "Accept": "application/json",
                 "User-Agent": "trialrun",
-            }
+            },
+            max_body=settings.limits.max_body_bytes,
         )
         self._schemas = JsonCache()  # a task's tool list, serialised once
         # reply-constraint forms this server has refused (see `_response_format`)

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from trialrun.agents import ConversingAgent, ToolLoopAgent, make_agent
+from trialrun.agents import AgentSettings, ConversingAgent, ToolLoopAgent, make_agent
 from trialrun.errors import UserError
 from trialrun.judge import JudgeModel, JudgeSettings
-from trialrun.models import create_model
+from trialrun.models import ProviderSettings, create_model
 from trialrun.rundir import ResultLine, Transcript, transcript_line
 from trialrun.tools import ToolSettings
 from trialrun.version import __version__
@@ -57,6 +57,9 @@ class WorkerJob:
     task_agents: dict[str, str] = field(default_factory=dict)  # task id → its own agent
     judge_settings: JudgeSettings = field(default_factory=JudgeSettings)  # the driver's
     tool_settings: ToolSettings = field(default_factory=ToolSettings)  # the driver's [tools]
+    # the driver's trialrun.toml, its part for models and agents: a worker reads no file
+    providers: ProviderSettings = field(default_factory=ProviderSettings)
+    agent_settings: AgentSettings = field(default_factory=AgentSettings)
     protocol: int = PROTOCOL  # the driver's
 
     def check_protocol(self) -> None:
@@ -93,14 +96,16 @@ class WorkerKit:
         spec = self.job.model_specs.get(label)
         if spec is None or (self.byo and label.startswith("agent:")):
             return None
-        return self._once(f"model:{spec}", lambda: create_model(spec))
+        providers = self.job.providers
+        return self._once(f"model:{spec}", lambda: create_model(spec, settings=providers))
 
     def judge(self) -> JudgeModel | None:
-        spec, settings = self.job.judge_spec, self.job.judge_settings
+        spec, settings, providers = self.job.judge_spec, self.job.judge_settings, self.job.providers
         if not spec:
             return None
         return self._once(
-            f"judge:{spec}", lambda: JudgeModel(create_model(spec, flag="--judge"), settings)
+            f"judge:{spec}",
+            lambda: JudgeModel(create_model(spec, flag="--judge", settings=providers), settings),
         )
 
     def agent(self) -> Agent:
@@ -114,20 +119,25 @@ class WorkerKit:
                         job.agent_cmd,
                         timeout_s=job.agent_timeout_s,
                         agent_api=getattr(job, "agent_api", None),
-                    )
+                        settings=job.agent_settings,
+                    ),
+                    job.providers,
                 )
                 if self.byo
-                else ToolLoopAgent()
+                else ToolLoopAgent(providers=job.providers)
             ),
         )
 
     def task_agents(self) -> dict[str, Agent]:
         """task id → its own agent (a task file's `agent:`), each spec built once."""
 
-        timeout_s = self.job.agent_timeout_s
-        own: dict[str, str] = getattr(self.job, "task_agents", {})
+        job = self.job
+        own: dict[str, str] = getattr(job, "task_agents", {})
         def build(spec: str) -> Agent:
-            return ConversingAgent(make_agent(spec, None, timeout_s=timeout_s))
+            agent = make_agent(
+                spec, None, timeout_s=job.agent_timeout_s, settings=job.agent_settings
+            )
+            return ConversingAgent(agent, job.providers)
 
         return {
             task_id: self._once(f"agent:{spec}", functools.partial(build, spec))

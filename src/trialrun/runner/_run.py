@@ -19,14 +19,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trialrun.agents import Agent, ConversingAgent, ToolLoopAgent, make_agent, preset_names
+from trialrun.agents import (
+    Agent,
+    AgentSettings,
+    ConversingAgent,
+    ToolLoopAgent,
+    make_agent,
+    preset_names,
+)
 from trialrun.config import ProjectConfig, load_config
 from trialrun.core import is_unpinned, model_label, parse_model_spec, slugify
 from trialrun.errors import CONFIG_FILE_NAME, ConfigError, UserError
 from trialrun.graders import GRADERS
 from trialrun.judge import JudgeModel, JudgeSettings, check_judge_spec, self_judge_warning
 from trialrun.metrics import summarizer_for
-from trialrun.models import create_model
+from trialrun.models import ProviderSettings, create_model
 from trialrun.rundir import Manifest, ResultLine, RunDir, RunDirLimits, new_run_id
 from trialrun.runner._agent_tools import preset_tool_warnings
 from trialrun.runner._config import Run, RunConfig, RunHooks
@@ -134,15 +141,32 @@ def _in_config(exc: UserError, flag: str, key: str, project: ProjectConfig) -> U
     return exc.at(key, source=project.path or CONFIG_FILE_NAME) if exc.place == flag else exc
 
 
-def _make_agent(config: RunConfig, timeout_s: float | None) -> Agent:
+def _make_agent(config: RunConfig, timeout_s: float | None, settings: _Settings) -> Agent:
     if config.agent or config.agent_cmd:
         # an agent that answers once talks to a task's simulated user turn by turn
         return ConversingAgent(
             make_agent(
-                config.agent, config.agent_cmd, timeout_s=timeout_s, agent_api=config.agent_api
-            )
+                config.agent,
+                config.agent_cmd,
+                timeout_s=timeout_s,
+                agent_api=config.agent_api,
+                settings=settings.agents,
+            ),
+            settings.providers,
         )
-    return ToolLoopAgent()
+    return ToolLoopAgent(providers=settings.providers)
+
+
+@dataclass(frozen=True, slots=True)
+class _Settings:
+    """trialrun.toml's part for models and agents, read from the run's config once."""
+
+    providers: ProviderSettings  # [retries] [limits] [pricing]
+    agents: AgentSettings  # [limits] [agent]
+
+    @classmethod
+    def of(cls, project: ProjectConfig) -> _Settings:
+        return cls(ProviderSettings.from_config(project), AgentSettings.from_config(project))
 
 
 def _check_options(config: RunConfig) -> None:
@@ -267,6 +291,7 @@ class _Setup:
     by_task: dict[str, str]  # task id -> that agent's spec (for worker processes)
     project: ProjectConfig  # the run's trialrun.toml, read once by the entry point
     tool_settings: ToolSettings  # its [tools] tables, checked before anything is written
+    settings: _Settings  # its part for models and agents (worker processes get it too)
 
     @property
     def labels(self) -> list[str]:
@@ -338,26 +363,33 @@ def _set_up(config: RunConfig, manifest: Manifest | None) -> _Setup:
             "drop one of the two"
         )
     tasks, warnings, paths = _tasks_of(config)
+    settings = _Settings.of(project)
     spec_of = _models_of(config)
     if manifest is not None:
         check_resumed_tasks(manifest, tasks, warnings)
     byo = bool(config.agent or config.agent_cmd)
     models: dict[str, Model | None] = {
-        label: None if byo and label.startswith("agent:") else create_model(spec)
+        label: None
+        if byo and label.startswith("agent:")
+        else create_model(spec, settings=settings.providers)
         for label, spec in spec_of.items()
     }
     warnings.extend(script_coverage_warnings(models, tasks))
     judge_settings = config.judge_settings or JudgeSettings.from_config(project)
-    judge_spec, judge = _judge_of(config, project, tasks, list(spec_of), warnings)
+    judge_spec, judge = _judge_of(config, project, tasks, list(spec_of), warnings, settings)
     judge = JudgeModel(judge, judge_settings) if judge is not None else None
     timeouts = [t.environment.budgets.timeout_s for t in tasks if t.environment.budgets.timeout_s]
     agent_timeout = max(timeouts) if timeouts else None
     by_task = own_agents(bool(given_config.agent or given_config.agent_cmd), config.agent, tasks)
     uses_default = any(t.task_id not in by_task for t in tasks)
-    agent = _make_agent(config, agent_timeout) if uses_default else ToolLoopAgent()
+    loop = ToolLoopAgent(providers=settings.providers)
+    agent = _make_agent(config, agent_timeout, settings) if uses_default else loop
     own = task_agents(
         by_task,
-        lambda spec: ConversingAgent(make_agent(spec, None, timeout_s=agent_timeout)),
+        lambda spec: ConversingAgent(
+            make_agent(spec, None, timeout_s=agent_timeout, settings=settings.agents),
+            settings.providers,
+        ),
         {t.task_id: str(t.source or f"task {t.task_id}") for t in tasks},
     )
     warnings.extend(preset_tool_warnings(agent, [t for t in tasks if t.task_id not in own]))
@@ -373,7 +405,7 @@ def _set_up(config: RunConfig, manifest: Manifest | None) -> _Setup:
         connect_ray(_ray_address(config, project))
     return _Setup(config, tasks, paths, warnings, spec_of, executor, processes, models, judge,
                   judge_spec, judge_settings, agent, agent_timeout, given_config, own, by_task,
-                  project, tool_settings)  # fmt: skip
+                  project, tool_settings, settings)  # fmt: skip
 
 
 def _project(config: RunConfig) -> ProjectConfig:
@@ -411,6 +443,7 @@ def _judge_of(
     tasks: Sequence[Task],
     models: Sequence[str],
     warnings: list[str],
+    settings: _Settings,
 ) -> tuple[str | None, Model | None]:
     """The judge's spec and model, when some task's grader needs one."""
     if not _needs_judge(tasks):
@@ -431,7 +464,7 @@ def _judge_of(
             source=None if judge_flag == "--judge" else project.path or CONFIG_FILE_NAME,
         )
     try:
-        return judge_spec, create_model(judge_spec, flag=judge_flag)
+        return judge_spec, create_model(judge_spec, flag=judge_flag, settings=settings.providers)
     except UserError as exc:
         raise _in_config(exc, "[judge] model", judge_flag, project) from None
 
@@ -563,6 +596,8 @@ def _executor_for(setup: _Setup, ctx: RunContext, infra_trials: int, planned: in
         infra_trials=infra_trials,
         judge_settings=setup.judge_settings,
         tool_settings=setup.tool_settings,
+        providers=setup.settings.providers,
+        agent_settings=setup.settings.agents,
     )
     if setup.executor == "ray":
         return RayCluster(ctx, job, config.concurrency, config.handle_sigint)
