@@ -166,6 +166,7 @@ def compare(
         compare_runs,
         compare_with_baselines,
         configured_alpha,
+        load_run,
         one_sided_models,
     )
     from trialrun.tracking import compare as compare_one
@@ -175,11 +176,13 @@ def compare(
     alpha = configured_alpha()
     sides = OneSided()
     if against is not None:
+        # each run read once (a 100k-trial run takes seconds to read)
+        after = load_run(run_dir)
+        before = after if against.resolve() == run_dir.resolve() else load_run(against)
         items = [
-            BaselineMatch(c.model, against, c)
-            for c in compare_runs(run_dir, against, alpha=alpha)
+            BaselineMatch(c.model, against, c) for c in compare_runs(after, before, alpha=alpha)
         ]
-        sides = one_sided_models(run_dir, against)
+        sides = one_sided_models(after, before)
     elif baseline is not None:
         c = compare_one(run_dir, baseline, alpha=alpha)
         items = [BaselineMatch(c.model, baseline, c)]
