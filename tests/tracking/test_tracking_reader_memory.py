@@ -55,6 +55,14 @@ def _peak(action: Callable[[], object]) -> int:
         tracemalloc.stop()
 
 
+def _measure(reader: str, run: Path, again: Path, baselines: Path) -> int:
+    if reader == "bless":
+        return _peak(lambda: bless(run, again))
+    if reader == "compare":
+        return _peak(lambda: compare_runs(run, run, alpha=0.05, method="exact"))
+    return _peak(lambda: run_gate("merge", run, baselines_dir=baselines))
+
+
 @pytest.mark.parametrize("reader", ["bless", "compare", "gate"])
 def test_peak_does_not_grow_per_trial(tmp_path: Path, reader: str) -> None:
     sizes = (100, 400)
@@ -63,12 +71,7 @@ def test_peak_does_not_grow_per_trial(tmp_path: Path, reader: str) -> None:
         run = _write_run(tmp_path / f"run-{k}", k)
         baselines = tmp_path / f"baselines-{k}"
         bless(run, baselines)  # the gate reads it; bless itself is measured into a new folder
-        actions: dict[str, Callable[[], object]] = {
-            "bless": lambda r=run, k=k: bless(r, tmp_path / f"again-{k}"),
-            "compare": lambda r=run: compare_runs(r, r, alpha=0.05, method="exact"),
-            "gate": lambda r=run, b=baselines: run_gate("merge", r, baselines_dir=b),
-        }
-        peaks.append(_peak(actions[reader]))
+        peaks.append(_measure(reader, run, tmp_path / f"again-{k}", baselines))
     trials = (sizes[1] - sizes[0]) * TASKS
     growth = (peaks[1] - peaks[0]) / trials
     print(f"{reader}: {growth:.0f} bytes a trial")
