@@ -9,11 +9,15 @@ then runs in a fresh child process, which prints its own peak resident set size:
 - gate:    `trialrun.tracking.run_gate("merge", run)` without a baseline (with
            `--gate-baseline`: against the blessed one).
 
-A reader in constant memory prints about the same peak at every size; the last column is
-the growth per trial from the smallest to the largest size.
+A reader in constant memory prints about the same peak at every size; the last lines
+give the growth per trial from the smallest to the largest size. With the default K the
+tasks grow with the trials (trials / K of them), so that growth is mostly per task;
+`--tasks N` holds the tasks at N (k = trials / N) to show what a trial alone costs.
+Each child also prints its wall time: compare's is reported (times are inflated by load).
 
     python bench/readers_memory.py                  # 10k, 50k, 100k trials, 3 repetitions
-    python bench/readers_memory.py --sizes 10000 30000 --repeats 3
+    python bench/readers_memory.py --sizes 30000 100000 --repeats 3
+    python bench/readers_memory.py --sizes 30000 100000 --tasks 1000
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -36,10 +41,13 @@ K = 10
 READERS = ("bless", "compare", "gate")
 
 
-def write_run(out: Path, trials: int, k: int = K) -> Path:
-    """A finished run folder of trials / k tasks × k trials, lines only."""
+def write_run(out: Path, trials: int, k: int = K, tasks: int | None = None) -> Path:
+    """A finished run folder of trials / k tasks × k trials (or `tasks` tasks × trials /
+    tasks trials), lines only."""
     from trialrun.rundir import Manifest, ResultLine, RunDir
 
+    if tasks is not None:
+        k = max(trials // tasks, 1)
     tasks = max(trials // k, 1)
     metas = [{"task_id": f"task-{i:05d}", "suite": ("golden", "adversarial")[i % 2],
               "tier": f"T{1 + i % 4}", "tags": [f"tag{i % 7}"], "policy": "ALWAYS_PASSES",
@@ -52,7 +60,7 @@ def write_run(out: Path, trials: int, k: int = K) -> Path:
         for trial in range(k):
             ok = (i * 7 + trial * 3) % 10 > 0
             run.append(ResultLine(
-                task_id=meta["task_id"], model=MODEL, trial=trial, passed=True, solve=ok,
+                task_id=str(meta["task_id"]), model=MODEL, trial=trial, passed=True, solve=ok,
                 provider="openai-compat",
                 verdicts=[{"grader": "contains", "passed": ok, "details": {"text": "42"}}],
                 tool_calls=[{"name": "read_file", "arguments": {"path": f"n/{i}"}, "ok": True}],
@@ -64,19 +72,22 @@ def write_run(out: Path, trials: int, k: int = K) -> Path:
 
 
 def child(reader: str, run: str, baselines: str) -> None:
-    """Run one reader in this (fresh) process and print its peak RSS in MB."""
+    """Run one reader in this (fresh) process; print its seconds and peak RSS in MB."""
     from trialrun.tracking import bless, compare_runs, run_gate
 
+    started = time.perf_counter()
     if reader == "bless":
         bless(run, baselines)
     elif reader == "compare":
         compare_runs(run, run, alpha=0.05, method="exact")
     else:
         run_gate("merge", run, baselines_dir=baselines)
+    print(time.perf_counter() - started)
     print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
-def peak_mb(reader: str, run: Path, baselines: Path, gate_baseline: bool) -> float:
+def measure(reader: str, run: Path, baselines: Path, gate_baseline: bool) -> tuple[float, float]:
+    """(peak MB, seconds) of one reader in a fresh process."""
     if reader == "bless":
         shutil.rmtree(baselines, ignore_errors=True)
         baselines.mkdir()
@@ -87,7 +98,8 @@ def peak_mb(reader: str, run: Path, baselines: Path, gate_baseline: bool) -> flo
         [sys.executable, __file__, "--child", reader, str(run), str(baselines)],
         check=True, capture_output=True, text=True,
     )
-    return float(out.stdout.split()[-1])
+    *_, seconds, peak = out.stdout.split()
+    return float(peak), float(seconds)
 
 
 def main() -> None:
@@ -97,6 +109,9 @@ def main() -> None:
     parser.add_argument("--gate-baseline", action="store_true",
                         help="gate against the blessed baseline (its latency bootstrap takes "
                              "minutes of CPU past 30k trials); default: no baseline")
+    parser.add_argument("--tasks", type=int, default=None,
+                        help="hold the tasks at this many (k = trials / tasks); default: "
+                             f"trials / {K} tasks of k = {K}")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.child:
@@ -107,17 +122,28 @@ def main() -> None:
     try:
         medians: dict[str, dict[int, float]] = {r: {} for r in READERS}
         for size in opts.sizes:
-            run = write_run(tmp / f"results-{size}", size)
+            run = write_run(tmp / f"results-{size}", size, tasks=opts.tasks)
             baselines = tmp / f"baselines-{size}"
             for reader in READERS:
-                series: Series = repeat(
-                    f"{reader} peak at {size} trials",
-                    lambda r=reader, p=run, b=baselines: peak_mb(r, p, b, opts.gate_baseline),
-                    opts.repeats, "MB",
-                )
+                seconds: list[float] = []
+
+                def once(r: str = reader, p: Path = run, b: Path = baselines,
+                         kept: list[float] = seconds) -> float:
+                    peak, took = measure(r, p, b, opts.gate_baseline)
+                    kept.append(took)
+                    return peak
+
+                series: Series = repeat(f"{reader} peak at {size} trials", once,
+                                        opts.repeats, "MB")
                 print(series.line(".1f"), flush=True)
                 medians[reader][size] = series.median
                 figures[f"{reader}_{size}"] = series.as_json()
+                if reader == "compare":
+                    timed = Series(f"compare time at {size} trials", "s")
+                    for took, load in zip(seconds, series.loads, strict=True):
+                        timed.add(took, load)
+                    print(timed.line(".1f"), flush=True)
+                    figures[f"compare_s_{size}"] = timed.as_json()
             shutil.rmtree(run.parent, ignore_errors=True)
         low, high = min(opts.sizes), max(opts.sizes)
         if high > low:

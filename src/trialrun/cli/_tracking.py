@@ -187,7 +187,9 @@ def compare(
     run = load_run(run_dir, limits=limits)
     sides = OneSided()
     if against is not None:
-        other = load_run(against, limits=limits)
+        # each run read once (a 100k-trial run takes seconds to read)
+        same = against.resolve() == run_dir.resolve()
+        other = run if same else load_run(against, limits=limits)
         items = [
             BaselineMatch(c.model, against, c)
             for c in compare_runs(run, other, alpha=alpha, method=method)

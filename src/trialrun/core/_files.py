@@ -151,7 +151,12 @@ def read_regular(
     (a file that grows past its limit while read is refused too)."""
     with open_regular(path, limit=limit, follow_symlinks=follow_symlinks, fix=fix,
                       limit_fix=limit_fix) as handle:
-        data = handle.read(limit + 1)
+        # sized to the file, not the limit: read(limit + 1) reserves the whole limit
+        # (64 MiB by default) for every small JSON file read
+        size = os.fstat(handle.fileno()).st_size
+        data = handle.read(min(size, limit) + 1)
+        if len(data) > size and len(data) <= limit:  # it grew while read
+            data += handle.read(limit + 1 - len(data))
     if len(data) > limit:
         raise over_limit(path, limit, fix if limit_fix is None else limit_fix)
     return data

@@ -296,10 +296,11 @@ class Summarizer:
         tally = self.tallies.get(pair)
         if tally is None:
             tally = self.tallies[pair] = Tally()
-        if line.trial in tally.trials:
+        bit = 1 << line.trial
+        if tally.trial_bits & bit:
             self.duplicates += 1
             return
-        tally.trials.add(line.trial)
+        tally.trial_bits |= bit
         tally.add(line)
 
     def keys(self) -> set[tuple[str, str]]:

@@ -39,7 +39,7 @@ class Tally:
     """Counters of one (task, model); `add` each of its lines once, in file order."""
 
     first: dict[str, Any] | None = None  # provider and FIRST_KEYS of the first line
-    trials: set[int] = field(default_factory=set)  # trial numbers added (by `Summarizer`)
+    trial_bits: int = 0  # bit t set: trial t added (by `Summarizer`); k bits, not a set
     settled_after: int | None = None  # early stop: the trials that settled the verdict
     lines: int = 0
     n: int = 0  # counted: not infra

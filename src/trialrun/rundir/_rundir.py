@@ -260,8 +260,8 @@ class RunDir:
         manifest = manifest if manifest is not None else self.manifest()
         ks = {tid: meta.get("k") for tid, meta in manifest.task_meta().items()}
         path = self.results_path
-        # trials seen per (task, model): small ints in small sets, not a tuple per line
-        seen: dict[tuple[str, str], set[int]] = {}
+        # trials seen per (task, model): the bits of one int (trial t: bit t), k bits a task
+        seen: dict[tuple[str, str], int] = {}
         sink = warnings if warnings is not None else []
         for number, item in self._raw_lines(sink):
             try:
@@ -274,16 +274,15 @@ class RunDir:
                     f"{path}:{number}: trial {line.trial} is out of range for "
                     f"{line.task_id} (k = {k}: trials 0 to {k - 1}); {_LINE_FIX}"
                 )
-            trials = seen.get((line.task_id, line.model))
-            if trials is None:
-                trials = seen[(line.task_id, line.model)] = set()
-            if line.trial in trials:
+            pair = (line.task_id, line.model)
+            trials, bit = seen.get(pair, 0), 1 << line.trial
+            if trials & bit:
                 first = self._first_line_of(line.key)
                 raise UserError(
                     f"{path}:{number}: duplicate of line {first} ({line.task_id}, "
                     f"{line.model}, trial {line.trial}); delete the line you do not trust"
                 )
-            trials.add(line.trial)
+            seen[pair] = trials | bit
             yield line
 
     def iter_results_with_offsets(

@@ -5,6 +5,7 @@ A baseline's aggregate and both sides of a comparison are computed here, once.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,7 +93,7 @@ def aggregate_counts(tasks: list[TaskCounts]) -> dict[str, Any]:
 
     pass_n = sum(t.pass_n for t in tasks)
     solve_n = sum(t.n - t.undetermined for t in tasks)
-    latencies = [x for t in tasks for x in t.metrics.get("latencies_s") or []]
+    latencies = array("d", (x for t in tasks for x in t.metrics.get("latencies_s") or []))
     trials = sum(int(t.metrics.get("trials") or 0) for t in tasks)
     cost = sum(
         float(t.metrics.get("cost_usd") or 0.0) * int(t.metrics.get("trials") or 0) for t in tasks

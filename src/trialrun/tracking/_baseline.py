@@ -80,8 +80,13 @@ def task_entry(record: TaskRecord) -> dict[str, Any]:
         "solve_k": record.solve_k,
         "pass_at_k": record.pass_at_k,
         "flaky": record.flaky,
-        "metrics": record.metrics(),
+        "metrics": _listed(record.metrics()),
     }
+
+
+def _listed(metrics: dict[str, Any]) -> dict[str, Any]:
+    """A task's metrics as the baseline file holds them (packed latencies as a list)."""
+    return {**metrics, "latencies_s": list(metrics.get("latencies_s") or [])}
 
 
 def run_k(run: RunData, records: list[TaskRecord]) -> int:

@@ -7,6 +7,8 @@ figures the comparison shows.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from trialrun.tracking._aggregate import TaskCounts
@@ -25,8 +27,8 @@ SHOWN_CONFIDENCE = 0.95  # compare and the report show the merge gate's default 
 
 @dataclass(frozen=True, slots=True)
 class SpendSamples:
-    latencies_before_s: tuple[float, ...]  # pooled raw trial latencies (empty: none kept)
-    latencies_after_s: tuple[float, ...]
+    latencies_before_s: Sequence[float]  # pooled raw trial latencies, packed (empty: none)
+    latencies_after_s: Sequence[float]
     costs: tuple[PairedTotals, ...]  # one per common task, in the comparison's order
 
     def latency_bounds_ms(self, confidence: float = SHOWN_CONFIDENCE) -> Bounds | None:
@@ -47,8 +49,8 @@ class SpendSamples:
         return percent_bounds(paired_mean_draws(self.costs, DRAWS), confidence)
 
 
-def _latencies(tasks: list[TaskCounts]) -> tuple[float, ...]:
-    return tuple(float(x) for t in tasks for x in t.metrics.get("latencies_s") or [])
+def _latencies(tasks: list[TaskCounts]) -> array[float]:
+    return array("d", (float(x) for t in tasks for x in t.metrics.get("latencies_s") or []))
 
 
 def _cost(task: TaskCounts) -> tuple[float, int]:

@@ -106,7 +106,8 @@ class TrialTally:
             "cost_usd": self.cost_usd / n if n else None,
             "latency_p50_s": percentile(self.latencies_s, 50),
             "latency_p95_s": percentile(self.latencies_s, 95),
-            "latencies_s": [round(x, 6) for x in self.latencies_s],
+            # packed (8 bytes a trial); a baseline file writes them as a list
+            "latencies_s": array("d", [round(x, 6) for x in self.latencies_s]),
             "trials": n,
         }
 
