@@ -27,8 +27,9 @@ Every (level, processes) pair runs --repeats times (at least 3), the repetitions
 interleaved, and each figure is printed as median (min, max; n; the 1-minute load at
 each) through `bench/_repeat.py`: the % of the latency-bound limit, trialrun's CPU per
 trial (its process and worker processes, from the run's start to its end, divided by
-the trials), trials/s and the share of a core; with two process counts, the ratio of
-trials/s N processes / 1 process, paired per repetition.
+the trials), trials/s, the share of a core and the context switches per trial (voluntary
+and involuntary, of the same processes: each thread hand-off costs at least one); with
+two process counts, the ratio of trials/s N processes / 1 process, paired per repetition.
 
 Prints trials/s and the fraction of the limit per level, the CPU each side used (as a
 share of one core: on two cores, trialrun and the server together can use at most 200 %;
@@ -195,6 +196,16 @@ def process_and_workers_cpu_s() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def context_switches() -> int:
+    """Voluntary + involuntary context switches of this process (all its threads) and of
+    its reaped children (a run's worker processes; the server is reaped after the last
+    level). Each thread hand-off (a pool submit, a writer wake-up, a result handed back to
+    the loop) shows up here as at least one switch."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_nvcsw + own.ru_nivcsw + kids.ru_nvcsw + kids.ru_nivcsw
+
+
 def one_level(
     in_flight: int, port: int, delay_s: float, seconds: float, root: Path, client: str = "lean",
     server_pid: int | None = None, processes: int = 1,
@@ -224,9 +235,11 @@ def one_level(
     server_cpu = process_cpu_s(server_pid) if server_pid else 0.0
     started = time.perf_counter()
     cpu = process_and_workers_cpu_s()
+    switches = context_switches()
     outcome = trialrun.run(config)
     wall = time.perf_counter() - started
     cpu = process_and_workers_cpu_s() - cpu
+    switches = context_switches() - switches
     server_cpu = (process_cpu_s(server_pid) - server_cpu) if server_pid else 0.0
     agg = next(iter(outcome.summary.aggregate.values()))
     trials = outcome.summary.finished_trials
@@ -241,6 +254,7 @@ def one_level(
         "limit_per_s": round(limit, 1),
         "fraction": round(trials / wall / limit, 3),
         "cpu_ms_per_trial": round(cpu * 1000 / trials, 2),
+        "switches_per_trial": round(switches / trials, 2),
         "cpu_share": round(cpu / wall, 2),  # of one core, trialrun's processes together
         "server_cpu_share": round(server_cpu / wall, 2),  # of one core, the test server
     }
@@ -323,9 +337,11 @@ def main(argv: list[str] | None = None) -> int:
         rate = _series(f"{label}: trials/s (limit {done[0]['limit_per_s']:g})", "", done,
                        "trials_per_s")
         share = _series(f"{label}: trialrun CPU, share of one core", "%", done, "cpu_share", 100)
+        switches = _series(f"{label}: context switches per trial", "", done,
+                           "switches_per_trial")
         infra = sum(r["infra_errors"] for r in done)
         goal = GOALS.get(level)
-        for series in (fraction, cpu, rate, share):
+        for series in (fraction, cpu, rate, share, switches):
             print("  " + series.line(".3g"))
         if goal is not None:
             ok = fraction.median >= goal * 100 and infra == 0
@@ -339,7 +355,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{'met' if ok else 'NOT met'}")
         out_levels.append({"in_flight": level, "processes": processes,
                            "fraction": fraction.as_json(), "cpu_ms_per_trial": cpu.as_json(),
-                           "trials_per_s": rate.as_json(), "runs": done})
+                           "trials_per_s": rate.as_json(),
+                           "switches_per_trial": switches.as_json(), "runs": done})
     ratios = _process_ratios(runs)
     scale_level, scale_processes, scale_goal = SCALE_GOAL
     for series in ratios:

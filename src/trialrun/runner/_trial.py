@@ -46,6 +46,13 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 RETRIED_MESSAGE_CHARS = 200  # an earlier attempt's infra error, as `retried_errors` keeps it
+# A task whose fresh workspace holds at most this many files and bytes has its workspace
+# made, hashed and removed on the event loop: a hand-off to an I/O thread costs more than
+# those few system calls (on a busy loop ~25 context switches for each, the I/O thread
+# waiting for the GIL after each call). Larger workspaces stay on the I/O threads, where
+# their copies and hashes run beside the loop.
+INLINE_WORKSPACE_FILES = 64
+INLINE_WORKSPACE_BYTES = 1024 * 1024
 
 
 @dataclass(slots=True)
@@ -79,6 +86,9 @@ class RunContext:
     # a trial ending in an infra error runs again up to this many times ([retries]
     # infra_trials, read by the driver and handed to every worker)
     infra_trials: int = 0
+    # task id → whether its fresh workspace is small enough to handle on the loop
+    # (`INLINE_WORKSPACE_FILES`); learnt from the task's first workspace
+    small_workspaces: dict[str, bool] = field(default_factory=dict)
 
 
 def prepare_task(task: Task, k: int, task_slug: str, load_pack: Any) -> TaskPrep:
@@ -126,16 +136,44 @@ class _Infra(Exception):
     pass
 
 
-def _new_workspace(ctx: RunContext, task: Task) -> Workspace:
+@dataclass(slots=True)
+class _Fresh:
+    """A trial's new workspace, its snapshot, and (measured once per task) its smallness."""
+
+    ws: Workspace
+    before: dict[str, str]
+    small: bool | None = None
+
+
+def _new_workspace(ctx: RunContext, task: Task, measure: bool) -> _Fresh:
     if ctx.images is not None and ctx.workspace_parent is not None:
-        return ctx.images.create(task, ctx.workspace_parent)
-    return Workspace.create(task, parent=ctx.workspace_parent)
+        ws = ctx.images.create(task, ctx.workspace_parent)
+    else:
+        ws = Workspace.create(task, parent=ctx.workspace_parent)
+    fresh = _Fresh(ws, ws.initial_snapshot())
+    if measure:
+        fresh.small = _is_small(ws.path, fresh.before)
+    return fresh
 
 
-async def _off_loop(ctx: RunContext, fn: Callable[..., T], *args: Any) -> T:
-    """File-system work (mkdir, copies, hashing) on the I/O threads when the run has them:
-    those system calls release the GIL, so the event loop keeps serving other trials."""
-    if ctx.io_pool is None:
+def _is_small(root: Path, snapshot: dict[str, str]) -> bool:
+    """Whether a workspace's files (as `snapshot` lists them) are few and small."""
+    if len(snapshot) > INLINE_WORKSPACE_FILES:
+        return False
+    size = 0
+    for rel in snapshot:
+        try:
+            size += os.lstat(root / rel).st_size
+        except OSError:
+            return False
+    return size <= INLINE_WORKSPACE_BYTES
+
+
+async def _off_loop(ctx: RunContext, inline: bool, fn: Callable[..., T], *args: Any) -> T:
+    """File-system work (mkdir, copies, hashing) on the I/O threads when the run has them
+    and the work is not small (`inline`): those system calls release the GIL, so the event
+    loop keeps serving other trials."""
+    if ctx.io_pool is None or inline:
         return fn(*args)
     return await asyncio.get_running_loop().run_in_executor(ctx.io_pool, fn, *args)
 
@@ -203,14 +241,18 @@ async def _attempt(spec: TrialSpec, ctx: RunContext) -> _Attempt:
     name = f"{prep.task_slug}-{spec.trial}"
     out = _Attempt(run=AgentRun())
     ws = None
+    small = ctx.small_workspaces.get(task.task_id)
+    files_after = INLINE_WORKSPACE_FILES + 1  # unknown until the snapshot after the agent
     try:
         try:
-            ws = await _off_loop(ctx, _new_workspace, ctx, task)
-            before = ws.initial_snapshot()
+            fresh = await _off_loop(ctx, bool(small), _new_workspace, ctx, task, small is None)
         except InfraError as exc:
             raise _Infra(str(exc)) from None
         except OSError as exc:
             raise _Infra(f"workspace: {exc}") from None
+        ws, before = fresh.ws, fresh.before
+        if fresh.small is not None:
+            small = ctx.small_workspaces[task.task_id] = fresh.small
         context = ToolContext(ws.path, task.task_id, {"trial": spec.trial, **prep.jail})
         toolbox = Toolbox(prep.tools, context)
         if task.environment.faults:
@@ -232,9 +274,10 @@ async def _attempt(spec: TrialSpec, ctx: RunContext) -> _Attempt:
         if run.infra_error is not None:
             raise _Infra(run.infra_error)
         try:
-            after = await _off_loop(ctx, ws.snapshot)
+            after = await _off_loop(ctx, bool(small), ws.snapshot)
         except OSError as exc:
             raise _Infra(f"workspace snapshot: {exc}") from None
+        files_after = len(after)
         out.changes = diff_snapshots(before, after).as_dict()
         view = TrialView(
             task_id=task.task_id,
@@ -266,7 +309,9 @@ async def _attempt(spec: TrialSpec, ctx: RunContext) -> _Attempt:
                     out.kept = _keep_workspace(ctx.rundir, ws.path, model_slug, name)
                 except OSError:
                     ws.remove()
-            elif ctx.io_pool is not None:
+            elif ctx.io_pool is not None and not (
+                small and files_after <= INLINE_WORKSPACE_FILES
+            ):
                 ctx.io_pool.submit(ws.remove)
             else:
                 ws.remove()
