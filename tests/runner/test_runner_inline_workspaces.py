@@ -1,0 +1,87 @@
+"""A small workspace is made and removed on the event loop, not handed to an I/O thread.
+
+The hand-off to an I/O thread costs more than the few system calls of a small workspace
+(issue 30: ~25 context switches each on a busy loop). Which thread makes (`os.mkdir`) and
+removes (`shutil.rmtree`) each trial's workspace is read from Python's audit events: the
+first trial of a task measures its workspace on an I/O thread, later trials of a small one
+stay on the loop's thread; a workspace of many files stays on the I/O threads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import trialrun
+
+pytestmark = pytest.mark.timeout(120)
+
+SEEN: list[tuple[str, str, int]] = []  # (event, path, thread id)
+WATCHING = threading.Event()
+
+
+def _audit(event: str, args: tuple[object, ...]) -> None:
+    if WATCHING.is_set() and event in ("os.mkdir", "shutil.rmtree") and args:
+        path = os.fsdecode(args[0]) if isinstance(args[0], str | bytes) else str(args[0])
+        if "trialrun-inline-" in path:
+            SEEN.append((event, os.path.basename(path), threading.get_ident()))
+
+
+sys.addaudithook(_audit)
+
+
+def _suite(root: Path, files: dict[str, int]) -> None:
+    """One task per fixture: task `inline-<name>` whose fixture holds `count` notes."""
+    script: dict[str, list[dict[str, object]]] = {}
+    (root / "tasks").mkdir()
+    for name, count in files.items():
+        fixture = root / "fixtures" / name
+        fixture.mkdir(parents=True)
+        for i in range(count):
+            (fixture / f"note-{i}.md").write_text(f"note {i}\n", encoding="utf-8")
+        task_id = f"inline-{name}"
+        (root / "tasks" / f"{task_id}.json").write_text(json.dumps({
+            "task_id": task_id, "suite": "golden", "description": "read a note",
+            "inputs": {"prompt": "What does note-0.md say?"},
+            "environment": {"fixture": name},
+            "graders": [{"type": "contains", "value": "note 0"}],
+            "tracked_metrics": ["pass^k"], "trials": {"k": 4},
+        }), encoding="utf-8")
+        script[task_id] = [
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "note-0.md"}}]},
+            {"content": "note 0"},
+        ]
+    (root / "script.json").write_text(json.dumps({"tasks": script}), encoding="utf-8")
+
+
+def _on_threads(task: str) -> dict[str, set[int]]:
+    """Each workspace of `task` (by folder name) → the threads that made and removed it."""
+    out: dict[str, set[int]] = {}
+    for _, name, tid in SEEN:
+        if name.startswith(f"trialrun-{task}-"):
+            out.setdefault(name, set()).add(tid)
+    return out
+
+
+def test_small_workspaces_stay_on_the_loop_large_ones_on_io_threads(tmp_path: Path) -> None:
+    _suite(tmp_path, {"small": 1, "large": 80})
+    SEEN.clear()
+    WATCHING.set()
+    try:
+        run = trialrun.run([tmp_path / "tasks"], [f"scripted:{tmp_path / 'script.json'}"],
+                           out=tmp_path / "results", concurrency=1)
+    finally:
+        WATCHING.clear()
+    lines = [json.loads(x) for x in (run.path / "results.jsonl").read_text().splitlines()]
+    assert len(lines) == 8 and all(line["solve"] for line in lines)
+    loop = threading.get_ident()  # `trialrun.run` runs its event loop on the caller's thread
+    small, large = _on_threads("inline-small"), _on_threads("inline-large")
+    assert len(small) >= 4 and len(large) >= 4  # every trial's workspace was seen
+    # the first trial measures the task's workspace off the loop; the other three stay on it
+    assert sum(threads == {loop} for threads in small.values()) >= 3
+    assert all(loop not in threads for threads in large.values())
