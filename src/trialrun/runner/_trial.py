@@ -304,18 +304,26 @@ async def _attempt(spec: TrialSpec, ctx: RunContext) -> _Attempt:
         out.error = {"kind": "infra", "message": str(exc)}
     finally:
         if ws is not None:
-            if ctx.keep_artifacts:
-                try:
-                    out.kept = _keep_workspace(ctx.rundir, ws.path, model_slug, name)
-                except OSError:
-                    ws.remove()
-            elif ctx.io_pool is not None and not (
-                small and files_after <= INLINE_WORKSPACE_FILES
-            ):
-                ctx.io_pool.submit(ws.remove)
-            else:
-                ws.remove()
+            inline = bool(small) and files_after <= INLINE_WORKSPACE_FILES
+            out.kept = _dispose(ctx, ws, inline, model_slug, name)
     return out
+
+
+def _dispose(
+    ctx: RunContext, ws: Workspace, inline: bool, model_slug: str, name: str
+) -> str | None:
+    """Remove the trial's workspace (on the loop when small, else on an I/O thread), or
+    keep it with `--keep-artifacts`: then its path in the run folder."""
+    if ctx.keep_artifacts:
+        try:
+            return _keep_workspace(ctx.rundir, ws.path, model_slug, name)
+        except OSError:
+            ws.remove()
+    elif ctx.io_pool is not None and not inline:
+        ctx.io_pool.submit(ws.remove)
+    else:
+        ws.remove()
+    return None
 
 
 def _result_line(
