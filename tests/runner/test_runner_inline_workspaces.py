@@ -3,8 +3,9 @@
 The hand-off to an I/O thread costs more than the few system calls of a small workspace
 (issue 30: ~25 context switches each on a busy loop). Which thread makes (`os.mkdir`) and
 removes (`shutil.rmtree`) each trial's workspace is read from Python's audit events: the
-first trial of a task measures its workspace on an I/O thread, later trials of a small one
-stay on the loop's thread; a workspace of many files stays on the I/O threads.
+first workspace built from a fixture is measured on an I/O thread, later ones from a small
+fixture (of the same task or another) stay on the loop's thread; a workspace of many
+files stays on the I/O threads.
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ def _audit(event: str, args: tuple[object, ...]) -> None:
 sys.addaudithook(_audit)
 
 
-def _suite(root: Path, files: dict[str, int]) -> None:
-    """One task per fixture: task `inline-<name>` whose fixture holds `count` notes."""
+def _suite(root: Path, files: dict[str, int], twins: tuple[str, ...] = ()) -> None:
+    """One task per fixture: task `inline-<name>` whose fixture holds `count` notes; and
+    task `inline-twin-<name>` on the same fixture for each name in `twins`."""
     script: dict[str, list[dict[str, object]]] = {}
     (root / "tasks").mkdir()
     for name, count in files.items():
@@ -44,7 +46,9 @@ def _suite(root: Path, files: dict[str, int]) -> None:
         fixture.mkdir(parents=True)
         for i in range(count):
             (fixture / f"note-{i}.md").write_text(f"note {i}\n", encoding="utf-8")
-        task_id = f"inline-{name}"
+    for task_id, name in [(f"inline-{n}", n) for n in files] + [
+        (f"inline-twin-{n}", n) for n in twins
+    ]:
         (root / "tasks" / f"{task_id}.json").write_text(json.dumps({
             "task_id": task_id, "suite": "golden", "description": "read a note",
             "inputs": {"prompt": "What does note-0.md say?"},
@@ -69,7 +73,7 @@ def _on_threads(task: str) -> dict[str, set[int]]:
 
 
 def test_small_workspaces_stay_on_the_loop_large_ones_on_io_threads(tmp_path: Path) -> None:
-    _suite(tmp_path, {"small": 1, "large": 80})
+    _suite(tmp_path, {"small": 1, "large": 80}, twins=("small",))
     SEEN.clear()
     WATCHING.set()
     try:
@@ -78,10 +82,13 @@ def test_small_workspaces_stay_on_the_loop_large_ones_on_io_threads(tmp_path: Pa
     finally:
         WATCHING.clear()
     lines = [json.loads(x) for x in (run.path / "results.jsonl").read_text().splitlines()]
-    assert len(lines) == 8 and all(line["solve"] for line in lines)
+    assert len(lines) == 12 and all(line["solve"] for line in lines)
     loop = threading.get_ident()  # `trialrun.run` runs its event loop on the caller's thread
     small, large = _on_threads("inline-small"), _on_threads("inline-large")
     assert len(small) >= 4 and len(large) >= 4  # every trial's workspace was seen
     # the first trial measures the task's workspace off the loop; the other three stay on it
     assert sum(threads == {loop} for threads in small.values()) >= 3
     assert all(loop not in threads for threads in large.values())
+    # another task on the same small fixture: every one of its workspaces on the loop
+    twin = _on_threads("inline-twin-small")
+    assert len(twin) == 4 and all(threads == {loop} for threads in twin.values())

@@ -86,9 +86,9 @@ class RunContext:
     # a trial ending in an infra error runs again up to this many times ([retries]
     # infra_trials, read by the driver and handed to every worker)
     infra_trials: int = 0
-    # task id → whether its fresh workspace is small enough to handle on the loop
-    # (`INLINE_WORKSPACE_FILES`); learnt from the task's first workspace
-    small_workspaces: dict[str, bool] = field(default_factory=dict)
+    # how a workspace is built (`_workspace_key`) → whether it is small enough to handle on
+    # the loop (`INLINE_WORKSPACE_FILES`); learnt from the first workspace built that way
+    small_workspaces: dict[tuple[Any, ...], bool] = field(default_factory=dict)
 
 
 def prepare_task(task: Task, k: int, task_slug: str, load_pack: Any) -> TaskPrep:
@@ -154,6 +154,13 @@ def _new_workspace(ctx: RunContext, task: Task, measure: bool) -> _Fresh:
     if measure:
         fresh.small = _is_small(ws.path, fresh.before)
     return fresh
+
+
+def _workspace_key(task: Task) -> tuple[Any, ...]:
+    """What a fresh workspace is built from: tasks sharing a fixture share its size."""
+    env = task.environment
+    seeds = tuple((seed.path, seed.from_) for seed in env.setup)
+    return (str(task.fixture_path), str(task.fixtures_root), env.fixture_dest, seeds)
 
 
 def _is_small(root: Path, snapshot: dict[str, str]) -> bool:
@@ -241,7 +248,8 @@ async def _attempt(spec: TrialSpec, ctx: RunContext) -> _Attempt:
     name = f"{prep.task_slug}-{spec.trial}"
     out = _Attempt(run=AgentRun())
     ws = None
-    small = ctx.small_workspaces.get(task.task_id)
+    key = _workspace_key(task)
+    small = ctx.small_workspaces.get(key)
     files_after = INLINE_WORKSPACE_FILES + 1  # unknown until the snapshot after the agent
     try:
         try:
@@ -252,7 +260,7 @@ async def _attempt(spec: TrialSpec, ctx: RunContext) -> _Attempt:
             raise _Infra(f"workspace: {exc}") from None
         ws, before = fresh.ws, fresh.before
         if fresh.small is not None:
-            small = ctx.small_workspaces[task.task_id] = fresh.small
+            small = ctx.small_workspaces[key] = fresh.small
         context = ToolContext(ws.path, task.task_id, {"trial": spec.trial, **prep.jail})
         toolbox = Toolbox(prep.tools, context)
         if task.environment.faults:
