@@ -138,7 +138,7 @@ class _Infra(Exception):
 
 @dataclass(slots=True)
 class _Fresh:
-    """A trial's new workspace, its snapshot, and (measured once per task) its smallness."""
+    """A trial's new workspace, its snapshot, and (measured once per fixture) its smallness."""
 
     ws: Workspace
     before: dict[str, str]
@@ -150,9 +150,13 @@ def _new_workspace(ctx: RunContext, task: Task, measure: bool) -> _Fresh:
         ws = ctx.images.create(task, ctx.workspace_parent)
     else:
         ws = Workspace.create(task, parent=ctx.workspace_parent)
-    fresh = _Fresh(ws, ws.initial_snapshot())
-    if measure:
-        fresh.small = _is_small(ws.path, fresh.before)
+    try:
+        fresh = _Fresh(ws, ws.initial_snapshot())
+        if measure:
+            fresh.small = _is_small(ws.path, fresh.before)
+    except BaseException:
+        ws.remove()  # not handed back: nobody else would remove it
+        raise
     return fresh
 
 
