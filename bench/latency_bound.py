@@ -14,6 +14,8 @@ graders, transcripts and results lines) for about --seconds of trials.
     python bench/latency_bound.py --in-flight 64  # one level
     python bench/latency_bound.py --processes 2   # only the run on two worker processes
     python bench/latency_bound.py --client sdk    # the same through the openai SDK
+    python bench/latency_bound.py --in-flight 128 --processes 1 --against 5154f2e
+                                                  # paired with older code, ratios new/old
 
 `--client sdk` sends each request through `openai.AsyncOpenAI().chat.completions.create`
 (as trialrun did before its lean path), everything else unchanged: the request path is
@@ -42,12 +44,14 @@ Run it on a quiet machine: other work takes cores from both sides.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import resource
 import socket
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -297,12 +301,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--client", choices=("lean", "sdk"), default="lean")
     parser.add_argument("--processes", type=int, action="append",
                         help="the run's worker processes (default: 1 and 2, each level)")
+    parser.add_argument("--against", metavar="REV",
+                        help="pair every (level, processes) run with the code at git revision "
+                             "REV, each side in a fresh process; print the ratios new/old")
+    parser.add_argument("--once", action="store_true",
+                        help="one run of the first level in this process, its JSON printed "
+                             "(what each side of --against runs)")
     add_repeats_arg(parser)
     args = parser.parse_args(argv)
     levels = args.in_flight or [16, 64, 128, 256]
     processes_list = args.processes or [1, 2]
     repeats = max(MIN_REPEATS, args.repeats)
     delay_s = args.delay_ms / 1000
+    if args.against and not args.once:
+        return _paired(args, levels, processes_list, repeats)
 
     import trialrun  # imports and registries before any timing
     import trialrun.agents.loop  # noqa: F401
@@ -319,6 +331,16 @@ def main(argv: list[str] | None = None) -> int:
         register_sdk_provider()
     os.environ.pop("TRIALRUN_API_KEY", None)
     proc, port = start_server(delay_s, args.max_seconds)
+    if args.once:
+        try:
+            with tempfile.TemporaryDirectory(prefix=".trialrun-latency-") as tmp:
+                once = one_level(levels[0], port, delay_s, args.seconds, Path(tmp),
+                                 args.client, proc.pid, processes_list[0])
+        finally:
+            proc.kill()
+            proc.wait()
+        print(json.dumps(once))
+        return 0
     try:
         runs = _measure(levels, processes_list, repeats, port, delay_s, args.seconds,
                         args.client, proc.pid)
@@ -374,6 +396,63 @@ def main(argv: list[str] | None = None) -> int:
                       "goals_met_with_processes": winners,
                       "process_ratios": {s.name: s.as_json() for s in ratios}}))
     return 0 if met else 1
+
+
+PAIRED = (("cpu_ms_per_trial", "CPU per trial", "ms"),
+          ("switches_per_trial", "context switches per trial", ""),
+          ("fraction", "share of the limit", ""))
+
+
+def _side(args: argparse.Namespace, level: int, processes: int, src: Path) -> dict:
+    """One level run by the code in `src`, in a fresh process (`--once`)."""
+    env = os.environ.copy()
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(src), env.get("PYTHONPATH")) if p)
+    command = [sys.executable, __file__, "--once", "--in-flight", str(level), "--processes",
+               str(processes), "--seconds", str(args.seconds), "--delay-ms",
+               str(args.delay_ms), "--client", args.client]
+    done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True, env=env)
+    result: dict = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def _paired(args: argparse.Namespace, levels: list[int], processes_list: list[int],
+            repeats: int) -> int:
+    """This code, then the code at `args.against`, per (level, processes) and repetition;
+    each figure's ratio new/old taken within the pair, so drifting load hits both sides."""
+    rev = args.against
+    root = HERE.parent
+    figures: dict[tuple[int, int, str, str], Series] = {}
+    with tempfile.TemporaryDirectory(prefix="trialrun-latency-old-") as tmp:
+        archive = subprocess.run(["git", "archive", rev, "src"], cwd=root,
+                                 capture_output=True, check=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(tmp, filter="data")
+        sides = {"new": root / "src", "old": Path(tmp) / "src"}
+        for _ in range(repeats):
+            for level in levels:
+                for processes in processes_list:
+                    load = load_now()
+                    got = {side: _side(args, level, processes, src)
+                           for side, src in sides.items()}
+                    for key, name, unit in PAIRED:
+                        new, old = got["new"][key], got["old"][key]
+                        label = f"{level} in flight, {processes} process(es): {name}"
+                        for side, title, value in (
+                            ("new", f"{label}, this code", new),
+                            ("old", f"{label}, {rev}", old),
+                            ("ratio", f"{label}, new/old paired",
+                             new / old if old else float("nan")),
+                        ):
+                            figures.setdefault(
+                                (level, processes, key, side),
+                                Series(title, "" if side == "ratio" else unit),
+                            ).add(value, load)
+    print(f"loopback server, {args.delay_ms:g} ms per answer, 2 turns per trial; this code "
+          f"against {rev}, each side in a fresh process, {repeats} pairs")
+    for series in figures.values():
+        print("  " + series.line(".3g"))
+    print(json.dumps({s.name: s.as_json() for s in figures.values()}))
+    return 0
 
 
 def _process_ratios(runs: dict[tuple[int, int], list[dict]]) -> list[Series]:

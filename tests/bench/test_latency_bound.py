@@ -4,6 +4,7 @@ reports the CPU and the context switches per trial (issue 30: hand-offs per tria
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -44,3 +45,18 @@ def test_one_level_reports_switches_per_trial(tmp_path: Path) -> None:
     assert result["trials"] == 100 and result["infra_errors"] == 0
     assert result["solved_rate"] == 1.0
     assert result["switches_per_trial"] > 0 and result["cpu_ms_per_trial"] > 0
+
+
+def test_against_a_revision_pairs_each_run_with_the_old_code(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bench = _load()
+    code = bench.main(["--in-flight", "4", "--processes", "1", "--seconds", "0.3",
+                       "--delay-ms", "10", "--against", "HEAD"])
+    out = capsys.readouterr().out
+    assert code == 0
+    figures = json.loads(out.strip().splitlines()[-1])
+    ratio = figures["4 in flight, 1 process(es): CPU per trial, new/old paired"]
+    assert ratio["n"] == 3 and ratio["min"] > 0
+    assert "4 in flight, 1 process(es): context switches per trial, HEAD" in figures
+    assert "CPU per trial, new/old paired: median" in out
