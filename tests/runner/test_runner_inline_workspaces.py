@@ -1,8 +1,10 @@
-"""A small workspace is made and removed on the event loop, not handed to an I/O thread.
+"""A small workspace is made on the event loop, not handed to an I/O thread.
 
 The hand-off to an I/O thread costs more than the few system calls of a small workspace
-(issue 30: ~25 context switches each on a busy loop). Which thread makes (`os.mkdir`) and
-removes (`shutil.rmtree`) each trial's workspace is read from Python's audit events: the
+(issue 30: ~25 context switches each on a busy loop). Removal stays on the I/O threads
+(nobody waits for it; an unlink can wait on the file system's journal). Which thread makes
+(`os.mkdir`) and removes (`shutil.rmtree`) each trial's workspace is read from Python's
+audit events: the
 first workspace built from a fixture is measured on an I/O thread, later ones from a small
 fixture (of the same task or another) stay on the loop's thread; a workspace of many
 files stays on the I/O threads.
@@ -63,11 +65,12 @@ def _suite(root: Path, files: dict[str, int], twins: tuple[str, ...] = ()) -> No
     (root / "script.json").write_text(json.dumps({"tasks": script}), encoding="utf-8")
 
 
-def _on_threads(task: str) -> dict[str, set[int]]:
-    """Each workspace of `task` (by folder name) → the threads that made and removed it."""
+def _on_threads(task: str, event: str) -> dict[str, set[int]]:
+    """Each workspace of `task` (by folder name) → the threads that made (`os.mkdir`) or
+    removed (`shutil.rmtree`) it."""
     out: dict[str, set[int]] = {}
-    for _, name, tid in SEEN:
-        if name.startswith(f"trialrun-{task}-"):
+    for seen, name, tid in SEEN:
+        if seen == event and name.startswith(f"trialrun-{task}-"):
             out.setdefault(name, set()).add(tid)
     return out
 
@@ -84,11 +87,13 @@ def test_small_workspaces_stay_on_the_loop_large_ones_on_io_threads(tmp_path: Pa
     lines = [json.loads(x) for x in (run.path / "results.jsonl").read_text().splitlines()]
     assert len(lines) == 12 and all(line["solve"] for line in lines)
     loop = threading.get_ident()  # `trialrun.run` runs its event loop on the caller's thread
-    small, large = _on_threads("inline-small"), _on_threads("inline-large")
+    small, large = _on_threads("inline-small", "os.mkdir"), _on_threads("inline-large", "os.mkdir")
     assert len(small) >= 4 and len(large) >= 4  # every trial's workspace was seen
     # the first trial measures the task's workspace off the loop; the other three stay on it
     assert sum(threads == {loop} for threads in small.values()) >= 3
     assert all(loop not in threads for threads in large.values())
     # another task on the same small fixture: every one of its workspaces on the loop
-    twin = _on_threads("inline-twin-small")
+    twin = _on_threads("inline-twin-small", "os.mkdir")
     assert len(twin) == 4 and all(threads == {loop} for threads in twin.values())
+    removed = [_on_threads(t, "shutil.rmtree") for t in ("inline-small", "inline-twin-small")]
+    assert all(loop not in threads for each in removed for threads in each.values())
