@@ -13,14 +13,17 @@ import asyncio
 import os
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from trialrun.core import run_sync
-from trialrun.tools import ToolContext, ToolResult, load_pack, tool
-from trialrun.tools.vault._common import MAX_READ_CHARS
-from trialrun.tools.vault._files import INLINE_READ_BYTES
+from trialrun.tools import ToolContext, ToolError, ToolResult, load_pack, tool
+from trialrun.tools.vault._common import MAX_READ_CHARS, read_small_file
+from trialrun.tools.vault._files import INLINE_READ_BYTES, _file_text, _read_text_file
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -134,3 +137,28 @@ def test_a_fifo_never_blocks_the_loop(tmp_path: Path) -> None:
         os.close(fd)
     assert not result.ok and "no result within 0.5s" in result.content
     assert ticks > 0  # the loop ran while the read waited
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=3000) | st.text(max_size=1500).map(str.encode))
+def test_the_inline_read_answers_as_the_threaded_read(tmp_path: Path, data: bytes) -> None:
+    """Whatever the bytes (text, binary, non-UTF-8, empty), reading on the loop gives the
+    answer the daemon-thread read gives."""
+    target = tmp_path / "any.md"
+    target.write_bytes(data)
+
+    def answer(read: Callable[[], str]) -> tuple[bool, str]:
+        try:
+            return True, read()
+        except ToolError as exc:
+            return False, str(exc)
+
+    ctx = ToolContext(tmp_path)
+    small = read_small_file(target, INLINE_READ_BYTES)
+    assert small == data
+    inline = answer(lambda: _file_text(ctx, "any.md", target, small))
+    threaded = answer(lambda: _read_text_file(ctx, "any.md", target))
+    assert inline == threaded
+    result, _ = asyncio.run(_read(tmp_path, "any.md"))
+    assert (result.ok, result.content) == inline
