@@ -14,6 +14,8 @@ graders, transcripts and results lines) for about --seconds of trials.
     python bench/latency_bound.py --in-flight 64  # one level
     python bench/latency_bound.py --processes 2   # only the run on two worker processes
     python bench/latency_bound.py --client sdk    # the same through the openai SDK
+    python bench/latency_bound.py --in-flight 128 --processes 1 --against 5154f2e
+                                                  # paired with older code, ratios new/old
 
 `--client sdk` sends each request through `openai.AsyncOpenAI().chat.completions.create`
 (as trialrun did before its lean path), everything else unchanged: the request path is
@@ -27,8 +29,9 @@ Every (level, processes) pair runs --repeats times (at least 3), the repetitions
 interleaved, and each figure is printed as median (min, max; n; the 1-minute load at
 each) through `bench/_repeat.py`: the % of the latency-bound limit, trialrun's CPU per
 trial (its process and worker processes, from the run's start to its end, divided by
-the trials), trials/s and the share of a core; with two process counts, the ratio of
-trials/s N processes / 1 process, paired per repetition.
+the trials), trials/s, the share of a core and the context switches per trial (voluntary
+and involuntary, of the same processes: each thread hand-off costs at least one); with
+two process counts, the ratio of trials/s N processes / 1 process, paired per repetition.
 
 Prints trials/s and the fraction of the limit per level, the CPU each side used (as a
 share of one core: on two cores, trialrun and the server together can use at most 200 %;
@@ -41,12 +44,14 @@ Run it on a quiet machine: other work takes cores from both sides.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import resource
 import socket
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -195,6 +200,16 @@ def process_and_workers_cpu_s() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def context_switches() -> int:
+    """Voluntary + involuntary context switches of this process (all its threads) and of
+    its reaped children (a run's worker processes; the server is reaped after the last
+    level). Each thread hand-off (a pool submit, a writer wake-up, a result handed back to
+    the loop) shows up here as at least one switch."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_nvcsw + own.ru_nivcsw + kids.ru_nvcsw + kids.ru_nivcsw
+
+
 def one_level(
     in_flight: int, port: int, delay_s: float, seconds: float, root: Path, client: str = "lean",
     server_pid: int | None = None, processes: int = 1,
@@ -224,9 +239,11 @@ def one_level(
     server_cpu = process_cpu_s(server_pid) if server_pid else 0.0
     started = time.perf_counter()
     cpu = process_and_workers_cpu_s()
+    switches = context_switches()
     outcome = trialrun.run(config)
     wall = time.perf_counter() - started
     cpu = process_and_workers_cpu_s() - cpu
+    switches = context_switches() - switches
     server_cpu = (process_cpu_s(server_pid) - server_cpu) if server_pid else 0.0
     agg = next(iter(outcome.summary.aggregate.values()))
     trials = outcome.summary.finished_trials
@@ -241,6 +258,7 @@ def one_level(
         "limit_per_s": round(limit, 1),
         "fraction": round(trials / wall / limit, 3),
         "cpu_ms_per_trial": round(cpu * 1000 / trials, 2),
+        "switches_per_trial": round(switches / trials, 2),
         "cpu_share": round(cpu / wall, 2),  # of one core, trialrun's processes together
         "server_cpu_share": round(server_cpu / wall, 2),  # of one core, the test server
     }
@@ -283,12 +301,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--client", choices=("lean", "sdk"), default="lean")
     parser.add_argument("--processes", type=int, action="append",
                         help="the run's worker processes (default: 1 and 2, each level)")
+    parser.add_argument("--against", metavar="REV",
+                        help="pair every (level, processes) run with the code at git revision "
+                             "REV, each side in a fresh process; print the ratios new/old")
+    parser.add_argument("--once", action="store_true",
+                        help="one run of the first level in this process, its JSON printed "
+                             "(what each side of --against runs)")
     add_repeats_arg(parser)
     args = parser.parse_args(argv)
     levels = args.in_flight or [16, 64, 128, 256]
     processes_list = args.processes or [1, 2]
     repeats = max(MIN_REPEATS, args.repeats)
     delay_s = args.delay_ms / 1000
+    if args.against and not args.once:
+        return _paired(args, levels, processes_list, repeats)
 
     import trialrun  # imports and registries before any timing
     import trialrun.agents.loop  # noqa: F401
@@ -305,6 +331,16 @@ def main(argv: list[str] | None = None) -> int:
         register_sdk_provider()
     os.environ.pop("TRIALRUN_API_KEY", None)
     proc, port = start_server(delay_s, args.max_seconds)
+    if args.once:
+        try:
+            with tempfile.TemporaryDirectory(prefix=".trialrun-latency-") as tmp:
+                once = one_level(levels[0], port, delay_s, args.seconds, Path(tmp),
+                                 args.client, proc.pid, processes_list[0])
+        finally:
+            proc.kill()
+            proc.wait()
+        print(json.dumps(once))
+        return 0
     try:
         runs = _measure(levels, processes_list, repeats, port, delay_s, args.seconds,
                         args.client, proc.pid)
@@ -323,9 +359,11 @@ def main(argv: list[str] | None = None) -> int:
         rate = _series(f"{label}: trials/s (limit {done[0]['limit_per_s']:g})", "", done,
                        "trials_per_s")
         share = _series(f"{label}: trialrun CPU, share of one core", "%", done, "cpu_share", 100)
+        switches = _series(f"{label}: context switches per trial", "", done,
+                           "switches_per_trial")
         infra = sum(r["infra_errors"] for r in done)
         goal = GOALS.get(level)
-        for series in (fraction, cpu, rate, share):
+        for series in (fraction, cpu, rate, share, switches):
             print("  " + series.line(".3g"))
         if goal is not None:
             ok = fraction.median >= goal * 100 and infra == 0
@@ -339,7 +377,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{'met' if ok else 'NOT met'}")
         out_levels.append({"in_flight": level, "processes": processes,
                            "fraction": fraction.as_json(), "cpu_ms_per_trial": cpu.as_json(),
-                           "trials_per_s": rate.as_json(), "runs": done})
+                           "trials_per_s": rate.as_json(),
+                           "switches_per_trial": switches.as_json(), "runs": done})
     ratios = _process_ratios(runs)
     scale_level, scale_processes, scale_goal = SCALE_GOAL
     for series in ratios:
@@ -357,6 +396,63 @@ def main(argv: list[str] | None = None) -> int:
                       "goals_met_with_processes": winners,
                       "process_ratios": {s.name: s.as_json() for s in ratios}}))
     return 0 if met else 1
+
+
+PAIRED = (("cpu_ms_per_trial", "CPU per trial", "ms"),
+          ("switches_per_trial", "context switches per trial", ""),
+          ("fraction", "share of the limit", ""))
+
+
+def _side(args: argparse.Namespace, level: int, processes: int, src: Path) -> dict:
+    """One level run by the code in `src`, in a fresh process (`--once`)."""
+    env = os.environ.copy()
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(src), env.get("PYTHONPATH")) if p)
+    command = [sys.executable, __file__, "--once", "--in-flight", str(level), "--processes",
+               str(processes), "--seconds", str(args.seconds), "--delay-ms",
+               str(args.delay_ms), "--client", args.client]
+    done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True, env=env)
+    result: dict = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def _paired(args: argparse.Namespace, levels: list[int], processes_list: list[int],
+            repeats: int) -> int:
+    """This code, then the code at `args.against`, per (level, processes) and repetition;
+    each figure's ratio new/old taken within the pair, so drifting load hits both sides."""
+    rev = args.against
+    root = HERE.parent
+    figures: dict[tuple[int, int, str, str], Series] = {}
+    with tempfile.TemporaryDirectory(prefix="trialrun-latency-old-") as tmp:
+        archive = subprocess.run(["git", "archive", rev, "src"], cwd=root,
+                                 capture_output=True, check=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(tmp, filter="data")
+        sides = {"new": root / "src", "old": Path(tmp) / "src"}
+        for _ in range(repeats):
+            for level in levels:
+                for processes in processes_list:
+                    load = load_now()
+                    got = {side: _side(args, level, processes, src)
+                           for side, src in sides.items()}
+                    for key, name, unit in PAIRED:
+                        new, old = got["new"][key], got["old"][key]
+                        label = f"{level} in flight, {processes} process(es): {name}"
+                        for side, title, value in (
+                            ("new", f"{label}, this code", new),
+                            ("old", f"{label}, {rev}", old),
+                            ("ratio", f"{label}, new/old paired",
+                             new / old if old else float("nan")),
+                        ):
+                            figures.setdefault(
+                                (level, processes, key, side),
+                                Series(title, "" if side == "ratio" else unit),
+                            ).add(value, load)
+    print(f"loopback server, {args.delay_ms:g} ms per answer, 2 turns per trial; this code "
+          f"against {rev}, each side in a fresh process, {repeats} pairs")
+    for series in figures.values():
+        print("  " + series.line(".3g"))
+    print(json.dumps({s.name: s.as_json() for s in figures.values()}))
+    return 0
 
 
 def _process_ratios(runs: dict[tuple[int, int], list[dict]]) -> list[Series]:

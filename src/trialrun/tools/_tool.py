@@ -7,7 +7,11 @@ a string (or awaits one). Raising `ToolError` (or any exception) gives the agent
 result; a tool never crashes the trial.
 
 A synchronous body runs on a daemon thread, never on the event loop (other trials, the
-trial timeout and Ctrl-C keep working while it runs), and every call has a time limit:
+trial timeout and Ctrl-C keep working while it runs), unless the tool is `inline`: its
+body is short, bounded local work that cannot block (a small regular file read), run on
+the loop to skip the thread hand-off (on a busy loop a daemon-thread call costs about 25
+context switches, more CPU than a small read); it may return an awaitable, e.g.
+`run_sync(...)`, for its rare large case. Every call has a time limit:
 the tool's own `timeout_s`, else the toolbox's, else TRIALRUN_TOOL_TIMEOUT_S, else 30 s.
 A call over its limit is an error result naming the tool and the limit; the trial goes on.
 """
@@ -88,6 +92,8 @@ class Tool:
     timeout_s: float | None = None
     # a successful call ends a conversation with a simulated user (a hand-off to a human)
     ends_chat: bool = False
+    # a synchronous body that is short and never blocks: run on the event loop (see above)
+    inline: bool = False
 
     def spec(self) -> ToolSpec:
         """The OpenAI function-calling spec."""
@@ -124,6 +130,10 @@ class Tool:
         try:
             if inspect.iscoroutinefunction(self.fn):
                 out = await self.fn(*args, **arguments)
+            elif self.inline:
+                out = self.fn(*args, **arguments)
+                if inspect.isawaitable(out):
+                    out = await out
             else:
                 out = await run_sync(self.fn, *args, **arguments)
                 if inspect.isawaitable(out):
@@ -197,13 +207,16 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
 
 
 @overload
-def tool(fn: ToolFunction, *, name: str | None = None) -> Tool: ...
+def tool(fn: ToolFunction, *, name: str | None = None, inline: bool = False) -> Tool: ...
 @overload
-def tool(fn: None = None, *, name: str | None = None) -> Callable[[ToolFunction], Tool]: ...
 def tool(
-    fn: ToolFunction | None = None, *, name: str | None = None
+    fn: None = None, *, name: str | None = None, inline: bool = False
+) -> Callable[[ToolFunction], Tool]: ...
+def tool(
+    fn: ToolFunction | None = None, *, name: str | None = None, inline: bool = False
 ) -> Tool | Callable[[ToolFunction], Tool]:
-    """Turn a typed function into a `Tool`. Use as `@tool` or `@tool(name="…")`."""
+    """Turn a typed function into a `Tool`. Use as `@tool`, `@tool(name="…")` or
+    `@tool(inline=True)` (a short synchronous body that never blocks: run on the loop)."""
 
     def build(func: ToolFunction) -> Tool:
         signature = inspect.signature(func)
@@ -235,6 +248,7 @@ def tool(
             parameters=parameters,
             fn=func,
             takes_context=takes_context,
+            inline=inline,
         )
 
     if fn is not None:

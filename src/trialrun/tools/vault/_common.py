@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,7 +76,34 @@ def walk(root: Path, start: Path, recursive: bool = True) -> Iterator[tuple[str,
 
 
 def read_text(path: Path) -> str:
-    data = path.read_bytes()
+    return decode_text(path.read_bytes())
+
+
+def read_small_file(path: Path, max_bytes: int) -> bytes | None:
+    """The bytes of `path` when it is a regular file of at most `max_bytes`, read without
+    ever blocking (a fifo or device is not opened for reading); None otherwise, or when it
+    cannot be opened (the caller's plain read then reports why)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+            return None
+        parts = []
+        while chunk := os.read(fd, max(info.st_size, 65536)):
+            parts.append(chunk)
+            if sum(map(len, parts)) > max_bytes:  # grew while read: the plain read
+                return None
+        return b"".join(parts)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def decode_text(data: bytes) -> str:
     if b"\x00" in data[:8192]:
         raise ToolError(f"binary file ({len(data)} bytes)")
     return data.decode("utf-8", errors="replace")

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Awaitable
+from pathlib import Path
 
+from trialrun.core import run_sync
 from trialrun.tools._tool import ToolContext, ToolError, tool
 from trialrun.tools.vault._common import (
     MAX_READ_CHARS,
+    decode_text,
     inside,
     note,
-    read_text,
+    read_small_file,
     rel,
     require_file_path,
     root_of,
@@ -18,21 +22,36 @@ from trialrun.tools.vault._common import (
 )
 
 MAX_LIST = 1000
+INLINE_READ_BYTES = 1024 * 1024  # larger files are read on a daemon thread
 
 
-@tool
-def read_file(ctx: ToolContext, path: str) -> str:
+@tool(inline=True)
+def read_file(ctx: ToolContext, path: str) -> str | Awaitable[str]:
     """Read a note or file in the vault and return its content.
 
     Args:
         path: Path relative to the vault root, e.g. "Projects/plan.md" (".md" may be omitted).
     """
+    # on the event loop (`inline`): a small regular file is read here, in a few system
+    # calls that cannot block; anything else is read on a daemon thread, within the tool
+    # time limit, as every synchronous tool is
     require_file_path("read_file", path)
     target = note("read_file", ctx, path, must_exist=True)
     if target.is_dir():
         raise ToolError(f"read_file: {path!r} is a folder; use list_files to see its contents")
+    data = read_small_file(target, INLINE_READ_BYTES)
+    if data is None:
+        return run_sync(_read_text_file, ctx, path, target)
+    return _file_text(ctx, path, target, data)
+
+
+def _read_text_file(ctx: ToolContext, path: str, target: Path) -> str:
+    return _file_text(ctx, path, target, target.read_bytes())
+
+
+def _file_text(ctx: ToolContext, path: str, target: Path, data: bytes) -> str:
     try:
-        text = read_text(target)
+        text = decode_text(data)
     except ToolError as exc:
         raise ToolError(f"read_file: {path!r} is a {exc}") from None
     if not text:

@@ -1,0 +1,62 @@
+"""bench/latency_bound.py, smoke-tested small: a real run against its loopback server
+reports the CPU and the context switches per trial (issue 30: hand-offs per trial)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def _load() -> ModuleType:
+    sys.path.insert(0, str(BENCH))
+    spec = importlib.util.spec_from_file_location("bench_latency_bound", BENCH / "latency_bound.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_context_switches_count_this_process_and_grow() -> None:
+    bench = _load()
+    first = bench.context_switches()
+    for _ in range(3):
+        bench.time.sleep(0.001)  # a sleep is a voluntary switch
+    assert bench.context_switches() > first >= 0
+
+
+def test_one_level_reports_switches_per_trial(tmp_path: Path) -> None:
+    bench = _load()
+    server, port = bench.start_server(0.01, 120)
+    try:
+        result = bench.one_level(4, port, 0.01, 0.5, tmp_path, server_pid=server.pid)
+    finally:
+        server.kill()
+        server.wait()
+    assert result["trials"] == 100 and result["infra_errors"] == 0
+    assert result["solved_rate"] == 1.0
+    assert result["switches_per_trial"] > 0 and result["cpu_ms_per_trial"] > 0
+
+
+def test_against_a_revision_pairs_each_run_with_the_old_code(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bench = _load()
+    code = bench.main(["--in-flight", "4", "--processes", "1", "--seconds", "0.3",
+                       "--delay-ms", "10", "--against", "HEAD"])
+    out = capsys.readouterr().out
+    assert code == 0
+    figures = json.loads(out.strip().splitlines()[-1])
+    ratio = figures["4 in flight, 1 process(es): CPU per trial, new/old paired"]
+    assert ratio["n"] == 3 and ratio["min"] > 0
+    assert "4 in flight, 1 process(es): context switches per trial, HEAD" in figures
+    assert "CPU per trial, new/old paired: median" in out
