@@ -266,6 +266,8 @@ async def _attempt(spec: TrialSpec, ctx: RunContext) -> _Attempt:
                     out.kept = _keep_workspace(ctx.rundir, ws.path, model_slug, name)
                 except OSError:
                     ws.remove()
+            elif ctx.images is not None and ctx.images.give_back(ws):
+                pass  # reused by a later trial if still untouched, else removed then
             elif ctx.io_pool is not None:
                 ctx.io_pool.submit(ws.remove)
             else:
