@@ -261,18 +261,25 @@ async def _attempt(spec: TrialSpec, ctx: RunContext) -> _Attempt:
         out.error = {"kind": "infra", "message": str(exc)}
     finally:
         if ws is not None:
-            if ctx.keep_artifacts:
-                try:
-                    out.kept = _keep_workspace(ctx.rundir, ws.path, model_slug, name)
-                except OSError:
-                    ws.remove()
-            elif ctx.images is not None and ctx.images.give_back(ws):
-                pass  # reused by a later trial if still untouched, else removed then
-            elif ctx.io_pool is not None:
-                ctx.io_pool.submit(ws.remove)
-            else:
-                ws.remove()
+            out.kept = _release_workspace(ctx, ws, model_slug, name)
     return out
+
+
+def _release_workspace(ctx: RunContext, ws: Workspace, model_slug: str, name: str) -> str | None:
+    """Keep the finished trial's workspace (`--keep-artifacts`: its path in the run is
+    returned), hand it back for reuse, or remove it."""
+    if ctx.keep_artifacts:
+        try:
+            return _keep_workspace(ctx.rundir, ws.path, model_slug, name)
+        except OSError:
+            ws.remove()
+    elif ctx.images is not None and ctx.images.give_back(ws):
+        pass  # reused by a later trial if still untouched, else removed then
+    elif ctx.io_pool is not None:
+        ctx.io_pool.submit(ws.remove)
+    else:
+        ws.remove()
+    return None
 
 
 def _result_line(
