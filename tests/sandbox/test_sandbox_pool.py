@@ -129,6 +129,18 @@ def test_a_hard_link_out_of_the_workspace_is_not_reused(fixtures: Path) -> None:
     second.remove()
 
 
+def test_idle_workspaces_hold_at_most_the_idle_budget(fixtures: Path) -> None:
+    size = sum(len(p.read_bytes()) for p in (fixtures / "fixtures" / "vault").rglob("*")
+               if p.is_file())
+    images = WorkspaceImages(idle_bytes=size)  # room for one idle copy
+    one, two = (images.create(_task(fixtures), fixtures / "runs") for _ in range(2))
+    assert images.give_back(one)
+    assert not images.give_back(two)  # no room: the caller removes it
+    two.remove()
+    taken = images.create(_task(fixtures), fixtures / "runs")  # frees the room again
+    assert images.give_back(taken)
+
+
 _NAMES = ["a.md", "notes", "notes/b.md", "notes/deep", "notes/deep/run.sh", "empty",
           "new.md", "empty/x", "notes/c"]
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.errors import InfraError
-from trialrun.sandbox._pool import PooledWorkspace, WorkspacePool
+from trialrun.sandbox._pool import IDLE_BYTES, IdleBudget, PooledWorkspace, WorkspacePool
 from trialrun.sandbox._spec import WorkspaceSpec
 from trialrun.sandbox._workspace import Workspace, workspace_prefix
 
@@ -143,10 +143,11 @@ class WorkspaceImages:
     A workspace made from an image and handed back with `give_back` is reused by a later
     trial when it is still exactly what the image makes (`_pool`), instead of removed."""
 
-    def __init__(self, budget: int = 16 * MAX_IMAGE_BYTES) -> None:
+    def __init__(self, budget: int = 16 * MAX_IMAGE_BYTES, idle_bytes: int = IDLE_BYTES) -> None:
         self.budget = budget
         self._images: dict[tuple[Any, ...], WorkspaceImage | None] = {}
         self._pools: dict[tuple[Any, ...], WorkspacePool] = {}
+        self.idle = IdleBudget(idle_bytes)  # what the pools' idle workspaces may hold in all
         self._parents: dict[Path, Path] = {}
         self._lock = threading.Lock()  # trials make workspaces from several threads
 
@@ -161,7 +162,7 @@ class WorkspaceImages:
             if key not in self._images:
                 image = self._images[key] = self._capture(task, resolved)
                 if image is not None:
-                    self._pools[key] = WorkspacePool(image.data_by_path())
+                    self._pools[key] = WorkspacePool(image.data_by_path(), self.idle)
             image = self._images[key]
         if image is None:
             return Workspace.create(task, parent=resolved)

@@ -33,6 +33,7 @@ from pathlib import Path
 from trialrun.sandbox._workspace import Workspace, remove_tree
 
 MAX_IDLE = 64  # workspaces kept per image; more are removed as before
+IDLE_BYTES = 64 * 1024 * 1024  # file bytes all of a run's idle workspaces hold, at most
 
 _NAMES = itertools.count()  # with the pid and a ".", never a name mkdtemp makes
 
@@ -114,6 +115,27 @@ def _read_up_to(fd: int, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+class IdleBudget:
+    """The file bytes idle workspaces may hold in all, shared by a run's pools: without
+    it, each image's pool could keep as many copies as its own peak of trials in flight
+    after its tasks are done (thread-safe)."""
+
+    def __init__(self, limit: int = IDLE_BYTES) -> None:
+        self.left = limit
+        self._lock = threading.Lock()
+
+    def reserve(self, size: int) -> bool:
+        with self._lock:
+            if size > self.left:
+                return False
+            self.left -= size
+            return True
+
+    def free(self, size: int) -> None:
+        with self._lock:
+            self.left += size
+
+
 class PooledWorkspace(Workspace):
     """A workspace its pool may take back: `marks` says how it looked when handed out."""
 
@@ -126,8 +148,11 @@ class PooledWorkspace(Workspace):
 class WorkspacePool:
     """The idle workspaces of one image (thread-safe)."""
 
-    def __init__(self, data: dict[str, bytes], max_idle: int = MAX_IDLE) -> None:
+    def __init__(self, data: dict[str, bytes], budget: IdleBudget | None = None,
+                 max_idle: int = MAX_IDLE) -> None:
         self.data = data  # each file's bytes, by its relative path
+        self.size = sum(len(b) for b in data.values())
+        self.budget = budget if budget is not None else IdleBudget()
         self.max_idle = max_idle
         self._idle: list[PooledWorkspace] = []
         self._lock = threading.Lock()
@@ -145,7 +170,7 @@ class WorkspacePool:
         if not isinstance(ws, PooledWorkspace) or ws.pool is not self:
             return False
         with self._lock:
-            if len(self._idle) >= self.max_idle:
+            if len(self._idle) >= self.max_idle or not self.budget.reserve(self.size):
                 return False
             self._idle.append(ws)
         return True
@@ -159,6 +184,7 @@ class WorkspacePool:
                 if not self._idle:
                     return None
                 idle = self._idle.pop()
+            self.budget.free(self.size)
             new = os.path.join(parent, f"{prefix}{next(_NAMES)}.{os.getpid()}")
             try:
                 os.rename(idle.path, new)
