@@ -318,18 +318,25 @@ async def _attempt(spec: TrialSpec, ctx: RunContext) -> _Attempt:
         out.error = {"kind": "infra", "message": str(exc)}
     finally:
         if ws is not None:
-            out.kept = _dispose(ctx, ws, model_slug, name)
+            # a workspace whose files changed cannot be reused: removed off the loop now
+            unchanged = out.changes is not None and not any(out.changes.values())
+            out.kept = _release_workspace(ctx, ws, model_slug, name, unchanged)
     return out
 
 
-def _dispose(ctx: RunContext, ws: Workspace, model_slug: str, name: str) -> str | None:
-    """Remove the trial's workspace (on an I/O thread when the run has them), or keep it
-    with `--keep-artifacts`: then its path in the run folder."""
+def _release_workspace(
+    ctx: RunContext, ws: Workspace, model_slug: str, name: str, unchanged: bool
+) -> str | None:
+    """Keep the finished trial's workspace (`--keep-artifacts`: its path in the run is
+    returned), hand it back for reuse when its files are unchanged (the pool checks the
+    rest when it is taken), or remove it."""
     if ctx.keep_artifacts:
         try:
             return _keep_workspace(ctx.rundir, ws.path, model_slug, name)
         except OSError:
             ws.remove()
+    elif unchanged and ctx.images is not None and ctx.images.give_back(ws):
+        pass  # reused by a later trial if still untouched, else removed then
     elif ctx.io_pool is not None:
         ctx.io_pool.submit(ws.remove)
     else:

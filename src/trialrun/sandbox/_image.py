@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from trialrun.errors import InfraError
+from trialrun.sandbox._pool import IDLE_BYTES, IdleBudget, PooledWorkspace, WorkspacePool
 from trialrun.sandbox._spec import WorkspaceSpec
 from trialrun.sandbox._workspace import Workspace, workspace_prefix
 
@@ -49,6 +50,13 @@ class WorkspaceImage:
     @property
     def size(self) -> int:
         return sum(len(f.data) for f in self.files)
+
+    def paths(self) -> list[str]:
+        """Every folder and file the image writes, relative to the workspace."""
+        return [*self.folders, *(f.rel for f in self.files)]
+
+    def data_by_path(self) -> dict[str, bytes]:
+        return {f.rel: f.data for f in self.files}
 
     @classmethod
     def capture(
@@ -130,11 +138,16 @@ def _read_tree(root: Path, max_bytes: int) -> WorkspaceImage | None:
 class WorkspaceImages:
     """One run's images: one per distinct way of building a workspace (fixture folder,
     destination, setup seeds, sandbox), captured on first use, within `budget` bytes in
-    all; past it, or for a fixture that cannot be imaged, the plain copy is used."""
+    all; past it, or for a fixture that cannot be imaged, the plain copy is used.
 
-    def __init__(self, budget: int = 16 * MAX_IMAGE_BYTES) -> None:
+    A workspace made from an image and handed back with `give_back` is reused by a later
+    trial when it is still exactly what the image makes (`_pool`), instead of removed."""
+
+    def __init__(self, budget: int = 16 * MAX_IMAGE_BYTES, idle_bytes: int = IDLE_BYTES) -> None:
         self.budget = budget
         self._images: dict[tuple[Any, ...], WorkspaceImage | None] = {}
+        self._pools: dict[tuple[Any, ...], WorkspacePool] = {}
+        self.idle = IdleBudget(idle_bytes)  # what the pools' idle workspaces may hold in all
         self._parents: dict[Path, Path] = {}
         self._lock = threading.Lock()  # trials make workspaces from several threads
 
@@ -147,11 +160,29 @@ class WorkspaceImages:
                 parent.mkdir(parents=True, exist_ok=True)
                 resolved = self._parents[parent] = parent.resolve()
             if key not in self._images:
-                self._images[key] = self._capture(task, resolved)
+                image = self._images[key] = self._capture(task, resolved)
+                if image is not None:
+                    self._pools[key] = WorkspacePool(image.data_by_path(), self.idle)
             image = self._images[key]
         if image is None:
             return Workspace.create(task, parent=resolved)
-        return image.create(resolved, workspace_prefix(task))
+        pool = self._pools[key]
+        prefix = workspace_prefix(task)
+        ws: Workspace | None = pool.take(resolved, prefix)
+        if ws is None:
+            fresh = image.create(resolved, prefix)
+            try:
+                ws = pool.adopt(fresh, image.paths())
+            except OSError as exc:
+                fresh.remove()
+                raise InfraError(f"cannot build a workspace under {resolved}: {exc}") from exc
+        ws.initial = dict(image.snapshot)
+        return ws
+
+    def give_back(self, ws: Workspace) -> bool:
+        """Hand back a finished trial's workspace for reuse; False when it is not one
+        of these images' (or its pool is full): the caller then removes it."""
+        return isinstance(ws, PooledWorkspace) and ws.pool.put(ws)
 
     def _capture(self, task: WorkspaceSpec, scratch: Path) -> WorkspaceImage | None:
         try:
