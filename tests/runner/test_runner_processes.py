@@ -80,13 +80,29 @@ def _suite(tmp_path: Path, k: int, n_tasks: int = 1) -> Path:
     return suite
 
 
-def _workers() -> list[psutil.Process]:
+def _all_workers() -> list[psutil.Process]:
     found = []
     for proc in psutil.process_iter(["cmdline"]):
         cmdline = proc.info["cmdline"] or []
         if WORKER_MODULE in cmdline:
             found.append(proc)
     return found
+
+
+_OTHERS: set[psutil.Process] = set()  # workers of other runs on the machine, seen before
+
+
+@pytest.fixture(autouse=True)
+def _ignore_workers_already_running():
+    """A worker another program runs on this machine (a bench, a second test session)
+    is not this test's leak: only workers that appear during the test count."""
+    _OTHERS.clear()
+    _OTHERS.update(_all_workers())  # a Process compares by pid and start time
+    yield
+
+
+def _workers() -> list[psutil.Process]:
+    return [proc for proc in _all_workers() if proc not in _OTHERS]
 
 
 def test_the_example_suite_gets_the_one_process_verdicts(tmp_path):

@@ -485,6 +485,26 @@ spec_doc = st.fixed_dictionaries(
 )
 
 
+def _block_yaml() -> YAML:
+    """A YAML writer in block style, as people write task files. Its flow style would
+    write the tag `?0` as `[?0]`, which every YAML reader (ruamel's own, PyYAML) reads
+    back as a mapping: a fault of that writer, not of the loader under test."""
+    writer = YAML(typ="safe", pure=True)
+    writer.default_flow_style = False
+    return writer
+
+
+def test_a_question_mark_tag_reads_back_as_written(tmp_path: Path) -> None:
+    f = tmp_path / "task.yaml"
+    doc = {"task_id": "q", "suite": "golden", "description": "d", "inputs": {"prompt": "hi"},
+           "tags": ["?0", "-a", ":b"], "tracked_metrics": ["cost"],
+           "graders": [{"type": "deterministic_tests", "run": "pytest -q"}]}  # fmt: skip
+    _block_yaml().dump(doc, f)
+    report = load_tasks([f])
+    assert report.problems == [], [str(p) for p in report.problems]
+    assert report.tasks[0].tags == ["?0", "-a", ":b"]
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec_doc, st.sampled_from(["yaml", "json"]))
 def test_spec_valid_documents_load(doc: dict[str, Any], fmt: str) -> None:
@@ -496,7 +516,7 @@ def test_spec_valid_documents_load(doc: dict[str, Any], fmt: str) -> None:
         if fmt == "json":
             f.write_text(json.dumps(doc), encoding="utf-8")
         else:
-            YAML(typ="safe", pure=True).dump(doc, f)
+            _block_yaml().dump(doc, f)
         report = load_tasks([f])
     assert report.problems == [], [str(p) for p in report.problems]
     [task] = report.tasks
