@@ -17,6 +17,13 @@ streamingly, one chunk at a time, to a temp file renamed into place, so memory s
 bounded by one chunk and the report is still one offline file. We did not page the
 overview (the alternative): filtering and sorting the task table must stay instant and
 work offline, and the task table is small next to the trial pages.
+
+Why not every transcript: each trial's transcript is its own file
+(transcripts/<model>/<task>-<trial>.json); opening 100,000 of them was most of the
+report's time. Past `EMBED_ALL_UP_TO` trials the report embeds the transcripts a reader
+opens first (per task × model its first failed or errored trials and its first solved
+one, `embedded_transcripts`); every other trial page keeps all its figures (they come
+from the results line) and says where its transcript is (`transcript_note`).
 """
 
 from __future__ import annotations
@@ -47,6 +54,9 @@ _CSP = {
     "img-src data:; connect-src 'self'",
 }
 CHUNK = 128  # task or trial pages per embedded chunk: one click inflates ~100 KB at most
+EMBED_ALL_UP_TO = 2_000  # trials; a larger run embeds only some transcripts
+EMBED_UNSOLVED = 2  # per task × model: transcripts of its first failed/errored trials
+EMBED_SOLVED = 1  # and of its first solved one
 _ELEMENT = re.compile(r'<script [^>]*id="(payload|chunk-[a-z]+-\d+)"[^>]*>(.*?)</script>', re.S)
 
 
@@ -159,9 +169,10 @@ def _write_report(
         head["/api/history"] = dumps(history_page(history, source=history_label))
     out.write(_page_head("static", f"run {view.run_id}"))
     out.write(_data_element("payload", head, CHUNK))
+    embed = embedded_transcripts(view)
     for kind, count, page in (
         ("task", len(view.records), view.task),
-        ("trial", len(view.lines), view.trial),
+        ("trial", len(view.lines), lambda i: view.trial(i, with_transcript=bool(embed[i]))),
     ):
         for start in range(0, count, CHUNK):
             pages = {
@@ -170,6 +181,30 @@ def _write_report(
             }
             out.write(_data_element(f"chunk-{kind}-{start // CHUNK}", pages))
     out.write(_page_tail())
+
+
+def embedded_transcripts(view: RunView) -> bytearray:
+    """Per trial line, 1 when the report embeds its transcript. A run of up to
+    `EMBED_ALL_UP_TO` trials: all. A larger one: per task × model the first
+    `EMBED_UNSOLVED` trials that were not solved (the "first failing trial" link opens
+    the first) and the first `EMBED_SOLVED` solved ones, so 100,000 trials do not open
+    100,000 transcript files; the others' pages name the transcript's path."""
+    flags = bytearray(len(view.lines))
+    if len(view.lines) <= EMBED_ALL_UP_TO:
+        flags[:] = b"\x01" * len(flags)
+        return flags
+    index = 0
+    for lines in view.row_lines:
+        unsolved = solved = 0
+        for facts in lines:
+            if facts.status == "solved":
+                solved += 1
+                flags[index] = solved <= EMBED_SOLVED
+            else:
+                unsolved += 1
+                flags[index] = unsolved <= EMBED_UNSOLVED
+            index += 1
+    return flags
 
 
 def render_report(

@@ -23,7 +23,7 @@ from trialrun.reports._before import BeforeFiles
 from trialrun.reports._svg import Series, bar_chart, curve_chart, histogram
 from trialrun.reports._verdict import rate_change, verdict_page
 from trialrun.reports.junit import task_outcome
-from trialrun.rundir import ResultLine, RunDir
+from trialrun.rundir import ResultLine, RunDir, Transcript
 from trialrun.runner import lock_holder
 from trialrun.tracking import Comparison, RunData, TaskRecord, compare_with_baselines, load_run
 
@@ -322,7 +322,10 @@ class RunView:
         }
 
     # --- one trial ---
-    def trial(self, index: int) -> dict[str, Any]:
+    def trial(self, index: int, *, with_transcript: bool = True) -> dict[str, Any]:
+        """One trial's page. Without its transcript (a large report embeds only some):
+        no messages, turns or workspace diff, and `transcript_note` says where they are;
+        every figure still comes from the results line."""
         with self._lock:
             if not 0 <= index < len(self.lines):
                 raise KeyError(index)
@@ -330,7 +333,8 @@ class RunView:
             row = self.line_row[index]
             rundir = self.rundir
         line = rundir.result_at(offset)
-        transcript = self.rundir.transcript_or_empty(line)
+        transcript = rundir.transcript_or_empty(line) if with_transcript else Transcript()
+        note = None if with_transcript else transcript_note(self.path, line.transcript)
         changes = transcript.extra.get("workspace_diff")
         diff: dict[str, Any] | None = None
         if isinstance(changes, dict):
@@ -355,7 +359,16 @@ class RunView:
             "final_text": line.final_text or transcript.final_text,
             "messages": transcript.messages, "turn_meta": transcript.turns,
             "workspace_diff": diff, "transcript": line.transcript,
+            "transcript_note": note,
         }
+
+
+def transcript_note(run_dir: Path, rel: str | None) -> str:
+    """What a trial page without its transcript says instead of a blank."""
+    if not rel:
+        return "no transcript was recorded for this trial"
+    return (f"transcript not embedded in this report (only failed trials and a sample per "
+            f"task are); it is in {Path(run_dir) / rel}, or open the run with trialrun view")
 
 
 def dumps(page: Any) -> str:
