@@ -11,7 +11,9 @@ through `trialrun.tracking.load_run` (hence `trialrun.rundir`), transcripts thro
 from __future__ import annotations
 
 import json
+import sys
 import threading
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,9 +53,10 @@ def pending_outcome(record: TaskRecord) -> tuple[str, str]:
     return status, message
 
 
-def _failed_graders(line: ResultLine) -> list[str]:
-    names = [str(v.get("grader")) for v in line.verdicts if v.get("passed") is False]
-    return list(dict.fromkeys(names))
+def _failed_graders(line: ResultLine) -> tuple[str, ...]:
+    """Interned (a grader's name is held once, not once per line); most lines: ()."""
+    names = [sys.intern(str(v.get("grader"))) for v in line.verdicts if v.get("passed") is False]
+    return tuple(dict.fromkeys(names)) if names else ()
 
 
 def _series(points: list[Any], *, liveness: list[Any] | None = None) -> list[Series]:
@@ -72,13 +75,14 @@ def _series(points: list[Any], *, liveness: list[Any] | None = None) -> list[Ser
 class LineFacts:
     """What the overview and task pages need of one results line, and where the line
     starts in results.jsonl: the trial page re-reads the full line (`RunDir.result_at`),
-    so a 100,000-trial run is not held in memory as 100,000 full results lines."""
+    so a 100,000-trial run is not held in memory as 100,000 full results lines. Kept
+    small (no task id: its row has it; `index`, its trial page's number, set once the
+    lines are ordered, instead of a dict from line to number)."""
 
     offset: int
-    task_id: str
     trial: int
     status: str
-    failed_graders: list[str]
+    failed_graders: tuple[str, ...]
     latency_s: Any
     cost_usd: Any
     turns: Any
@@ -86,10 +90,11 @@ class LineFacts:
     error: Any
     final_text: str
     is_infra: bool
+    index: int = -1
 
     @classmethod
     def of(cls, offset: int, line: ResultLine) -> LineFacts:
-        return cls(offset, line.task_id, line.trial, trial_status(line), _failed_graders(line),
+        return cls(offset, line.trial, trial_status(line), _failed_graders(line),
                    line.latency_s, line.cost_usd, line.turns, len(line.tool_calls), line.error,
                    (line.final_text or "")[:200], line.is_infra)
 
@@ -140,8 +145,10 @@ class RunView:
             for lines in self.row_lines:
                 lines.sort(key=lambda ln: ln.trial)
             self.lines = [t for lines in self.row_lines for t in lines]
-            self.line_row = [i for i, lines in enumerate(self.row_lines) for _ in lines]
-            self.line_index = {id(t): i for i, t in enumerate(self.lines)}
+            self.line_row = array("l", (i for i, lines in enumerate(self.row_lines)
+                                        for _ in lines))
+            for number, facts in enumerate(self.lines):
+                facts.index = number
             self.task_meta = data.manifest.task_meta()
             self.comparisons: dict[str, Comparison] = {}
             if self.baselines_dir is not None:
@@ -191,7 +198,7 @@ class RunView:
                 "flaky": r.flaky, "status": status, "message": message,
                 "change": labels.get((r.model, r.task_id)),
                 "failed_graders": failed,
-                "first_failed": next((self.line_index[id(t)] for t in self.row_lines[i]
+                "first_failed": next((t.index for t in self.row_lines[i]
                                       if t.status != "solved"), None),
             })
         headline = []
@@ -304,7 +311,7 @@ class RunView:
                 raise KeyError(row)
             r = self.records[row]
             trials = [{
-                "line": self.line_index[id(t)], "trial": t.trial, "status": t.status,
+                "line": t.index, "trial": t.trial, "status": t.status,
                 "failed_graders": t.failed_graders, "latency_s": t.latency_s,
                 "cost_usd": t.cost_usd, "turns": t.turns, "tool_calls": t.tool_calls,
                 "error": t.error, "final_text": t.final_text,
