@@ -13,6 +13,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from reports_helpers import ExampleRuns, trialrun
 
 from trialrun.reports import RunView, _html
@@ -217,3 +219,19 @@ def test_small_report_embeds_every_transcript(
     trials = {p: json.loads(t) for p, t in pages.items() if "/trial/" in p}
     assert trials and all(t["messages"] and t["transcript_note"] is None
                           for t in trials.values())
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pages=st.dictionaries(st.text(max_size=20), st.text(max_size=200), max_size=5),
+       piece=st.sampled_from([1, 3, 7, 1 << 16]))
+def test_data_element_encodes_piece_by_piece_to_the_same_pages(
+    pages: dict[str, str], piece: int
+) -> None:
+    original = _html._SLICE
+    _html._SLICE = piece  # a page encoded a few characters at a time
+    try:
+        element = _html._data_element("payload", pages)
+    finally:
+        _html._SLICE = original
+    (name, text), = _ELEMENTS.findall(element)
+    assert name == "payload" and _html.decode_payload(text) == pages

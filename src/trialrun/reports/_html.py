@@ -35,6 +35,7 @@ import json
 import os
 import re
 import tempfile
+import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from html import escape
@@ -53,6 +54,7 @@ _CSP = {
     "server": "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
     "img-src data:; connect-src 'self'",
 }
+_SLICE = 1 << 16  # characters of a page encoded at a time
 CHUNK = 128  # task or trial pages per embedded chunk: one click inflates ~100 KB at most
 EMBED_ALL_UP_TO = 2_000  # trials; a larger run embeds only some transcripts
 EMBED_UNSOLVED = 2  # per task × model: transcripts of its first failed/errored trials
@@ -87,11 +89,39 @@ def report_pages(html: str) -> dict[str, str]:
 
 
 def _data_element(element_id: str, pages: dict[str, str], chunk: int | None = None) -> str:
+    buffer = io.StringIO()
+    _write_data_element(buffer, element_id, pages, chunk)
+    return buffer.getvalue()
+
+
+def _write_data_element(
+    out: TextIO, element_id: str, pages: dict[str, str], chunk: int | None = None
+) -> None:
+    """One `<script>` data element, its pages gzipped and base64-encoded piece by piece
+    (`_SLICE` characters at a time): the head of a 100,000-trial report holds a ~5 MB
+    overview, and encoding it whole made five copies of it at once."""
     size = f' data-chunk="{chunk}"' if chunk is not None else ""
-    return (
-        f'<script type="application/octet-stream" id="{element_id}" '
-        f'data-encoding="gzip+base64"{size}>{encode_payload(pages)}</script>'
-    )
+    out.write(f'<script type="application/octet-stream" id="{element_id}" '
+              f'data-encoding="gzip+base64"{size}>')
+    squeeze = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: a gzip member, mtime 0
+    pending = b""
+
+    def feed(data: bytes) -> None:
+        nonlocal pending
+        pending += data
+        whole = len(pending) - len(pending) % 3  # base64 of whole 3-byte groups only
+        out.write(base64.b64encode(pending[:whole]).decode("ascii"))
+        pending = pending[whole:]
+
+    for number, (path, text) in enumerate(pages.items()):
+        lead = ("," if number else "{") + json.dumps(path, ensure_ascii=False) + ':"'
+        feed(squeeze.compress(lead.encode("utf-8")))
+        for start in range(0, len(text), _SLICE):  # escaping is per character
+            piece = json.dumps(text[start:start + _SLICE], ensure_ascii=False)[1:-1]
+            feed(squeeze.compress(piece.encode("utf-8")))
+        feed(squeeze.compress(b'"'))
+    feed(squeeze.compress(b"}" if pages else b"{}") + squeeze.flush())
+    out.write(base64.b64encode(pending).decode("ascii") + "</script>")
 
 
 def _page_head(mode: str, title: str) -> str:
@@ -168,7 +198,7 @@ def _write_report(
     if history is not None:
         head["/api/history"] = dumps(history_page(history, source=history_label))
     out.write(_page_head("static", f"run {view.run_id}"))
-    out.write(_data_element("payload", head, CHUNK))
+    _write_data_element(out, "payload", head, CHUNK)
     embed = embedded_transcripts(view)
     for kind, count, page in (
         ("task", len(view.records), view.task),
@@ -179,7 +209,7 @@ def _write_report(
                 f"{base}/{kind}/{i}": dumps(page(i))
                 for i in range(start, min(start + CHUNK, count))
             }
-            out.write(_data_element(f"chunk-{kind}-{start // CHUNK}", pages))
+            _write_data_element(out, f"chunk-{kind}-{start // CHUNK}", pages)
     out.write(_page_tail())
 
 
