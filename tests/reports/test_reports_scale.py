@@ -21,6 +21,7 @@ from trialrun.reports import RunView, _html
 from trialrun.reports._format import pct
 from trialrun.reports._server import RunStore
 from trialrun.reports._view import dumps
+from trialrun.reports._view_cache import store_overview
 from trialrun.rundir import VIEW_CACHE
 
 _ELEMENTS = re.compile(r'<script [^>]*id="([^"]+)"[^>]*>(.*?)</script>', re.S)
@@ -235,3 +236,18 @@ def test_data_element_encodes_piece_by_piece_to_the_same_pages(
         _html._SLICE = original
     (name, text), = _ELEMENTS.findall(element)
     assert name == "payload" and _html.decode_payload(text) == pages
+
+
+def test_viewer_cache_is_compact_json_with_secrets_masked(
+    example_runs: ExampleRuns, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = _copy(example_runs, tmp_path)
+    page = _overview(run)
+    secret = "sk-cachetest0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    page["warnings"] = [f"token {secret}"]
+    (run / VIEW_CACHE).unlink()
+    assert store_overview(run, {"format": 0}, page)
+    text = (run / VIEW_CACHE).read_text("utf-8")
+    assert text.count("\n") == 1 and text.endswith("}\n")  # one compact line, not indented
+    assert secret not in text and json.loads(text)["overview"]["tasks"] == page["tasks"]
