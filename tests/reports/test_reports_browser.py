@@ -258,3 +258,21 @@ def test_live_viewer_follows_a_run_in_progress(page, tmp_path: Path) -> None:
         if run is not None and run.poll() is None:
             _stop(run)
         _stop(view)
+
+
+def test_report_trial_without_its_transcript_says_where_it_is(
+    page, example_runs: ExampleRuns, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from trialrun.reports import _html
+
+    monkeypatch.setattr(_html, "EMBED_ALL_UP_TO", 0)  # as a run past the threshold
+    out = _html.write_html_report(example_runs.bad, tmp_path / "report.html")
+    page.goto(out.as_uri())
+    page.wait_for_selector("#tasks")
+    page.click('#tasks tbody tr[data-task="inbox-prompt-injection"] a.task-link')
+    page.wait_for_selector("#task")
+    page.click('#trials tbody tr[data-trial="2"] a')  # its third failure: not embedded
+    note = page.wait_for_selector("#transcript-note").inner_text()
+    assert "transcript not embedded" in note
+    assert str(example_runs.bad / "transcripts") in note
+    assert page.locator("#verdicts tbody tr").count() >= 1  # the figures are all there

@@ -73,7 +73,8 @@ def test_modified_files_get_a_text_diff_from_the_kept_workspace(
 ) -> None:
     view = RunView(example_runs.good)
     try:
-        line = next(i for i, t in enumerate(view.lines) if t.task_id == "close-project")
+        line = next(i for i, row in enumerate(view.line_row)
+                    if view.records[row].task_id == "close-project")
         diff = view.trial(line)["workspace_diff"]
         assert diff["modified"] == ["projects/apollo.md"] and diff["kept"] is True
         text = diff["text"]["projects/apollo.md"]

@@ -13,12 +13,15 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from reports_helpers import ExampleRuns, trialrun
 
 from trialrun.reports import RunView, _html
 from trialrun.reports._format import pct
 from trialrun.reports._server import RunStore
 from trialrun.reports._view import dumps
+from trialrun.reports._view_cache import store_overview
 from trialrun.rundir import VIEW_CACHE
 
 _ELEMENTS = re.compile(r'<script [^>]*id="([^"]+)"[^>]*>(.*?)</script>', re.S)
@@ -162,3 +165,89 @@ def test_viewer_never_follows_a_symlinked_cache(
     assert page["tasks"]  # built from the run, not the link
     assert target.read_text("utf-8") == "{}"  # never written through the link
     assert (run / VIEW_CACHE).is_symlink()
+
+
+_FROM_TRANSCRIPT = ("messages", "turn_meta", "workspace_diff", "transcript_note")
+
+
+@pytest.mark.parametrize("which", ["bad", "good"])
+def test_large_report_embeds_first_failed_and_a_sample_of_transcripts_and_names_the_rest(
+    example_runs: ExampleRuns, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
+) -> None:
+    monkeypatch.setattr(_html, "EMBED_ALL_UP_TO", 0)  # as a run past the threshold
+    run = getattr(example_runs, which)
+    pages = _html.report_pages(
+        _html.write_html_report(run, tmp_path / "r.html").read_text("utf-8"))
+    base = f"/api/run/{run.name}"
+    view = RunView(run)
+    try:
+        embedded = skipped = 0
+        for row in range(len(view.records)):
+            unsolved = solved = 0
+            for trial in view.task(row)["trials"]:
+                if trial["status"] == "solved":
+                    solved += 1
+                    expect = solved <= _html.EMBED_SOLVED
+                else:
+                    unsolved += 1
+                    expect = unsolved <= _html.EMBED_UNSOLVED
+                full = view.trial(trial["line"])  # what `trialrun view` serves
+                got = json.loads(pages[f"{base}/trial/{trial['line']}"])
+                if expect:
+                    embedded += 1
+                    assert got == json.loads(dumps(full))
+                    assert got["transcript_note"] is None
+                    continue
+                skipped += 1
+                # every figure of the page agrees with the viewer's; only the transcript
+                # is left out, and the page names the file it is in (never a blank)
+                same = json.loads(dumps({k: v for k, v in full.items()
+                                         if k not in _FROM_TRANSCRIPT}))
+                assert {k: v for k, v in got.items() if k not in _FROM_TRANSCRIPT} == same
+                assert got["messages"] == [] and got["workspace_diff"] is None
+                path = run / full["transcript"]
+                assert path.is_file() and str(path) in got["transcript_note"]
+        assert embedded and skipped
+    finally:
+        view.close()
+
+
+def test_small_report_embeds_every_transcript(
+    example_runs: ExampleRuns, tmp_path: Path
+) -> None:
+    pages = _html.report_pages(
+        _html.write_html_report(example_runs.bad, tmp_path / "r.html").read_text("utf-8"))
+    trials = {p: json.loads(t) for p, t in pages.items() if "/trial/" in p}
+    assert trials and all(t["messages"] and t["transcript_note"] is None
+                          for t in trials.values())
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pages=st.dictionaries(st.text(max_size=20), st.text(max_size=200), max_size=5),
+       piece=st.sampled_from([1, 3, 7, 1 << 16]))
+def test_data_element_encodes_piece_by_piece_to_the_same_pages(
+    pages: dict[str, str], piece: int
+) -> None:
+    original = _html._SLICE
+    _html._SLICE = piece  # a page encoded a few characters at a time
+    try:
+        element = _html._data_element("payload", pages)
+    finally:
+        _html._SLICE = original
+    (name, text), = _ELEMENTS.findall(element)
+    assert name == "payload" and _html.decode_payload(text) == pages
+
+
+def test_viewer_cache_is_compact_json_with_secrets_masked(
+    example_runs: ExampleRuns, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = _copy(example_runs, tmp_path)
+    page = _overview(run)
+    secret = "sk-cachetest0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    page["warnings"] = [f"token {secret}"]
+    (run / VIEW_CACHE).unlink()
+    assert store_overview(run, {"format": 0}, page)
+    text = (run / VIEW_CACHE).read_text("utf-8")
+    assert text.count("\n") == 1 and text.endswith("}\n")  # one compact line, not indented
+    assert secret not in text and json.loads(text)["overview"]["tasks"] == page["tasks"]

@@ -17,6 +17,13 @@ streamingly, one chunk at a time, to a temp file renamed into place, so memory s
 bounded by one chunk and the report is still one offline file. We did not page the
 overview (the alternative): filtering and sorting the task table must stay instant and
 work offline, and the task table is small next to the trial pages.
+
+Why not every transcript: each trial's transcript is its own file
+(transcripts/<model>/<task>-<trial>.json); opening 100,000 of them was most of the
+report's time. Past `EMBED_ALL_UP_TO` trials the report embeds the transcripts a reader
+opens first (per task × model its first failed or errored trials and its first solved
+one, `embedded_transcripts`); every other trial page keeps all its figures (they come
+from the results line) and says where its transcript is (`transcript_note`).
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ import json
 import os
 import re
 import tempfile
+import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from html import escape
@@ -47,7 +55,11 @@ _CSP = {
     "server": "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
     "img-src data:; connect-src 'self'",
 }
+_SLICE = 1 << 16  # characters of a page encoded at a time
 CHUNK = 128  # task or trial pages per embedded chunk: one click inflates ~100 KB at most
+EMBED_ALL_UP_TO = 2_000  # trials; a larger run embeds only some transcripts
+EMBED_UNSOLVED = 2  # per task × model: transcripts of its first failed/errored trials
+EMBED_SOLVED = 1  # and of its first solved one
 _ELEMENT = re.compile(r'<script [^>]*id="(payload|chunk-[a-z]+-\d+)"[^>]*>(.*?)</script>', re.S)
 
 
@@ -78,11 +90,39 @@ def report_pages(html: str) -> dict[str, str]:
 
 
 def _data_element(element_id: str, pages: dict[str, str], chunk: int | None = None) -> str:
+    buffer = io.StringIO()
+    _write_data_element(buffer, element_id, pages, chunk)
+    return buffer.getvalue()
+
+
+def _write_data_element(
+    out: TextIO, element_id: str, pages: dict[str, str], chunk: int | None = None
+) -> None:
+    """One `<script>` data element, its pages gzipped and base64-encoded piece by piece
+    (`_SLICE` characters at a time): the head of a 100,000-trial report holds a ~5 MB
+    overview, and encoding it whole made five copies of it at once."""
     size = f' data-chunk="{chunk}"' if chunk is not None else ""
-    return (
-        f'<script type="application/octet-stream" id="{element_id}" '
-        f'data-encoding="gzip+base64"{size}>{encode_payload(pages)}</script>'
-    )
+    out.write(f'<script type="application/octet-stream" id="{element_id}" '
+              f'data-encoding="gzip+base64"{size}>')
+    squeeze = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: a gzip member, mtime 0
+    pending = b""
+
+    def feed(data: bytes) -> None:
+        nonlocal pending
+        pending += data
+        whole = len(pending) - len(pending) % 3  # base64 of whole 3-byte groups only
+        out.write(base64.b64encode(pending[:whole]).decode("ascii"))
+        pending = pending[whole:]
+
+    for number, (path, text) in enumerate(pages.items()):
+        lead = ("," if number else "{") + json.dumps(path, ensure_ascii=False) + ':"'
+        feed(squeeze.compress(lead.encode("utf-8")))
+        for start in range(0, len(text), _SLICE):  # escaping is per character
+            piece = json.dumps(text[start:start + _SLICE], ensure_ascii=False)[1:-1]
+            feed(squeeze.compress(piece.encode("utf-8")))
+        feed(squeeze.compress(b'"'))
+    feed(squeeze.compress(b"}" if pages else b"{}") + squeeze.flush())
+    out.write(base64.b64encode(pending).decode("ascii") + "</script>")
 
 
 def _page_head(mode: str, title: str) -> str:
@@ -159,18 +199,43 @@ def _write_report(
     if history is not None:
         head["/api/history"] = dumps(history_page(history, source=history_label))
     out.write(_page_head("static", f"run {view.run_id}"))
-    out.write(_data_element("payload", head, CHUNK))
+    _write_data_element(out, "payload", head, CHUNK)
+    embed = embedded_transcripts(view)
     for kind, count, page in (
         ("task", len(view.records), view.task),
-        ("trial", len(view.lines), view.trial),
+        ("trial", len(view.lines), lambda i: view.trial(i, with_transcript=bool(embed[i]))),
     ):
         for start in range(0, count, CHUNK):
             pages = {
                 f"{base}/{kind}/{i}": dumps(page(i))
                 for i in range(start, min(start + CHUNK, count))
             }
-            out.write(_data_element(f"chunk-{kind}-{start // CHUNK}", pages))
+            _write_data_element(out, f"chunk-{kind}-{start // CHUNK}", pages)
     out.write(_page_tail())
+
+
+def embedded_transcripts(view: RunView) -> bytearray:
+    """Per trial line, 1 when the report embeds its transcript. A run of up to
+    `EMBED_ALL_UP_TO` trials: all. A larger one: per task × model the first
+    `EMBED_UNSOLVED` trials that were not solved (the "first failing trial" link opens
+    the first) and the first `EMBED_SOLVED` solved ones, so 100,000 trials do not open
+    100,000 transcript files; the others' pages name the transcript's path."""
+    flags = bytearray(len(view.lines))
+    if len(view.lines) <= EMBED_ALL_UP_TO:
+        flags[:] = b"\x01" * len(flags)
+        return flags
+    index = 0
+    for lines in view.row_lines:
+        unsolved = solved = 0
+        for facts in lines:
+            if facts.status == "solved":
+                solved += 1
+                flags[index] = solved <= EMBED_SOLVED
+            else:
+                unsolved += 1
+                flags[index] = unsolved <= EMBED_UNSOLVED
+            index += 1
+    return flags
 
 
 def render_report(

@@ -11,7 +11,9 @@ through `trialrun.tracking.load_run` (hence `trialrun.rundir`), transcripts thro
 from __future__ import annotations
 
 import json
+import sys
 import threading
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,7 @@ from trialrun.reports._before import BeforeFiles
 from trialrun.reports._svg import Series, bar_chart, curve_chart, histogram
 from trialrun.reports._verdict import rate_change, verdict_page
 from trialrun.reports.junit import task_outcome
-from trialrun.rundir import ResultLine, RunDir, RunDirLimits
+from trialrun.rundir import ResultLine, RunDir, RunDirLimits, Transcript
 from trialrun.runner import lock_holder
 from trialrun.tracking import (
     CompareSettings,
@@ -58,9 +60,10 @@ def pending_outcome(record: TaskRecord) -> tuple[str, str]:
     return status, message
 
 
-def _failed_graders(line: ResultLine) -> list[str]:
-    names = [str(v.get("grader")) for v in line.verdicts if v.get("passed") is False]
-    return list(dict.fromkeys(names))
+def _failed_graders(line: ResultLine) -> tuple[str, ...]:
+    """Interned (a grader's name is held once, not once per line); most lines: ()."""
+    names = [sys.intern(str(v.get("grader"))) for v in line.verdicts if v.get("passed") is False]
+    return tuple(dict.fromkeys(names)) if names else ()
 
 
 def _series(points: list[Any], *, liveness: list[Any] | None = None) -> list[Series]:
@@ -79,13 +82,14 @@ def _series(points: list[Any], *, liveness: list[Any] | None = None) -> list[Ser
 class LineFacts:
     """What the overview and task pages need of one results line, and where the line
     starts in results.jsonl: the trial page re-reads the full line (`RunDir.result_at`),
-    so a 100,000-trial run is not held in memory as 100,000 full results lines."""
+    so a 100,000-trial run is not held in memory as 100,000 full results lines. Kept
+    small (no task id: its row has it; `index`, its trial page's number, set once the
+    lines are ordered, instead of a dict from line to number)."""
 
     offset: int
-    task_id: str
     trial: int
     status: str
-    failed_graders: list[str]
+    failed_graders: tuple[str, ...]
     latency_s: Any
     cost_usd: Any
     turns: Any
@@ -93,10 +97,11 @@ class LineFacts:
     error: Any
     final_text: str
     is_infra: bool
+    index: int = -1
 
     @classmethod
     def of(cls, offset: int, line: ResultLine) -> LineFacts:
-        return cls(offset, line.task_id, line.trial, trial_status(line), _failed_graders(line),
+        return cls(offset, line.trial, trial_status(line), _failed_graders(line),
                    line.latency_s, line.cost_usd, line.turns, len(line.tool_calls), line.error,
                    (line.final_text or "")[:200], line.is_infra)
 
@@ -155,8 +160,10 @@ class RunView:
             for lines in self.row_lines:
                 lines.sort(key=lambda ln: ln.trial)
             self.lines = [t for lines in self.row_lines for t in lines]
-            self.line_row = [i for i, lines in enumerate(self.row_lines) for _ in lines]
-            self.line_index = {id(t): i for i, t in enumerate(self.lines)}
+            self.line_row = array("l", (i for i, lines in enumerate(self.row_lines)
+                                        for _ in lines))
+            for number, facts in enumerate(self.lines):
+                facts.index = number
             self.task_meta = data.manifest.task_meta()
             self.comparisons: dict[str, Comparison] = {}
             if self.baselines_dir is not None:
@@ -208,7 +215,7 @@ class RunView:
                 "flaky": r.flaky, "status": status, "message": message,
                 "change": labels.get((r.model, r.task_id)),
                 "failed_graders": failed,
-                "first_failed": next((self.line_index[id(t)] for t in self.row_lines[i]
+                "first_failed": next((t.index for t in self.row_lines[i]
                                       if t.status != "solved"), None),
             })
         headline = []
@@ -321,7 +328,7 @@ class RunView:
                 raise KeyError(row)
             r = self.records[row]
             trials = [{
-                "line": self.line_index[id(t)], "trial": t.trial, "status": t.status,
+                "line": t.index, "trial": t.trial, "status": t.status,
                 "failed_graders": t.failed_graders, "latency_s": t.latency_s,
                 "cost_usd": t.cost_usd, "turns": t.turns, "tool_calls": t.tool_calls,
                 "error": t.error, "final_text": t.final_text,
@@ -339,7 +346,10 @@ class RunView:
         }
 
     # --- one trial ---
-    def trial(self, index: int) -> dict[str, Any]:
+    def trial(self, index: int, *, with_transcript: bool = True) -> dict[str, Any]:
+        """One trial's page. Without its transcript (a large report embeds only some):
+        no messages, turns or workspace diff, and `transcript_note` says where they are;
+        every figure still comes from the results line."""
         with self._lock:
             if not 0 <= index < len(self.lines):
                 raise KeyError(index)
@@ -347,7 +357,8 @@ class RunView:
             row = self.line_row[index]
             rundir = self.rundir
         line = rundir.result_at(offset)
-        transcript = self.rundir.transcript_or_empty(line)
+        transcript = rundir.transcript_or_empty(line) if with_transcript else Transcript()
+        note = None if with_transcript else transcript_note(self.path, line.transcript)
         changes = transcript.extra.get("workspace_diff")
         diff: dict[str, Any] | None = None
         if isinstance(changes, dict):
@@ -372,7 +383,16 @@ class RunView:
             "final_text": line.final_text or transcript.final_text,
             "messages": transcript.messages, "turn_meta": transcript.turns,
             "workspace_diff": diff, "transcript": line.transcript,
+            "transcript_note": note,
         }
+
+
+def transcript_note(run_dir: Path, rel: str | None) -> str:
+    """What a trial page without its transcript says instead of a blank."""
+    if not rel:
+        return "no transcript was recorded for this trial"
+    return (f"transcript not embedded in this report (only failed trials and a sample per "
+            f"task are); it is in {Path(run_dir) / rel}, or open the run with trialrun view")
 
 
 def dumps(page: Any) -> str:

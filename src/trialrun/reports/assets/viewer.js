@@ -369,7 +369,8 @@ async function trialPage(runId, line) {
         h("td", {}, folded(jsonText(v.details || {}))))))),
     h("h2", {}, "Workspace diff"), workspaceDiff(t.workspace_diff),
     h("h2", {}, "Transcript"),
-    h("div", { id: "transcript" }, t.messages.length ? t.messages.map((m) => message(m, results)) : h("p", { class: "mute" }, "no transcript stored for this trial")),
+    h("div", { id: "transcript" }, t.transcript_note ? h("p", { class: "mute", id: "transcript-note" }, t.transcript_note)
+      : t.messages.length ? t.messages.map((m) => message(m, results)) : h("p", { class: "mute" }, "no transcript stored for this trial")),
     t.turn_meta.length ? [h("h2", {}, "Timing per turn"),
       h("table", { id: "turns" }, h("thead", {}, h("tr", {}, ["turn", "latency", "prompt tokens", "completion tokens", "cost"].map((x) => h("th", {}, x)))),
         h("tbody", {}, t.turn_meta.map((m) => h("tr", {}, h("td", {}, m.turn), h("td", { class: "num" }, secs(m.latency_s)),
