@@ -29,8 +29,10 @@ WATCHING = threading.Event()
 
 
 def _audit(event: str, args: tuple[object, ...]) -> None:
-    if WATCHING.is_set() and event in ("os.mkdir", "shutil.rmtree") and args:
-        path = os.fsdecode(args[0]) if isinstance(args[0], str | bytes) else str(args[0])
+    if WATCHING.is_set() and event in ("os.mkdir", "os.rename", "shutil.rmtree") and args:
+        # a reused workspace (sandbox/_pool) is made by renaming an untouched one: its new name
+        made = args[1] if event == "os.rename" else args[0]
+        path = os.fsdecode(made) if isinstance(made, str | bytes) else str(made)
         if "trialrun-inline-" in path:
             SEEN.append((event, os.path.basename(path), threading.get_ident()))
 
@@ -66,11 +68,12 @@ def _suite(root: Path, files: dict[str, int], twins: tuple[str, ...] = ()) -> No
 
 
 def _on_threads(task: str, event: str) -> dict[str, set[int]]:
-    """Each workspace of `task` (by folder name) → the threads that made (`os.mkdir`) or
-    removed (`shutil.rmtree`) it."""
+    """Each workspace of `task` (by folder name) → the threads that made (`os.mkdir`, or
+    `os.rename` of a reused one) or removed (`shutil.rmtree`) it."""
+    events = {"os.mkdir", "os.rename"} if event == "os.mkdir" else {event}
     out: dict[str, set[int]] = {}
     for seen, name, tid in SEEN:
-        if seen == event and name.startswith(f"trialrun-{task}-"):
+        if seen in events and name.startswith(f"trialrun-{task}-"):
             out.setdefault(name, set()).add(tid)
     return out
 
