@@ -23,6 +23,7 @@ from trialrun.reports._server import RunStore
 from trialrun.reports._view import dumps
 from trialrun.reports._view_cache import store_overview
 from trialrun.rundir import VIEW_CACHE
+from trialrun.tracking import CompareSettings
 
 _ELEMENTS = re.compile(r'<script [^>]*id="([^"]+)"[^>]*>(.*?)</script>', re.S)
 
@@ -152,6 +153,28 @@ def test_viewer_cache_is_rebuilt_when_only_the_results_mtime_changes(
     st = (run / "results.jsonl").stat()
     os.utime(run / "results.jsonl", ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
     assert _overview(run)["git_sha"] != "from-the-cache"
+
+
+def test_viewer_cache_is_rebuilt_when_the_compare_settings_change(
+    example_runs: ExampleRuns, tmp_path: Path
+) -> None:
+    """The overview's baseline comparison depends on [compare] alpha and method: a cache
+    written under other settings is not answered from."""
+    run = _copy(example_runs, tmp_path)
+    store = RunStore(run.parent, settings=CompareSettings(alpha=0.05, method="exact"))
+    try:
+        store.overview(run.name)
+    finally:
+        store.close()
+    _mark_cache(run)
+    for other in (CompareSettings(alpha=0.01, method="exact"),
+                  CompareSettings(alpha=0.05, method="mid-p")):  # fmt: skip
+        store = RunStore(run.parent, settings=other)
+        try:
+            assert store.overview(run.name)["git_sha"] != "from-the-cache"
+        finally:
+            store.close()
+        _mark_cache(run)
 
 
 def test_viewer_never_follows_a_symlinked_cache(

@@ -175,7 +175,11 @@ class RunStore:
         path = self.path_of(run_id)
         version = run_version(path)
         finished = lock_holder(path) is None
-        key = cache_key(path, version, self.baselines_dir) if finished else None
+        key = (
+            cache_key(path, version, self.baselines_dir, self.settings.alpha,
+                      self.settings.method)
+            if finished else None
+        )  # fmt: skip
         page = load_overview(path, key) if key is not None else None
         if page is None:
             page = dict(self.view(run_id).overview())

@@ -4,8 +4,9 @@ Building a run's overview reads every results line (11–12 s and ~670 MB at 100
 trials); the overview itself is a few MB. `trialrun view` therefore writes it once into
 the run folder and answers later first visits from that file. The cache is keyed by
 what the overview is computed from: the results, summary and run.json files' size and
-mtime (`run_version`), the run folder's path, the baselines folder's entries and the
-trialrun version; any change rebuilds it. A run still being written is never cached.
+mtime (`run_version`), the run folder's path, the baselines folder's entries, the
+[compare] alpha and method, and the trialrun version; any change rebuilds it. A run still
+being written is never cached.
 The file is derived data, written atomically like every file of a run folder; a cache
 that is a symlink is neither read nor written through, and a read-only or damaged one
 is simply rebuilt in memory.
@@ -26,14 +27,18 @@ FORMAT = 1
 _LIMIT = 512 * 1024 * 1024  # an overview of a million-trial run stays far below
 
 
-def cache_key(run_dir: Path, version: str, baselines_dir: Path | str | None) -> dict[str, Any]:
-    """What a cached overview is valid for (`version` is the server's `run_version`)."""
+def cache_key(
+    run_dir: Path, version: str, baselines_dir: Path | str | None, alpha: float, method: str
+) -> dict[str, Any]:
+    """What a cached overview is valid for (`version` is the server's `run_version`;
+    `alpha` and `method` the [compare] settings its baseline comparison used)."""
     return {
         "format": FORMAT,
         "trialrun": __version__,
         "run": version,
         "path": str(Path(run_dir).absolute()),
         "baselines": _folder_stamp(baselines_dir),
+        "compare": [alpha, method],
     }
 
 
