@@ -34,7 +34,7 @@ from trialrun.rundir import WORKSPACES, ResultLine, RunDir, Transcript
 from trialrun.runner._budget import BudgetClock, MeteredModel
 from trialrun.runner._faults import FaultyToolbox
 from trialrun.runner._first_call import FirstCallClock
-from trialrun.sandbox import Workspace, WorkspaceImages, diff_snapshots
+from trialrun.sandbox import Workspace, WorkspaceImages, diff_snapshots, workspace_key
 from trialrun.tools import Tool, Toolbox, ToolContext, ToolSettings, load_pack
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ class RunContext:
     # a trial ending in an infra error runs again up to this many times ([retries]
     # infra_trials, read by the driver and handed to every worker)
     infra_trials: int = 0
-    # how a workspace is built (`_workspace_key`) → whether it is small enough to handle on
+    # how a workspace is built (`workspace_key`) → whether it is small enough to handle on
     # the loop (`INLINE_WORKSPACE_FILES`); learnt from the first workspace built that way
     small_workspaces: dict[tuple[Any, ...], bool] = field(default_factory=dict)
 
@@ -162,13 +162,6 @@ def _new_workspace(ctx: RunContext, task: Task, measure: bool) -> _Fresh:
         ws.remove()  # not handed back: nobody else would remove it
         raise
     return fresh
-
-
-def _workspace_key(task: Task) -> tuple[Any, ...]:
-    """What a fresh workspace is built from: tasks sharing a fixture share its size."""
-    env = task.environment
-    seeds = tuple((seed.path, seed.from_) for seed in env.setup)
-    return (str(task.fixture_path), str(task.fixtures_root), env.fixture_dest, seeds)
 
 
 def _is_small(root: Path, snapshot: dict[str, str]) -> bool:
@@ -256,7 +249,7 @@ async def _attempt(spec: TrialSpec, ctx: RunContext) -> _Attempt:
     name = f"{prep.task_slug}-{spec.trial}"
     out = _Attempt(run=AgentRun())
     ws = None
-    key = _workspace_key(task)
+    key = workspace_key(task)  # tasks sharing a fixture share its size
     small = ctx.small_workspaces.get(key)
     try:
         try:

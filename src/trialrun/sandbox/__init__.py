@@ -1,6 +1,6 @@
 """Sandboxed workspaces: lifecycle, content snapshots, path containment, contained commands."""
 
-from trialrun.sandbox._image import WorkspaceImage, WorkspaceImages
+from trialrun.sandbox._image import WorkspaceImage, WorkspaceImages, workspace_key
 from trialrun.sandbox._jail import CommandOutcome, jail_available, run_contained
 from trialrun.sandbox._paths import resolve_inside, resolve_note
 from trialrun.sandbox._snapshot import WorkspaceDiff, diff_snapshots, snapshot_dir
@@ -24,4 +24,5 @@ __all__ = [
     "resolve_note",
     "run_contained",
     "snapshot_dir",
+    "workspace_key",
 ]

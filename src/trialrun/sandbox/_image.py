@@ -153,7 +153,7 @@ class WorkspaceImages:
 
     def create(self, task: WorkspaceSpec, parent: Path) -> Workspace:
         """A fresh workspace for `task` under `parent`, as `Workspace.create` makes it."""
-        key = _key(task)
+        key = workspace_key(task)
         with self._lock:
             resolved = self._parents.get(parent)
             if resolved is None:
@@ -194,7 +194,8 @@ class WorkspaceImages:
         return image
 
 
-def _key(task: WorkspaceSpec) -> tuple[Any, ...]:
+def workspace_key(task: WorkspaceSpec) -> tuple[Any, ...]:
+    """What a fresh workspace is built from: tasks with equal keys get equal workspaces."""
     env = task.environment
     return (
         str(task.fixture_path),
