@@ -246,19 +246,18 @@ def test_small_report_embeds_every_transcript(
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pages=st.dictionaries(st.text(max_size=20), st.text(max_size=200), max_size=5),
-       piece=st.sampled_from([1, 3, 7, 1 << 16]))
-def test_data_element_encodes_piece_by_piece_to_the_same_pages(
-    pages: dict[str, str], piece: int
-) -> None:
-    original = _html._SLICE
-    _html._SLICE = piece  # a page encoded a few characters at a time
-    try:
-        element = _html._data_element("payload", pages)
-    finally:
-        _html._SLICE = original
+@given(pages=st.dictionaries(st.text(max_size=20), st.text(max_size=200), max_size=5))
+def test_data_element_encodes_every_page_back_to_itself(pages: dict[str, str]) -> None:
+    element = _html._data_element("payload", pages)
     (name, text), = _ELEMENTS.findall(element)
     assert name == "payload" and _html.decode_payload(text) == pages
+
+
+def test_data_element_keeps_a_lone_surrogate_as_its_escape() -> None:
+    pages = {"/api/x": '{"a":"\ud800 and \u2028"}', "/api/\udfff": "\udfff"}
+    element = _html._data_element("payload", pages)
+    (_, text), = _ELEMENTS.findall(element)
+    assert _html.decode_payload(text) == pages
 
 
 def test_viewer_cache_is_compact_json_with_secrets_masked(
@@ -274,3 +273,74 @@ def test_viewer_cache_is_compact_json_with_secrets_masked(
     text = (run / VIEW_CACHE).read_text("utf-8")
     assert text.count("\n") == 1 and text.endswith("}\n")  # one compact line, not indented
     assert secret not in text and json.loads(text)["overview"]["tasks"] == page["tasks"]
+
+
+def _interleaved_run(root: Path, order: list[tuple[int, int]]) -> Path:
+    """A finished run folder of 2 tasks × 3 trials whose lines are written in `order`
+    ((task, trial) pairs), as concurrent trials finish."""
+    from trialrun.rundir import Manifest, ResultLine, RunDir
+
+    model = "openai-compat:m"
+    metas = [{"task_id": f"t{i}", "suite": "golden", "k": 3, "metric": "pass^k"}
+             for i in range(2)]
+    manifest = Manifest(run_id="20260101T000000Z-ilv0", started_at="2026-01-01T00:00:00+00:00",
+                        models=[model], trialrun_version="test", tasks=metas)
+    run = RunDir.create(root, "20260101T000000Z-ilv0", manifest, fsync=False)
+    for task, trial in order:
+        run.append(ResultLine(task_id=f"t{task}", model=model, trial=trial, passed=True,
+                              solve=trial != 1, latency_s=0.1 * (task + trial)), sync=False)
+    run.close()
+    return run.path
+
+
+def test_trial_numbers_follow_the_file_and_stay_put_while_a_run_appends(
+    tmp_path: Path
+) -> None:
+    order = [(1, 0), (0, 2), (0, 0), (1, 2), (0, 1), (1, 1)]
+    run = _interleaved_run(tmp_path / "results", order)
+    view = RunView(run)
+    try:
+        pages = [view.trial(i) for i in range(len(view.lines))]
+        assert [(p["task_id"], p["trial"]) for p in pages] == [(f"t{a}", b) for a, b in order]
+        for row in range(len(view.row_lines)):  # a task page lists its trials by trial
+            listed = view.task(row)["trials"]
+            assert [t["trial"] for t in listed] == [0, 1, 2]
+            assert all(pages[t["line"]]["trial"] == t["trial"] for t in listed)
+            assert view.overview()["tasks"][row]["first_failed"] == next(
+                t["line"] for t in listed if t["status"] != "solved")
+        first = [(p["task_id"], p["trial"]) for p in pages[:4]]
+        results = run / "results.jsonl"  # a live run: the last two lines not there yet
+        full = results.read_bytes()
+        results.write_bytes(b"".join(full.splitlines(keepends=True)[:4]))
+        view.refresh()
+        assert [(view.trial(i)["task_id"], view.trial(i)["trial"]) for i in range(4)] == first
+        results.write_bytes(full)
+        view.refresh()
+        assert [(view.trial(i)["task_id"], view.trial(i)["trial"]) for i in range(6)] == [
+            (f"t{a}", b) for a, b in order]
+    finally:
+        view.close()
+
+
+def test_report_reads_each_results_line_in_one_pass_for_its_trial_pages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from trialrun.rundir import RunDir
+
+    run = _interleaved_run(tmp_path / "results", [(1, 0), (0, 2), (0, 0), (1, 2), (0, 1), (1, 1)])
+    expected_view = RunView(run)
+    try:
+        expected = {i: dumps(expected_view.trial(i)) for i in range(6)}
+    finally:
+        expected_view.close()
+
+    def no_lookup(self: RunDir, offset: int) -> None:
+        raise AssertionError(f"results line at byte {offset} looked up again")
+
+    monkeypatch.setattr(RunDir, "result_at", no_lookup)
+    monkeypatch.setattr(_html, "CHUNK", 4)
+    html = _html.write_html_report(run, tmp_path / "r.html").read_text("utf-8")
+    elements = _elements(html)
+    base = f"/api/run/{run.name}"
+    assert elements["chunk-trial-0"] == {f"{base}/trial/{i}": expected[i] for i in range(4)}
+    assert elements["chunk-trial-1"] == {f"{base}/trial/{i}": expected[i] for i in (4, 5)}

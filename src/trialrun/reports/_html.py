@@ -44,6 +44,8 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import quote
 
+import orjson
+
 from trialrun.reports._across import HeatCell, history_page
 from trialrun.reports._view import RunView, dumps
 from trialrun.rundir import RunDirLimits, WriteError
@@ -55,7 +57,6 @@ _CSP = {
     "server": "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
     "img-src data:; connect-src 'self'",
 }
-_SLICE = 1 << 16  # characters of a page encoded at a time
 CHUNK = 128  # task or trial pages per embedded chunk: one click inflates ~100 KB at most
 EMBED_ALL_UP_TO = 2_000  # trials; a larger run embeds only some transcripts
 EMBED_UNSOLVED = 2  # per task × model: transcripts of its first failed/errored trials
@@ -98,9 +99,9 @@ def _data_element(element_id: str, pages: dict[str, str], chunk: int | None = No
 def _write_data_element(
     out: TextIO, element_id: str, pages: dict[str, str], chunk: int | None = None
 ) -> None:
-    """One `<script>` data element, its pages gzipped and base64-encoded piece by piece
-    (`_SLICE` characters at a time): the head of a 100,000-trial report holds a ~5 MB
-    overview, and encoding it whole made five copies of it at once."""
+    """One `<script>` data element, its pages gzipped and base64-encoded page by page
+    (the head of a 100,000-trial report holds a ~5 MB overview: it is encoded once, as
+    bytes, and never joined with the other pages)."""
     size = f' data-chunk="{chunk}"' if chunk is not None else ""
     out.write(f'<script type="application/octet-stream" id="{element_id}" '
               f'data-encoding="gzip+base64"{size}>')
@@ -115,14 +116,20 @@ def _write_data_element(
         pending = pending[whole:]
 
     for number, (path, text) in enumerate(pages.items()):
-        lead = ("," if number else "{") + json.dumps(path, ensure_ascii=False) + ':"'
-        feed(squeeze.compress(lead.encode("utf-8")))
-        for start in range(0, len(text), _SLICE):  # escaping is per character
-            piece = json.dumps(text[start:start + _SLICE], ensure_ascii=False)[1:-1]
-            feed(squeeze.compress(piece.encode("utf-8")))
-        feed(squeeze.compress(b'"'))
+        feed(squeeze.compress(b"," if number else b"{"))
+        feed(squeeze.compress(_json_string(path) + b":"))
+        feed(squeeze.compress(_json_string(text)))
     feed(squeeze.compress(b"}" if pages else b"{}") + squeeze.flush())
     out.write(base64.b64encode(pending).decode("ascii") + "</script>")
+
+
+def _json_string(text: str) -> bytes:
+    """`text` as a JSON string, UTF-8 (orjson: one copy, even of a 5 MB overview); a lone
+    surrogate, which orjson refuses, as its `\\uXXXX` escape."""
+    try:
+        return orjson.dumps(text)
+    except orjson.JSONEncodeError:
+        return json.dumps(text).encode("ascii")
 
 
 def _page_head(mode: str, title: str) -> str:
@@ -200,17 +207,19 @@ def _write_report(
         head["/api/history"] = dumps(history_page(history, source=history_label))
     out.write(_page_head("static", f"run {view.run_id}"))
     _write_data_element(out, "payload", head, CHUNK)
-    embed = embedded_transcripts(view)
-    for kind, count, page in (
-        ("task", len(view.records), view.task),
-        ("trial", len(view.lines), lambda i: view.trial(i, with_transcript=bool(embed[i]))),
-    ):
-        for start in range(0, count, CHUNK):
-            pages = {
-                f"{base}/{kind}/{i}": dumps(page(i))
-                for i in range(start, min(start + CHUNK, count))
-            }
-            _write_data_element(out, f"chunk-{kind}-{start // CHUNK}", pages)
+    for start in range(0, len(view.records), CHUNK):
+        pages = {f"{base}/task/{i}": dumps(view.task(i))
+                 for i in range(start, min(start + CHUNK, len(view.records)))}
+        _write_data_element(out, f"chunk-task-{start // CHUNK}", pages)
+    pages, chunk = {}, 0  # trial pages come in number order, one pass over the file
+    for number, page in view.trial_pages(embedded_transcripts(view)):
+        if number // CHUNK != chunk and pages:
+            _write_data_element(out, f"chunk-trial-{chunk}", pages)
+            pages = {}
+        chunk = number // CHUNK
+        pages[f"{base}/trial/{number}"] = dumps(page)
+    if pages:
+        _write_data_element(out, f"chunk-trial-{chunk}", pages)
     out.write(_page_tail())
 
 
@@ -224,17 +233,15 @@ def embedded_transcripts(view: RunView) -> bytearray:
     if len(view.lines) <= EMBED_ALL_UP_TO:
         flags[:] = b"\x01" * len(flags)
         return flags
-    index = 0
-    for lines in view.row_lines:
+    for lines in view.row_lines:  # each row's lines by trial number
         unsolved = solved = 0
         for facts in lines:
             if facts.status == "solved":
                 solved += 1
-                flags[index] = solved <= EMBED_SOLVED
+                flags[facts.index] = solved <= EMBED_SOLVED
             else:
                 unsolved += 1
-                flags[index] = unsolved <= EMBED_UNSOLVED
-            index += 1
+                flags[facts.index] = unsolved <= EMBED_UNSOLVED
     return flags
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from html import escape
 
 PALETTE = ("#2563eb", "#d97706", "#059669", "#9333ea", "#dc2626", "#0891b2", "#65a30d")
@@ -62,9 +63,23 @@ class Series:
 
 def curve_chart(title: str, series: Sequence[Series], x_label: str = "k") -> str:
     """Curves over k = 1…n (y in 0–1) with shaded bands; one colour per series."""
-    series = [s for s in series if s.ys]
-    if not series:
+    drawn = tuple((s.label, tuple(s.ys), tuple(s.lo), tuple(s.hi), s.dashed)
+                  for s in series if s.ys)
+    if not drawn:
         return _empty(title, "no task has enough counted trials")
+    return "".join(_open(title)) + _curve_body(drawn, x_label)
+
+
+# (label, ys, lo, hi, dashed) per series
+_Drawn = tuple[tuple[str, tuple[float, ...], tuple[float, ...], tuple[float, ...], bool], ...]
+
+
+@lru_cache(maxsize=1024)
+def _curve_body(drawn: _Drawn, x_label: str) -> str:
+    """Everything of a curve chart after its title: the same for every task with the
+    same counts (a 10,000-task report draws a few dozen distinct curves, not 10,000)."""
+    series = [Series(label, list(ys), list(lo), list(hi), dashed)
+              for label, ys, lo, hi, dashed in drawn]
     n = max(len(s.ys) for s in series)
     x0, x1, y0, y1 = PAD_L, W - PAD_R - 135, H - PAD_B, PAD_T
 
@@ -74,7 +89,7 @@ def curve_chart(title: str, series: Sequence[Series], x_label: str = "k") -> str
     def y_of(v: float) -> float:
         return y0 - (y0 - y1) * max(0.0, min(1.0, v))
 
-    parts = _open(title)
+    parts: list[str] = []
     _pct_axis(parts, x0, x1, y_of)
     step = max(1, math.ceil(n / 10))
     for k in range(1, n + 1, step):

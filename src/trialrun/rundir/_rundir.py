@@ -46,7 +46,7 @@ from trialrun.rundir._checks import RecordError
 from trialrun.rundir._copy import copy_run_folder
 from trialrun.rundir._json import (
     dumps_line,
-    loads_checked,
+    loads_bytes,
     loads_limited,
     read_json,
     write_json_atomic,
@@ -286,11 +286,11 @@ class RunDir:
             yield line
 
     def iter_results_with_offsets(
-        self, warnings: list[str] | None = None
+        self, warnings: list[str] | None = None, *, manifest: Manifest | None = None
     ) -> Iterator[tuple[int, ResultLine]]:
         """(byte offset, line) of every checked results line, streamed; `result_at`
         reads one of them again (random access without holding the lines)."""
-        for line in self.iter_results(warnings):
+        for line in self.iter_results(warnings, manifest=manifest):
             yield self._offset, line
 
     def result_at(self, offset: int) -> ResultLine:
@@ -301,7 +301,7 @@ class RunDir:
             with self._open_results_to_read() as handle:
                 handle.seek(offset)
                 raw = read_line(handle, limit, f"{path} at byte {offset}", record_fix())
-            return ResultLine.from_json(loads_checked(raw.decode("utf-8")))
+            return ResultLine.from_json(loads_bytes(raw))
         except (OSError, ValueError, RecordError) as exc:
             raise UserError(
                 f"{path}: no results line at byte {offset} ({exc}); {_LINE_FIX}"
@@ -344,7 +344,7 @@ class RunDir:
                 if not raw.strip():
                     continue
                 try:
-                    item = loads_checked(raw.decode("utf-8"))
+                    item = loads_bytes(raw)
                 except (UnicodeDecodeError, ValueError) as exc:
                     if _is_torn(raw) and _rest_blank(handle):
                         warnings.append(
@@ -565,7 +565,7 @@ class RunDir:
                     raw = handle.read(limit + 1)
                     if len(raw) > limit:
                         raise over_limit(path, limit, record_fix())
-            data: Any = loads_limited(raw.decode("utf-8"))
+            data: Any = loads_bytes(raw, finite=False)
             return Transcript.from_json(data)
         except FileRefused:
             raise

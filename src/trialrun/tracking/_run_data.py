@@ -12,6 +12,7 @@ task's `TrialTally` and dropped, so memory grows with the tasks, not the trials.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -183,9 +184,16 @@ def _gates_of(raw: Any, suite: str | None) -> dict[str, bool]:
     return gates
 
 
-def load_run(run_dir: Path | str, *, limits: RunDirLimits | None = None) -> RunData:
+def load_run(
+    run_dir: Path | str,
+    *,
+    limits: RunDirLimits | None = None,
+    each: Callable[[int, ResultLine], None] | None = None,
+) -> RunData:
     """Read a run folder through `RunDir.read`, the one reader every command shares,
-    within `limits` (the project's `[rundir]`; None: the defaults).
+    within `limits` (the project's `[rundir]`; None: the defaults). `each(offset, line)`,
+    when given, sees every checked line as it is read (the viewer's per-line facts come
+    from the same single pass over results.jsonl).
 
     A missing or damaged run.json or results line is the same one-line UserError that
     `summarize` and `show` give; a torn last line is skipped and named in `warnings`.
@@ -198,7 +206,9 @@ def load_run(run_dir: Path | str, *, limits: RunDirLimits | None = None) -> RunD
     tallies: dict[tuple[str, str], TrialTally] = {}
     first_gates: dict[tuple[str, str], Any] = {}  # older runs: gates from the first line
     finished = 0
-    for line in run.iter_results(warnings, manifest=manifest):
+    for offset, line in run.iter_results_with_offsets(warnings, manifest=manifest):
+        if each is not None:
+            each(offset, line)
         finished += 1
         duplicates = summarizer.duplicates
         summarizer.add(line)
