@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from trialrun.rundir._checks import NUMBER, RecordError, shown, too_large
+from trialrun.rundir._checks import MAX_EXACT, NUMBER, RecordError, shown, too_large
 
 # pinned keys, in file order; everything else a line carries is kept in `extra`
 PINNED = (
@@ -56,6 +56,7 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "time_to_first_tool_s": ((*NUMBER, _NONE), "a number or null"),
 }
 
+_PINNED_KEYS = frozenset(PINNED)
 # the same, as the exact classes a value may have (one set lookup per key; a parsed JSON
 # value is never a subclass, and a bool passes only where `bool` is named)
 _EXACT_TYPES: dict[str, tuple[frozenset[type], str]] = {
@@ -142,13 +143,17 @@ class ResultLine:
         for key in ("task_id", "model", "trial"):
             if key not in item:
                 raise RecordError(f"a results line needs task_id, model and trial (missing {key})")
+        extra: dict[str, Any] = {}  # what a line carries past the pinned keys
         for key, value in item.items():
             checked = _EXACT_TYPES.get(key)
             if checked is None:
+                if key not in _PINNED_KEYS:
+                    extra[key] = value
                 continue
-            if value.__class__ not in checked[0]:  # JSON gives exact types; bool is no int
+            kind = value.__class__
+            if kind not in checked[0]:  # JSON gives exact types; bool is no int
                 raise RecordError(f"{key} must be {checked[1]} (got {shown(value)})")
-            if value.__class__ is int and too_large(value):
+            if kind is int and not -MAX_EXACT <= value <= MAX_EXACT:
                 raise RecordError(f"{key} must be {checked[1]} (got {too_large(value)})")
         for key in ("trial", "repeated_calls", "tool_errors"):
             value = item.get(key)
@@ -188,5 +193,5 @@ class ResultLine:
             tool_errors=item.get("tool_errors"),
             recovered=item.get("recovered"),
             time_to_first_tool_s=item.get("time_to_first_tool_s"),
-            extra={k: v for k, v in item.items() if k not in PINNED},
+            extra=extra,
         )

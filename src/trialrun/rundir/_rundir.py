@@ -561,8 +561,11 @@ class RunDir:
                 if isinstance(offset, int) and not isinstance(offset, bool):
                     handle.seek(offset)
                     raw = read_line(handle, limit, f"{path} at byte {offset}", record_fix())
-                else:
-                    raw = handle.read(limit + 1)
+                else:  # sized to the file: read(64 MB) allocates 64 MB for a 2 KB file
+                    size = os.fstat(handle.fileno()).st_size
+                    raw = handle.read(min(size, limit) + 1)
+                    if len(raw) > size:  # it grew since: the rest, within the limit
+                        raw += handle.read(limit + 1 - len(raw))
                     if len(raw) > limit:
                         raise over_limit(path, limit, record_fix())
             data: Any = loads_bytes(raw, finite=False)
