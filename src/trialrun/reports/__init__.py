@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 # public name -> the module that defines it
 _EXPORTS: dict[str, str] = {
+    "VIEW_INDEX_FROM": "trialrun.reports._view_index",
+    "index_after_run": "trialrun.reports._view_index",
+    "write_view_index": "trialrun.reports._view_index",
     "HISTORY_RUNS": "trialrun.reports._across",
     "HeatCell": "trialrun.reports._across",
     "render_report": "trialrun.reports._html",
@@ -43,6 +46,7 @@ if TYPE_CHECKING:
     from trialrun.reports._html import render_report, write_html_report
     from trialrun.reports._server import ViewerServer, make_server
     from trialrun.reports._view import RunView
+    from trialrun.reports._view_index import VIEW_INDEX_FROM, index_after_run, write_view_index
     from trialrun.reports.comparison import (
         comparison_lines,
         comparisons_json,
@@ -59,6 +63,9 @@ if TYPE_CHECKING:
     from trialrun.reports.transcript import render_transcript
 
 __all__ = [
+    "VIEW_INDEX_FROM",
+    "index_after_run",
+    "write_view_index",
     "HISTORY_RUNS",
     "HeatCell",
     "ROW_CAP",

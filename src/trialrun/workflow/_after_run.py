@@ -1,8 +1,9 @@
 """The steps after a run, the same for `trialrun run`, the pytest plugin and
-`trialrun.run()`: JUnit/Markdown files, a history record, each model against its blessed
-baseline, a gate. Each is asked for (`AfterRun`; nothing by default) and checked before
-the run; what it found is a typed `FollowUp`. The run is complete and kept whatever
-happens here: a damaged baseline or a store that fails is a warning, not a failed run."""
+`trialrun.run()`: JUnit/Markdown files, the viewer's index of a large run (on unless
+turned off), a history record, each model against its blessed baseline, a gate. Each
+other step is asked for (`AfterRun`) and checked before the run; what it found is a
+typed `FollowUp`. The run is complete and kept whatever happens here: a damaged baseline
+or a store that fails is a warning, not a failed run."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from pathlib import Path
 from trialrun.config import ProjectConfig
 from trialrun.core import parse_model_spec
 from trialrun.errors import UserError
+from trialrun.reports import VIEW_INDEX_FROM, index_after_run
+from trialrun.rundir import RunDirLimits
 from trialrun.tracking import (
     GATES,
     BaselineMatch,
@@ -39,6 +42,8 @@ class AfterRun:
     compare: bool = False  # each model against its blessed baseline
     baselines: Path | None = None  # the baselines folder (default: [baselines] dir)
     gate: str | None = None  # merge, nightly or release
+    # a run of this many trials or more writes the viewer's index as it ends (None: never)
+    view_index_from: int | None = VIEW_INDEX_FROM
 
     def check(self) -> None:
         """Every option refused before the run (one line each), not after it."""
@@ -67,16 +72,21 @@ class FollowUp:
 
 
 def follow_up(
-    run_dir: Path, interrupted: bool, after: AfterRun, project: ProjectConfig
+    run_dir: Path, interrupted: bool, after: AfterRun, project: ProjectConfig,
+    *, trials: int = 0,
 ) -> FollowUp:
-    """The steps `after` asks for, on the run in `run_dir`; `project`: the run's
-    trialrun.toml as its entry point loaded it (`[history]`, `[compare]`, `[baselines]`,
-    `[gates.*]`)."""
+    """The steps `after` asks for, on the run in `run_dir` (`trials`: its finished
+    trials); `project`: the run's trialrun.toml as its entry point loaded it
+    (`[history]`, `[compare]`, `[baselines]`, `[gates.*]`, `[rundir]`)."""
     out = FollowUp()
     if after.junit is not None or after.markdown is not None:
         out.warnings.extend(_files(run_dir, after, project))
     if interrupted:
         return out
+    if after.view_index_from is not None and (note := index_after_run(
+            run_dir, trials, CompareSettings.of(project), RunDirLimits.of(project),
+            from_trials=after.view_index_from)):
+        out.warnings.append(note)
     if after.record and (note := record_run(run_dir, after.trigger, after.store, project)):
         out.warnings.append(note)
     if after.compare:

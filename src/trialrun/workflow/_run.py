@@ -34,7 +34,8 @@ async def run_async(
     config = replace(config, project=project)
     outcome = await run_trials(config, hooks, early_stop_rule)
     done = {f.name: getattr(outcome, f.name) for f in fields(outcome)}
-    followed = follow_up(outcome.path, outcome.interrupted, after, project)
+    followed = follow_up(outcome.path, outcome.interrupted, after, project,
+                         trials=outcome.summary.finished_trials)
     return FollowedRun(**done, follow_up=followed)
 
 

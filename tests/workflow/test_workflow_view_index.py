@@ -1,0 +1,65 @@
+"""A large run writes the viewer's index as it ends (`AfterRun.view_index_from`): the
+first `trialrun view` of it is a file read, keyed exactly as the viewer keys it, built in
+a child process; a small run writes none, and a failed index is a warning, not a failed
+run."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import trialrun
+from trialrun import AfterRun
+from trialrun.reports import RunView
+from trialrun.reports._server import RunStore
+from trialrun.rundir import VIEW_CACHE
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "examples" / "tasks" / "golden"
+GOOD = f"scripted:{ROOT / 'examples' / 'scripts' / 'good.yaml'}"
+
+
+def _run(tmp_path: Path, after: AfterRun) -> trialrun.Run:
+    return trialrun.run(GOLDEN, [GOOD], k=2, out=tmp_path / "res", handle_sigint=False,
+                        after=after)
+
+
+def test_a_large_run_leaves_the_overview_the_viewer_serves_without_reading_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = _run(tmp_path, AfterRun(view_index_from=1))  # every run counts as large here
+    assert run.follow_up is not None and run.follow_up.warnings == []
+    cache = run.path / VIEW_CACHE
+    assert cache.is_file()
+    expected = RunView(run.path).overview()
+
+    def no_build(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the viewer read the run instead of its index")
+
+    monkeypatch.setattr(RunStore, "view", no_build)
+    served = RunStore(run.path.parent).overview(run.path.name)
+    served.pop("version")
+    assert served == json.loads(json.dumps(expected))
+
+
+def test_a_small_run_writes_no_index(tmp_path: Path) -> None:
+    run = _run(tmp_path, AfterRun())  # the default threshold is far above this run
+    assert not (run.path / VIEW_CACHE).exists()
+
+
+def test_an_index_that_cannot_be_written_is_a_warning_and_the_run_stands(
+    tmp_path: Path
+) -> None:
+    out = tmp_path / "res"
+    out.mkdir()
+    first = _run(tmp_path, AfterRun(view_index_from=10**9))
+    target = tmp_path / "elsewhere.json"
+    os.symlink(target, first.path / VIEW_CACHE)  # the index is never written through a link
+    again = trialrun.run(GOLDEN, [GOOD], k=2, out=out, resume=first.path,
+                         handle_sigint=False, after=AfterRun(view_index_from=1))
+    assert again.follow_up is not None
+    assert any("viewer's index" in w for w in again.follow_up.warnings)
+    assert not target.exists() and again.summary.finished_trials == first.summary.finished_trials
