@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trialrun.core import MASK, redact, redact_argv, strip_userinfo
@@ -64,3 +64,19 @@ def test_environment_key_values_are_masked(monkeypatch: pytest.MonkeyPatch) -> N
 @given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789", min_size=8, max_size=30))
 def test_any_token_value_is_masked(value: str) -> None:
     assert value not in redact(f"agent --token {value} --api-key={value} X_TOKEN={value}")
+
+
+@settings(max_examples=300)
+@given(st.text(), st.sampled_from([1, 2, 5, 1 << 16]))
+def test_folded_is_casefold_slice_by_slice(text: str, slice_size: int) -> None:
+    """The gate's case-folding, a slice at a time (no 12-bytes-a-character scratch
+    buffer), is exactly `str.casefold` (ASCII lowered, 'ß' as 'ss', 'ſ' as 's')."""
+    from trialrun.core import _secrets
+
+    original = _secrets._FOLD_SLICE
+    _secrets._FOLD_SLICE = slice_size
+    try:
+        assert _secrets.folded(text) == text.casefold()
+        assert _secrets.folded(text + "ßſK·") == (text + "ßſK·").casefold()
+    finally:
+        _secrets._FOLD_SLICE = original

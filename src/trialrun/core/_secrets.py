@@ -112,9 +112,26 @@ _GATES = tuple(
 )
 
 
+_FOLD_SLICE = 1 << 16  # characters case-folded at a time
+
+
+def folded(text: str) -> str:
+    """`text.casefold()` without its scratch buffer of 12 bytes per character (a 5 MB
+    page with one '·' in it cost 60 MB for a moment): ASCII text is lowered (the same
+    for ASCII), other text folded a slice at a time (casefold maps each character on
+    its own, so the slices join to the whole)."""
+    if text.isascii():
+        return text.lower()
+    if len(text) <= _FOLD_SLICE:
+        return text.casefold()
+    return "".join(text[at:at + _FOLD_SLICE].casefold()
+                   for at in range(0, len(text), _FOLD_SLICE))
+
+
 def _gated(text: str) -> bool:
-    folded = text.casefold()  # as (?i) matches: 'ſ' is an 's', the Kelvin sign a 'k'
-    return any(lit in folded and gate.search(folded) is not None for lit, gate in _GATES)
+    folded_text = folded(text)  # as (?i) matches: 'ſ' is an 's', the Kelvin sign a 'k'
+    return any(lit in folded_text and gate.search(folded_text) is not None
+               for lit, gate in _GATES)
 
 
 def _is_secret_variable(name: str, value: str) -> bool:
