@@ -90,3 +90,16 @@ def test_not_finite_reads_what_json_reads(text: str) -> None:
     from trialrun.rundir._json import loads_limited
 
     assert repr(loads_bytes(text.encode(), finite=False)) == repr(loads_limited(text))
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from(["1", "0", "9", "1234567890", "000000000", ".", "e", "E",
+                                 "-", ",", '"', "x"]), max_size=30))
+def test_long_integer_finds_exactly_the_unfloated_runs(chars: list[str]) -> None:
+    import re
+
+    from trialrun.rundir._json import _long_integer
+
+    raw = "".join(chars).encode()
+    reference = re.search(rb"(?<![.\d])\d{19,}(?![.\deE])", raw) is not None
+    assert _long_integer(raw) == reference

@@ -189,7 +189,27 @@ def loads_checked(text: str) -> Any:
 # after a "." (0.0006000000000000001) or before a "." or exponent is a float's either way
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_RUN = b"0" * 19
-_LONG_INTEGER = re.compile(rb"(?<![.\d])\d{19,}(?![.\deE])")
+_ZERO, _DOT = ord("0"), ord(".")
+_FLOAT_AFTER = frozenset(b".eE")
+
+
+def _long_integer(raw: bytes) -> bool:
+    """Whether `raw` holds a run of 19 or more digits that is not a float's fraction or
+    integer part (it may be inside a string: then json's path is merely slower)."""
+    digits = raw.translate(_DIGITS_AS_ZERO)
+    at = digits.find(_LONG_RUN)
+    while at != -1:
+        start, end = at, at + len(_LONG_RUN)
+        while start and digits[start - 1] == _ZERO:
+            start -= 1
+        while end < len(digits) and digits[end] == _ZERO:
+            end += 1
+        after_dot = start > 0 and digits[start - 1] == _DOT
+        before_float = end < len(digits) and digits[end] in _FLOAT_AFTER
+        if not after_dot and not before_float:
+            return True
+        at = digits.find(_LONG_RUN, end)
+    return False
 # orjson reads deeper nesting than json (which refuses ~1,000 levels): a text with this
 # many opening brackets (its depth is at most that) takes json's path and its limit
 _MANY_BRACKETS = 512
@@ -201,8 +221,7 @@ def loads_bytes(raw: bytes, *, finite: bool = True) -> Any:
     surrogate and bad UTF-8; a long integer or deep nesting is kept from it); whatever it
     refuses goes through `loads_checked` for json's value or its message (with
     `finite=False`, `loads_limited`: NaN and ±Infinity are read, as json reads them)."""
-    if ((_LONG_RUN not in raw.translate(_DIGITS_AS_ZERO) or not _LONG_INTEGER.search(raw))
-            and raw.count(b"[") + raw.count(b"{") < _MANY_BRACKETS):
+    if not _long_integer(raw) and raw.count(b"[") + raw.count(b"{") < _MANY_BRACKETS:
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
