@@ -207,7 +207,11 @@ def test_large_report_embeds_first_failed_and_a_sample_of_transcripts_and_names_
         embedded = skipped = 0
         for row in range(len(view.records)):
             unsolved = solved = 0
-            for trial in view.task(row)["trials"]:
+            first_failed = view.overview()["tasks"][row]["first_failed"]
+            if first_failed is not None:  # the overview's link opens a full page
+                assert json.loads(pages[f"{base}/trial/{first_failed}"])["messages"]
+            # in file order (a trial's page number is its place in the file)
+            for trial in sorted(view.task(row)["trials"], key=lambda t: t["line"]):
                 if trial["status"] == "solved":
                     solved += 1
                     expect = solved <= _html.EMBED_SOLVED

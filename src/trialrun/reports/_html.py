@@ -233,15 +233,15 @@ def embedded_transcripts(view: RunView) -> bytearray:
     if len(view.lines) <= EMBED_ALL_UP_TO:
         flags[:] = b"\x01" * len(flags)
         return flags
-    for lines in view.row_lines:  # each row's lines by trial number
+    for numbers in view.row_lines:
         unsolved = solved = 0
-        for facts in lines:
-            if facts.status == "solved":
+        for number in sorted(numbers):  # in file order: the overview links the first
+            if view.lines.solved(number):
                 solved += 1
-                flags[facts.index] = solved <= EMBED_SOLVED
+                flags[number] = solved <= EMBED_SOLVED
             else:
                 unsolved += 1
-                flags[facts.index] = unsolved <= EMBED_UNSOLVED
+                flags[number] = unsolved <= EMBED_UNSOLVED
     return flags
 
 

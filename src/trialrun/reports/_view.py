@@ -11,11 +11,9 @@ through `trialrun.tracking.load_run` (hence `trialrun.rundir`), transcripts thro
 from __future__ import annotations
 
 import os
-import sys
 import threading
 from array import array
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ from trialrun.metrics import coverage, k_curve, mean_curve
 from trialrun.reports._across import comparison_svg
 from trialrun.reports._before import BeforeFiles
 from trialrun.reports._svg import Series, bar_chart, curve_chart, histogram
+from trialrun.reports._trial_columns import TrialColumns, trial_status
 from trialrun.reports._verdict import rate_change, verdict_page
 from trialrun.reports.junit import task_outcome
 from trialrun.rundir import ResultLine, RunDir, RunDirLimits, Transcript
@@ -39,19 +38,6 @@ from trialrun.tracking import (
 )
 
 
-def trial_status(line: ResultLine) -> str:
-    """solved | failed | undetermined | infra | error, one word per trial."""
-    if line.is_infra:
-        return "infra"
-    if line.solve is True:
-        return "solved"
-    if line.solve is None:
-        return "undetermined"
-    if line.passed is False:
-        return "error"
-    return "failed"
-
-
 def pending_outcome(record: TaskRecord) -> tuple[str, str]:
     """A task's outcome while its run is still going: without enough counted trials yet
     it is "pending" (its trials are queued or running), not "skipped"."""
@@ -60,12 +46,6 @@ def pending_outcome(record: TaskRecord) -> tuple[str, str]:
         done = record.n + record.infra_errors
         return "pending", f"{done} of {record.k} trial(s) finished so far"
     return status, message
-
-
-def _failed_graders(line: ResultLine) -> tuple[str, ...]:
-    """Interned (a grader's name is held once, not once per line); most lines: ()."""
-    names = [sys.intern(str(v.get("grader"))) for v in line.verdicts if v.get("passed") is False]
-    return tuple(dict.fromkeys(names)) if names else ()
 
 
 def _series(points: list[Any], *, liveness: list[Any] | None = None) -> list[Series]:
@@ -78,34 +58,6 @@ def _series(points: list[Any], *, liveness: list[Any] | None = None) -> list[Ser
     if liveness:
         out.append(Series("pass^k (completed)", [p.pass_hat for p in liveness], dashed=True))
     return out
-
-
-@dataclass(slots=True)
-class LineFacts:
-    """What the overview and task pages need of one results line, and where the line
-    starts in results.jsonl: the trial page re-reads the full line (`RunDir.result_at`),
-    so a 100,000-trial run is not held in memory as 100,000 full results lines. Kept
-    small (no task id: its row has it; `index`, its trial page's number, set once the
-    lines are ordered, instead of a dict from line to number)."""
-
-    offset: int
-    trial: int
-    status: str
-    failed_graders: tuple[str, ...]
-    latency_s: Any
-    cost_usd: Any
-    turns: Any
-    tool_calls: int
-    error: Any
-    final_text: str
-    is_infra: bool
-    index: int = -1
-
-    @classmethod
-    def of(cls, offset: int, line: ResultLine) -> LineFacts:
-        return cls(offset, line.trial, trial_status(line), _failed_graders(line),
-                   line.latency_s, line.cost_usd, line.turns, len(line.tool_calls), line.error,
-                   (line.final_text or "")[:200], line.is_infra)
 
 
 def curve_svg(title: str, records: list[TaskRecord]) -> str:
@@ -125,12 +77,6 @@ def _mean_series(counts: tuple[tuple[int, int, int, int], ...]) -> list[Series]:
 def _curve_series(counts: tuple[tuple[int, int, int, int], ...]) -> list[Series]:
     """One task's series, by its counts (the same for every task with those counts)."""
     return _mean_series(counts)
-
-
-def _num(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
 
 
 class RunView:
@@ -155,34 +101,36 @@ class RunView:
     def refresh(self) -> None:
         """(Re)read the run folder: a live run gets its new trials. One pass over
         results.jsonl: `load_run` aggregates while each line leaves its facts here."""
-        order: list[LineFacts] = []  # every line's facts, in file order
-        by_pair: dict[tuple[str, str], list[LineFacts]] = {}
+        columns = TrialColumns()  # every line, in file order
+        by_pair: dict[tuple[str, str], array[int]] = {}
         first_tags: dict[tuple[str, str], tuple[int, Any]] = {}  # tags of the first trial
 
         def each(offset: int, line: ResultLine) -> None:
-            facts = LineFacts.of(offset, line)
-            order.append(facts)
             pair = (line.task_id, line.model)
-            lines = by_pair.get(pair)
-            if lines is None:
-                lines = by_pair[pair] = []
-            lines.append(facts)
+            numbers = by_pair.get(pair)
+            if numbers is None:
+                numbers = by_pair[pair] = array("q")
+            numbers.append(len(columns))
+            columns.add(offset, line)
             if line.trial < first_tags.get(pair, (line.trial + 1, None))[0]:
                 first_tags[pair] = (line.trial, line.extra.get("tags"))
 
         data = load_run(self.path, limits=self.limits, each=each)
         records = data.records
-        row_lines = [by_pair.get((r.task_id, r.model), []) for r in records]
-        for row, lines in enumerate(row_lines):
-            for facts in lines:
-                facts.index = row  # for the moment: which row the line belongs to
-            lines.sort(key=lambda ln: ln.trial)
-        # a trial's number is its place in the file among the lines of a row: stable
-        # while a live run appends, and the order a report writes the trial pages in
-        kept = [facts for facts in order if facts.index >= 0]
-        line_row = array("l", (facts.index for facts in kept))
-        for number, facts in enumerate(kept):
-            facts.index = number
+        row_lines = [by_pair.get((r.task_id, r.model), array("q")) for r in records]
+        line_row = array("q", [-1]) * len(columns)
+        for row, numbers in enumerate(row_lines):
+            for number in numbers:
+                line_row[number] = row
+        if -1 in line_row:  # lines of no row (none in a run trialrun wrote): not pages
+            kept = [n for n in range(len(columns)) if line_row[n] >= 0]
+            renumber = {old: new for new, old in enumerate(kept)}
+            columns = columns.kept(kept)
+            line_row = array("q", (line_row[n] for n in kept))
+            row_lines = [array("q", (renumber[n] for n in numbers)) for numbers in row_lines]
+        trials = columns.trials  # a task page lists its trials by trial number
+        row_lines = [array("q", sorted(numbers, key=trials.__getitem__))
+                     for numbers in row_lines]
         comparisons: dict[str, Comparison] = {}
         if self.baselines_dir is not None:
             for match in compare_with_baselines(data, self.baselines_dir,
@@ -195,11 +143,12 @@ class RunView:
             self.rundir = RunDir.open(self.path, limits=self.limits)
             self.records = records
             self.row_of = {(r.task_id, r.model): i for i, r in enumerate(records)}
-            # per row its lines' facts, by trial; each knows its offset (pages re-read it)
-            self.row_lines: list[list[LineFacts]] = row_lines
+            # per row the numbers of its lines, by trial; a line's number is its place
+            # in the file: stable while a live run appends, and the report's page order
+            self.row_lines: list[array[int]] = row_lines
             self.row_tags: list[Any] = [first_tags.get((r.task_id, r.model), (0, None))[1]
                                         for r in records]
-            self.lines = kept
+            self.lines = columns
             self.line_row = line_row
             self.task_meta = data.manifest.task_meta()
             self.comparisons = comparisons
@@ -233,8 +182,9 @@ class RunView:
         for i, r in enumerate(self.records):
             status, message = pending_outcome(r) if live else task_outcome(r)
             failed: dict[str, int] = {}
-            for t in self.row_lines[i]:
-                for name in t.failed_graders:
+            numbers = self.row_lines[i]
+            for n in numbers:
+                for name in self.lines.failed[n]:
                     failed[name] = failed.get(name, 0) + 1
             rows.append({
                 "i": i, "task_id": r.task_id, "model": r.model, "suite": r.suite,
@@ -246,8 +196,8 @@ class RunView:
                 "flaky": r.flaky, "status": status, "message": message,
                 "change": labels.get((r.model, r.task_id)),
                 "failed_graders": failed,
-                "first_failed": next((t.index for t in self.row_lines[i]
-                                      if t.status != "solved"), None),
+                "first_failed": min((n for n in numbers if not self.lines.solved(n)),
+                                    default=None),  # the first in the file
             })
         headline = []
         for model in data.models:
@@ -337,12 +287,12 @@ class RunView:
                 plots.append({"id": f"suite-{model}", "title": "by suite",
                               "svg": bar_chart(f"solve rate (trials), by suite · {name}",
                                                sbars)})
-            counted = [t for r in recs for t in self.row_lines[self.row_of[(r.task_id, r.model)]]
-                       if not t.is_infra]
-            latencies = [x for t in counted if (x := _num(t.latency_s)) is not None]
+            counted = [n for r in recs for n in self.row_lines[self.row_of[(r.task_id, r.model)]]
+                       if self.lines.counted(n)]
+            latencies = self.lines.latency.numbers(counted)
             plots.append({"id": f"latency-{model}", "title": "latency",
                           "svg": histogram(f"trial latency · {name}", latencies, " s")})
-            costs = [x for t in counted if (x := _num(t.cost_usd)) is not None]
+            costs = self.lines.cost.numbers(counted)
             if costs:
                 plots.append({"id": f"cost-{model}", "title": "cost",
                               "svg": histogram(f"cost per trial · {name}", costs, "$")})
@@ -358,12 +308,7 @@ class RunView:
             if not 0 <= row < len(self.records):
                 raise KeyError(row)
             r = self.records[row]
-            trials = [{
-                "line": t.index, "trial": t.trial, "status": t.status,
-                "failed_graders": t.failed_graders, "latency_s": t.latency_s,
-                "cost_usd": t.cost_usd, "turns": t.turns, "tool_calls": t.tool_calls,
-                "error": t.error, "final_text": t.final_text,
-            } for t in self.row_lines[row]]
+            trials = [self.lines.entry(n) for n in self.row_lines[row]]
         curve = [p.as_dict() for p in k_curve(r.solve_n, r.solved)] if r.solve_n else []
         return {
             "row": row, "task_id": r.task_id, "model": r.model, "suite": r.suite,
@@ -384,7 +329,7 @@ class RunView:
         with self._lock:
             if not 0 <= index < len(self.lines):
                 raise KeyError(index)
-            offset = self.lines[index].offset
+            offset = self.lines.offsets[index]
             row = self.line_row[index]
             rundir = self.rundir
         return self._trial_page(index, row, rundir.result_at(offset), with_transcript)
@@ -393,12 +338,12 @@ class RunView:
         """(number, page) of every trial, in number order, read in one pass over
         results.jsonl (no line is looked up again); `embed[number]`: with its transcript."""
         with self._lock:
-            lines, line_row, rundir = self.lines, self.line_row, self.rundir
+            offsets, line_row, rundir = self.lines.offsets, self.line_row, self.rundir
         number = 0
         for offset, line in rundir.iter_results_with_offsets(manifest=self.data.manifest):
-            if number == len(lines):
+            if number == len(offsets):
                 break
-            if offset == lines[number].offset:  # a line of no row is not a page
+            if offset == offsets[number]:  # a line of no row is not a page
                 yield number, self._trial_page(number, line_row[number], line,
                                                bool(embed[number]))
                 number += 1
