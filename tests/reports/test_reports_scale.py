@@ -348,3 +348,77 @@ def test_report_reads_each_results_line_in_one_pass_for_its_trial_pages(
     base = f"/api/run/{run.name}"
     assert elements["chunk-trial-0"] == {f"{base}/trial/{i}": expected[i] for i in range(4)}
     assert elements["chunk-trial-1"] == {f"{base}/trial/{i}": expected[i] for i in (4, 5)}
+
+
+def _report_pages(run: Path, out: Path) -> dict[str, str]:
+    return _html.report_pages(_html.write_html_report(run, out).read_text("utf-8"))
+
+
+def test_a_large_report_parses_each_results_line_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from trialrun.rundir import ResultLine
+
+    order = [(1, 0), (0, 2), (0, 0), (1, 2), (0, 1), (1, 1)]
+    run = _interleaved_run(tmp_path / "results", order)
+    two_pass = _report_pages(run, tmp_path / "small.html")  # a small run: read twice
+    monkeypatch.setattr(_html, "EMBED_ALL_UP_TO", 0)  # as a run past the threshold
+    monkeypatch.setattr(_html, "CHUNK", 4)
+    embedded_two_pass_view = RunView(run)
+    try:
+        expected_flags = _html.embedded_transcripts(embedded_two_pass_view)
+    finally:
+        embedded_two_pass_view.close()
+    parsed = []
+    real = ResultLine.from_json.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[ResultLine], item: object) -> ResultLine:
+        parsed.append(item)
+        return real(cls, item)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(ResultLine, "from_json", classmethod(counting))
+    one_pass = _report_pages(run, tmp_path / "large.html")
+    assert len(parsed) == len(order)  # every line parsed once, for every page
+    monkeypatch.undo()
+    trial_pages = {p: t for p, t in one_pass.items() if "/trial/" in p}
+    assert len(trial_pages) == len(order)
+    for path, text in trial_pages.items():
+        number = int(path.rsplit("/", 1)[1])
+        page, full = json.loads(text), json.loads(two_pass[path])
+        assert (page["transcript_note"] is None) == bool(expected_flags[number])
+        assert {k: v for k, v in page.items() if k not in _FROM_TRANSCRIPT} == {
+            k: v for k, v in full.items() if k not in _FROM_TRANSCRIPT}
+    assert {p: t for p, t in one_pass.items() if "/trial/" not in p} == {
+        p: t for p, t in two_pass.items() if "/trial/" not in p}
+
+
+def test_a_row_other_than_predicted_falls_back_to_a_second_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = _interleaved_run(tmp_path / "results", [(1, 0), (0, 0), (1, 1), (0, 1)])
+    manifest = json.loads((run / "run.json").read_text())
+    manifest["models"] = ["openai-compat:other"]  # the lines' model: not in run.json
+    (run / "run.json").write_text(json.dumps(manifest))
+    expected = _report_pages(run, tmp_path / "small.html")
+    monkeypatch.setattr(_html, "EMBED_ALL_UP_TO", 0)
+    voided = []
+    real_invalidate = _html.TrialSpool.invalidate
+
+    def invalidate(self: _html.TrialSpool) -> None:
+        voided.append(1)
+        real_invalidate(self)
+
+    monkeypatch.setattr(_html.TrialSpool, "invalidate", invalidate)
+    got = _report_pages(run, tmp_path / "large.html")
+    assert voided  # the spool was not used: its rows were not the view's
+    view = RunView(run)
+    try:
+        flags = _html.embedded_transcripts(view)
+        for number in range(len(view.lines)):
+            path = f"/api/run/{run.name}/trial/{number}"
+            page = json.loads(got[path])
+            assert page == {**json.loads(expected[path]), **(
+                {} if flags[number] else {k: page[k] for k in _FROM_TRANSCRIPT})}
+            assert page["row"] == view.line_row[number]
+    finally:
+        view.close()

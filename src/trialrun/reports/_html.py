@@ -34,6 +34,7 @@ import io
 import json
 import os
 import re
+import shutil
 import tempfile
 import zlib
 from collections.abc import Iterator, Sequence
@@ -47,8 +48,9 @@ from urllib.parse import quote
 import orjson
 
 from trialrun.reports._across import HeatCell, history_page
+from trialrun.reports._trial_columns import trial_status
 from trialrun.reports._view import RunView, dumps
-from trialrun.rundir import RunDirLimits, WriteError
+from trialrun.rundir import ResultLine, RunDir, RunDirLimits, WriteError
 from trialrun.tracking import CompareSettings
 
 _CSP = {
@@ -194,7 +196,8 @@ def _quote(run_id: str) -> str:
 
 
 def _write_report(
-    out: TextIO, view: RunView, history: Sequence[HeatCell] | None, history_label: str
+    out: TextIO, view: RunView, history: Sequence[HeatCell] | None, history_label: str,
+    spool: TrialSpool | None = None,
 ) -> None:
     """The report of `view`, written element by element: the head payload, then the task
     and trial pages in chunks of `CHUNK` (at most one chunk's pages in memory)."""
@@ -211,16 +214,83 @@ def _write_report(
         pages = {f"{base}/task/{i}": dumps(view.task(i))
                  for i in range(start, min(start + CHUNK, len(view.records)))}
         _write_data_element(out, f"chunk-task-{start // CHUNK}", pages)
-    pages, chunk = {}, 0  # trial pages come in number order, one pass over the file
-    for number, page in view.trial_pages(embedded_transcripts(view)):
-        if number // CHUNK != chunk and pages:
-            _write_data_element(out, f"chunk-trial-{chunk}", pages)
-            pages = {}
-        chunk = number // CHUNK
-        pages[f"{base}/trial/{number}"] = dumps(page)
-    if pages:
-        _write_data_element(out, f"chunk-trial-{chunk}", pages)
+    if spool is not None and spool.usable(view, base):
+        spool.copy_to(out)  # written as the run was read
+    else:
+        chunks = _TrialChunks(out, base)  # one more pass over the file
+        for number, page in view.trial_pages(embedded_transcripts(view)):
+            chunks.add(number, page)
+        chunks.close()
     out.write(_page_tail())
+
+
+class _TrialChunks:
+    """Trial pages, which come in number order, written `CHUNK` pages to an element."""
+
+    def __init__(self, out: TextIO, base: str) -> None:
+        self.out, self.base = out, base
+        self.pages: dict[str, str] = {}
+        self.chunk = 0
+
+    def add(self, number: int, page: dict[str, Any]) -> None:
+        if number // CHUNK != self.chunk and self.pages:
+            _write_data_element(self.out, f"chunk-trial-{self.chunk}", self.pages)
+            self.pages = {}
+        self.chunk = number // CHUNK
+        self.pages[f"{self.base}/trial/{number}"] = dumps(page)
+
+    def close(self) -> None:
+        if self.pages:
+            _write_data_element(self.out, f"chunk-trial-{self.chunk}", self.pages)
+            self.pages = {}
+
+
+class TrialSpool:
+    """The trial pages of a large run, written to a temp file while `RunView` first
+    reads the run (each line parsed once for the whole report), then copied into the
+    report after its head and task pages. The transcripts embedded are chosen as
+    `embedded_transcripts` chooses them, in the same file order. Void (the report
+    reads the lines again) when a row was not as predicted, or the run turned out to
+    have `EMBED_ALL_UP_TO` trials or fewer (every transcript is embedded then)."""
+
+    def __init__(self, run_dir: Path, folder: Path, limits: RunDirLimits) -> None:
+        manifest_id = RunDir.open(run_dir, limits=limits).manifest().run_id or run_dir.name
+        self.handle: TextIO = tempfile.TemporaryFile(  # noqa: SIM115 (closed in close())
+            "w+", encoding="utf-8", errors="backslashreplace", dir=folder)
+        self.base = f"/api/run/{_quote(str(manifest_id))}"
+        self.chunks = _TrialChunks(self.handle, self.base)
+        self.seen: dict[int, tuple[int, int]] = {}  # per row: (unsolved, solved) so far
+        self.trials = 0
+        self.valid = True
+
+    def __call__(self, view: RunView, number: int, row: int, line: ResultLine) -> None:
+        if not self.valid:
+            return
+        unsolved, solved = self.seen.get(row, (0, 0))
+        if trial_status(line) == "solved":
+            solved += 1
+            embed = solved <= EMBED_SOLVED
+        else:
+            unsolved += 1
+            embed = unsolved <= EMBED_UNSOLVED
+        self.seen[row] = (unsolved, solved)
+        self.chunks.add(number, view.trial_page(number, row, line, embed))
+        self.trials = number + 1
+
+    def invalidate(self) -> None:
+        self.valid = False
+
+    def usable(self, view: RunView, base: str) -> bool:
+        return (self.valid and base == self.base and self.trials == len(view.lines)
+                and len(view.lines) > EMBED_ALL_UP_TO)
+
+    def copy_to(self, out: TextIO) -> None:
+        self.chunks.close()
+        self.handle.seek(0)
+        shutil.copyfileobj(self.handle, out, 1 << 20)
+
+    def close(self) -> None:
+        self.handle.close()
 
 
 def embedded_transcripts(view: RunView) -> bytearray:
@@ -290,17 +360,35 @@ def write_html_report(
     settings: CompareSettings = CompareSettings(),
     limits: RunDirLimits = RunDirLimits(),
 ) -> Path:
-    """Write the HTML report of `run_dir` to `out` (streamed, atomically); returns the path."""
+    """Write the HTML report of `run_dir` to `out` (streamed, atomically); returns the
+    path. A large run's trial pages are written as it is read (`TrialSpool`)."""
     out = Path(out)
-    view = RunView(run_dir, baselines_dir, settings, limits)
+    spool: TrialSpool | None = None
+    view: RunView | None = None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
+        if _may_be_large(Path(run_dir), limits):
+            spool = TrialSpool(Path(run_dir), out.parent, limits)
+        view = RunView(run_dir, baselines_dir, settings, limits, each_trial=spool)
         with _atomic_text(out) as handle:
-            _write_report(handle, view, history, history_label)
+            _write_report(handle, view, history, history_label, spool)
     except WriteError:
         raise
     except OSError as exc:
         raise WriteError(out, exc) from None
     finally:
-        view.close()
+        if view is not None:
+            view.close()
+        if spool is not None:
+            spool.close()
     return out
+
+
+def _may_be_large(run_dir: Path, limits: RunDirLimits) -> bool:
+    """Whether the run may have more than `EMBED_ALL_UP_TO` trials (a results line is
+    at least ~150 bytes): only then are its trial pages spooled as it is read."""
+    try:
+        size = RunDir.open(run_dir, limits=limits).results_path.stat().st_size
+    except OSError:
+        return False
+    return size > 150 * EMBED_ALL_UP_TO

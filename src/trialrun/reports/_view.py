@@ -16,7 +16,7 @@ from array import array
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from trialrun.core import compact_json, redacted_json
 from trialrun.metrics import coverage, k_curve, mean_curve
@@ -60,6 +60,28 @@ def _series(points: list[Any], *, liveness: list[Any] | None = None) -> list[Ser
     return out
 
 
+class TrialSink(Protocol):
+    """What sees each trial as a run is first read (`RunView(each_trial=...)`)."""
+
+    def __call__(self, view: RunView, number: int, row: int, line: ResultLine) -> None: ...
+
+    def invalidate(self) -> None:
+        """A row turned out other than predicted: what was made of the rows is void."""
+
+
+def _predicted_rows(rundir: RunDir) -> dict[tuple[str, str], int]:
+    """Each (task, model)'s row as the summary orders them (run.json's models, each
+    over run.json's tasks), known before a line is read; {} when run.json names a model
+    twice (no prediction: the report reads the lines again)."""
+    manifest = rundir.manifest()
+    models = [m for m in manifest.models or [] if isinstance(m, str)]
+    if len(set(models)) != len(models):
+        return {}
+    tasks = list(manifest.task_meta())
+    return {(task, model): m * len(tasks) + t
+            for m, model in enumerate(models) for t, task in enumerate(tasks)}
+
+
 def curve_svg(title: str, records: list[TaskRecord]) -> str:
     """solve^k and pass@k over k = 1…n (95 % band), and pass^k of finishing, dashed."""
     counts = tuple((r.solve_n, r.solved, r.pass_n, r.passed) for r in records)
@@ -88,13 +110,21 @@ class RunView:
         baselines_dir: Path | str | None = None,
         settings: CompareSettings = CompareSettings(),
         limits: RunDirLimits = RunDirLimits(),
+        *,
+        each_trial: TrialSink | None = None,
     ) -> None:
+        """`each_trial`, when given, sees every trial as the run is first read, with its
+        page number and its row as predicted from run.json (the HTML report writes the
+        trial pages then, in the same pass); it is told `invalidate()` when a row turns
+        out other than predicted."""
         self.path = Path(run_dir)
         self.baselines_dir = baselines_dir
         self.settings = settings  # the project's [compare], against the baselines
         self.limits = limits  # the project's [rundir]
         self._lock = threading.Lock()
         self._before: BeforeFiles | None = None
+        self.rundir = RunDir.open(self.path, limits=self.limits)
+        self._each_trial = each_trial
         self.refresh()
 
     # --- loading ---
@@ -104,12 +134,22 @@ class RunView:
         columns = TrialColumns()  # every line, in file order
         by_pair: dict[tuple[str, str], array[int]] = {}
         first_tags: dict[tuple[str, str], tuple[int, Any]] = {}  # tags of the first trial
+        sink, self._each_trial = self._each_trial, None  # the first reading only
+        predicted = _predicted_rows(self.rundir) if sink is not None else {}
 
         def each(offset: int, line: ResultLine) -> None:
+            nonlocal sink
             pair = (line.task_id, line.model)
             numbers = by_pair.get(pair)
             if numbers is None:
                 numbers = by_pair[pair] = array("q")
+            if sink is not None:
+                row = predicted.get(pair)
+                if row is None:
+                    sink.invalidate()
+                    sink = None
+                else:
+                    sink(self, len(columns), row, line)
             numbers.append(len(columns))
             columns.add(offset, line)
             if line.trial < first_tags.get(pair, (line.trial + 1, None))[0]:
@@ -117,12 +157,18 @@ class RunView:
 
         data = load_run(self.path, limits=self.limits, each=each)
         records = data.records
+        if sink is not None and any(predicted.get((r.task_id, r.model)) != row
+                                    for row, r in enumerate(records)
+                                    if (r.task_id, r.model) in by_pair):
+            sink.invalidate()
         row_lines = [by_pair.get((r.task_id, r.model), array("q")) for r in records]
         line_row = array("q", [-1]) * len(columns)
         for row, numbers in enumerate(row_lines):
             for number in numbers:
                 line_row[number] = row
         if -1 in line_row:  # lines of no row (none in a run trialrun wrote): not pages
+            if sink is not None:
+                sink.invalidate()
             kept = [n for n in range(len(columns)) if line_row[n] >= 0]
             renumber = {old: new for new, old in enumerate(kept)}
             columns = columns.kept(kept)
@@ -332,7 +378,7 @@ class RunView:
             offset = self.lines.offsets[index]
             row = self.line_row[index]
             rundir = self.rundir
-        return self._trial_page(index, row, rundir.result_at(offset), with_transcript)
+        return self.trial_page(index, row, rundir.result_at(offset), with_transcript)
 
     def trial_pages(self, embed: bytearray) -> Iterator[tuple[int, dict[str, Any]]]:
         """(number, page) of every trial, in number order, read in one pass over
@@ -344,13 +390,14 @@ class RunView:
             if number == len(offsets):
                 break
             if offset == offsets[number]:  # a line of no row is not a page
-                yield number, self._trial_page(number, line_row[number], line,
-                                               bool(embed[number]))
+                yield number, self.trial_page(number, line_row[number], line,
+                                              bool(embed[number]))
                 number += 1
 
-    def _trial_page(
+    def trial_page(
         self, index: int, row: int, line: ResultLine, with_transcript: bool
     ) -> dict[str, Any]:
+        """The page of trial `index` (row `row`) from its results line."""
         transcript = self.rundir.transcript_or_empty(line) if with_transcript else Transcript()
         note = None if with_transcript else transcript_note(self.path, line.transcript)
         changes = transcript.extra.get("workspace_diff")
@@ -363,7 +410,7 @@ class RunView:
             if diff["kept"] and diff["modified"]:
                 with self._lock:
                     if self._before is None:
-                        self._before = BeforeFiles(self.data.manifest)
+                        self._before = BeforeFiles(self.rundir.manifest())
                     diff["text"] = self._before.diffs(line.task_id, kept, diff["modified"])
                     diff["note"] = self._before.note
         return {
