@@ -59,6 +59,7 @@ _CSP = {
     "server": "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
     "img-src data:; connect-src 'self'",
 }
+_BATCH_BYTES = 1 << 18  # page bytes handed to zlib at once (a big page: on its own)
 CHUNK = 128  # task or trial pages per embedded chunk: one click inflates ~100 KB at most
 EMBED_ALL_UP_TO = 2_000  # trials; a larger run embeds only some transcripts
 EMBED_UNSOLVED = 2  # per task × model: transcripts of its first failed/errored trials
@@ -117,11 +118,23 @@ def _write_data_element(
         out.write(base64.b64encode(pending[:whole]).decode("ascii"))
         pending = pending[whole:]
 
+    batch: list[bytes] = []  # small pages are compressed together (one call a chunk)
+    held = 0
     for number, (path, text) in enumerate(pages.items()):
-        feed(squeeze.compress(b"," if number else b"{"))
-        feed(squeeze.compress(_json_string(path) + b":"))
-        feed(squeeze.compress(_json_string(text)))
-    feed(squeeze.compress(b"}" if pages else b"{}") + squeeze.flush())
+        encoded = _json_string(text)
+        batch += (b"," if number else b"{", _json_string(path), b":")
+        if len(encoded) >= _BATCH_BYTES:  # never copied into a batch
+            feed(squeeze.compress(b"".join(batch)))
+            feed(squeeze.compress(encoded))
+            batch, held = [], 0
+            continue
+        batch.append(encoded)
+        held += len(encoded)
+        if held >= _BATCH_BYTES:
+            feed(squeeze.compress(b"".join(batch)))
+            batch, held = [], 0
+    batch.append(b"}" if pages else b"{}")
+    feed(squeeze.compress(b"".join(batch)) + squeeze.flush())
     out.write(base64.b64encode(pending).decode("ascii") + "</script>")
 
 

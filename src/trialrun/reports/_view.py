@@ -26,7 +26,7 @@ from trialrun.reports._svg import Series, bar_chart, curve_chart, histogram
 from trialrun.reports._trial_columns import TrialColumns, trial_status
 from trialrun.reports._verdict import rate_change, verdict_page
 from trialrun.reports.junit import task_outcome
-from trialrun.rundir import ResultLine, RunDir, RunDirLimits, Transcript
+from trialrun.rundir import WORKSPACES, ResultLine, RunDir, RunDirLimits, Transcript
 from trialrun.runner import lock_holder
 from trialrun.tracking import (
     CompareSettings,
@@ -124,6 +124,7 @@ class RunView:
         self._lock = threading.Lock()
         self._before: BeforeFiles | None = None
         self.rundir = RunDir.open(self.path, limits=self.limits)
+        self._keeps_workspaces = (self.path / WORKSPACES).is_dir()
         self._each_trial = each_trial
         self.refresh()
 
@@ -187,6 +188,7 @@ class RunView:
         with self._lock:
             self.data: RunData = data
             self.rundir = RunDir.open(self.path, limits=self.limits)
+            self._keeps_workspaces = (self.path / WORKSPACES).is_dir()
             self.records = records
             self.row_of = {(r.task_id, r.model): i for i, r in enumerate(records)}
             # per row the numbers of its lines, by trial; a line's number is its place
@@ -406,7 +408,8 @@ class RunView:
             diff = {key: [str(p) for p in changes.get(key) or []]
                     for key in ("created", "modified", "deleted")}
             kept = self.rundir.workspace_dir(line)
-            diff["kept"] = kept.is_dir() and not kept.is_symlink()  # a link: never followed
+            diff["kept"] = (self._keeps_workspaces  # else no stat of 100,000 missing folders
+                            and kept.is_dir() and not kept.is_symlink())  # a link: not followed
             if diff["kept"] and diff["modified"]:
                 with self._lock:
                     if self._before is None:
