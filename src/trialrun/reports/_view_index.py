@@ -41,9 +41,11 @@ def write_view_index(
     key = cache_key(path, run_version(path), None, settings.alpha, settings.method)
     view = RunView(path, None, settings, limits)
     try:
-        return store_overview(path, key, view.overview())
+        page = view.overview()
     finally:
         view.close()
+    del view  # the run's lines and records go before the page is encoded
+    return store_overview(path, key, page)
 
 
 def view_index_command(
