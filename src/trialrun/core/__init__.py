@@ -59,6 +59,7 @@ from trialrun.core._safe_regex import UnsafeRegex, compile_safe, regex_problem
 from trialrun.core._secrets import (
     KEY_VARIABLES,
     MASK,
+    environment_secrets,
     may_hold_secret,
     redact,
     redact_argv,
@@ -98,6 +99,7 @@ __all__ = [
     "iter_lines",
     "link_beneath",
     "load_object",
+    "environment_secrets",
     "may_hold_secret",
     "model_endpoint",
     "model_label",

@@ -30,10 +30,15 @@ def _redacted(data: Any, values: Sequence[str]) -> Any:
     return data
 
 
-def redacted_json(encode: Callable[[Any], str], data: Any) -> str:
-    """`encode(data)`, with every string in it redacted when it may hold a secret."""
+def redacted_json(
+    encode: Callable[[Any], str], data: Any, values: Sequence[str] | None = None
+) -> str:
+    """`encode(data)`, with every string in it redacted when it may hold a secret;
+    `values`: `environment_secrets()` when the caller already has them (a writer of
+    100,000 pages asks once, not once a page)."""
     text = encode(data)
-    values = environment_secrets()
+    if values is None:
+        values = environment_secrets()
     if not may_hold_secret(text, values):
         return text
     return encode(_redacted(data, values))

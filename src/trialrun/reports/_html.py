@@ -47,6 +47,7 @@ from urllib.parse import quote
 
 import orjson
 
+from trialrun.core import environment_secrets
 from trialrun.reports._across import HeatCell, history_page
 from trialrun.reports._trial_columns import trial_status
 from trialrun.reports._view import RunView, dumps
@@ -223,8 +224,9 @@ def _write_report(
         head["/api/history"] = dumps(history_page(history, source=history_label))
     out.write(_page_head("static", f"run {view.run_id}"))
     _write_data_element(out, "payload", head, CHUNK)
+    secrets = environment_secrets()  # once for every page
     for start in range(0, len(view.records), CHUNK):
-        pages = {f"{base}/task/{i}": dumps(view.task(i))
+        pages = {f"{base}/task/{i}": dumps(view.task(i), secrets)
                  for i in range(start, min(start + CHUNK, len(view.records)))}
         _write_data_element(out, f"chunk-task-{start // CHUNK}", pages)
     if spool is not None and spool.usable(view, base):
@@ -244,13 +246,14 @@ class _TrialChunks:
         self.out, self.base = out, base
         self.pages: dict[str, str] = {}
         self.chunk = 0
+        self.secrets = environment_secrets()  # looked up once for every page
 
     def add(self, number: int, page: dict[str, Any]) -> None:
         if number // CHUNK != self.chunk and self.pages:
             _write_data_element(self.out, f"chunk-trial-{self.chunk}", self.pages)
             self.pages = {}
         self.chunk = number // CHUNK
-        self.pages[f"{self.base}/trial/{number}"] = dumps(page)
+        self.pages[f"{self.base}/trial/{number}"] = dumps(page, self.secrets)
 
     def close(self) -> None:
         if self.pages:

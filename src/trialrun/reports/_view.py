@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import threading
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -440,11 +440,12 @@ def transcript_note(run_dir: Path, rel: str | None) -> str:
             "trialrun view")
 
 
-def dumps(page: Any) -> str:
+def dumps(page: Any, secrets: Sequence[str] | None = None) -> str:
     """A page as compact, redacted JSON (NaN never appears: trialrun never writes one).
     Every page of the viewer and the HTML report goes through here, so a secret in a run
-    folder written before redaction is masked on the way out too."""
-    return redacted_json(_compact, page)
+    folder written before redaction is masked on the way out too. `secrets`: the
+    environment's secret values, when the caller looked them up once for many pages."""
+    return redacted_json(_compact, page, secrets)
 
 
 def _compact(page: Any) -> str:
