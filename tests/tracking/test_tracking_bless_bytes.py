@@ -9,7 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from trialrun.rundir import Manifest, ResultLine, RunDir
+from trialrun.rundir import _json as rundir_json
 from trialrun.tracking import bless
 
 MODELS = ("openai-compat:golden-model-2026-01-01", "gemini:gemini-2.5-flash-001")
@@ -62,3 +65,22 @@ def test_blessed_files_are_byte_identical_to_the_golden_ones(tmp_path: Path) -> 
     for b in blessed:
         written = pinned(b.path.read_bytes().decode("utf-8")).encode("utf-8")
         assert written == (GOLDEN / b.path.name).read_bytes(), b.path.name
+
+
+def test_bless_never_encodes_the_whole_document_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each task entry is encoded and written in turn: no one encoding holds the file."""
+    encoded: list[int] = []
+    indented = rundir_json._indented
+
+    def counting(data: Any) -> str:
+        text = indented(data)
+        encoded.append(len(text))
+        return text
+
+    monkeypatch.setattr(rundir_json, "_indented", counting)
+    run = write_golden_run(tmp_path / "results")
+    blessed = bless(run, tmp_path / "baselines", force=True, reason="golden")
+    largest_file = max(len(b.path.read_text(encoding="utf-8")) for b in blessed)
+    assert encoded and max(encoded) < largest_file / 2, (max(encoded), largest_file)

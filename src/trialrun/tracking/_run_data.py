@@ -169,6 +169,14 @@ class RunData:
         return [r for r in self.records if r.model == model]
 
 
+def run_k(run: RunData, records: list[TaskRecord]) -> int:
+    """The run's k: the override from run.json, else the smallest task k."""
+    override = run.manifest.k
+    if isinstance(override, int) and override > 0:
+        return override
+    return min((r.k for r in records), default=0)
+
+
 def _gates_of(raw: Any, suite: str | None) -> dict[str, bool]:
     defaults = SUITE_DEFAULTS.get(suite or "golden") or SUITE_DEFAULTS["golden"]
     gates = {key: bool(getattr(defaults, key)) for key in GATE_KEYS.values()}
