@@ -28,6 +28,7 @@ so a summary of any number of trials holds its tasks, not its lines.
 from __future__ import annotations
 
 import math
+import sys
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -294,7 +295,8 @@ class Summarizer:
         """Fold a line in; a trial seen before is counted in `duplicates` instead."""
         pair = (line.task_id, line.model)
         tally = self.tallies.get(pair)
-        if tally is None:
+        if tally is None:  # the key's text shared with run.json's (interned there)
+            pair = (sys.intern(line.task_id), sys.intern(line.model))
             tally = self.tallies[pair] = Tally()
         bit = 1 << line.trial
         if tally.trial_bits & bit:

@@ -8,6 +8,7 @@ or a mean needs (latency, turns, tokens, cost) are kept, as packed doubles, in f
 
 from __future__ import annotations
 
+import sys
 from array import array
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,11 @@ def num(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value)
+
+
+def _shared(value: Any) -> Any:
+    """Text interned (one "golden" for every task's first line), anything else as is."""
+    return sys.intern(value) if isinstance(value, str) else value
 
 
 def line_tokens(line: ResultLine) -> float | None:
@@ -66,8 +72,8 @@ class Tally:
 
     def add(self, line: ResultLine) -> None:
         if self.first is None:
-            self.first = {"provider": line.provider}
-            self.first.update({key: line.extra.get(key) for key in FIRST_KEYS})
+            self.first = {"provider": _shared(line.provider)}
+            self.first.update({key: _shared(line.extra.get(key)) for key in FIRST_KEYS})
         self.lines += 1
         after = line.extra.get("settled_after")
         if isinstance(after, int) and not isinstance(after, bool):
