@@ -256,17 +256,33 @@ def compare_runs(
     alpha: float = DEFAULT_ALPHA,
     method: str = DEFAULT_METHOD,
 ) -> list[Comparison]:
-    """Compare each model of a run with the same model in another run (or the only ones)."""
-    run, other = _as_run(run_dir), _as_run(other_dir)
-    if len(run.models) == 1 and len(other.models) == 1:
-        return [compare(run, other, model=run.models[0], alpha=alpha, method=method)]
-    pairs = [m for m in run.models if m in other.models]
+    """Compare each model of a run with the same model in another run (or the only ones).
+
+    A run given as a folder is read, turned into its per-task counts and let go before
+    the other is read: only one run's records are held at a time.
+    """
+    run = _as_run(run_dir)
+    run_path, models = run.path, list(run.models)
+    after = {m: view_of_run(run, m) for m in models}
+    del run  # read here (or held by the caller): its counts are all that is compared
+    other = _as_run(other_dir)
+    if len(models) == 1 and len(other.models) == 1:
+        only = models[0]
+        pairs = [(only, only if only in other.models else other.models[0])]
+    else:
+        pairs = [(m, m) for m in models if m in other.models]
     if not pairs:
         raise UserError(
-            f"{other.path}: no model in common with {run.path} "
-            f"({', '.join(other.models)} vs {', '.join(run.models)})"
+            f"{other.path}: no model in common with {run_path} "
+            f"({', '.join(other.models)} vs {', '.join(models)})"
         )
-    return [compare(run, other, model=m, alpha=alpha, method=method) for m in pairs]
+    before = {o: view_of_run(other, o) for _, o in pairs}
+    label = str(other.path)
+    del other
+    return [
+        compare_views(before[o], after[m], against=label, alpha=alpha, method=method)
+        for m, o in pairs
+    ]
 
 
 def one_sided_models(run_dir: RunData | Path | str, other_dir: RunData | Path | str) -> OneSided:
