@@ -27,15 +27,16 @@ so a summary of any number of trials holds its tasks, not its lines.
 
 from __future__ import annotations
 
-import math
 import sys
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from trialrun.core import is_unpinned, parse_model_spec
 from trialrun.metrics._estimators import pass_at_k, pass_hat_k
+from trialrun.metrics._percentile import percentile
 from trialrun.metrics._tally import Tally, tally_of
 from trialrun.metrics._tracked import canonical_metric
 from trialrun.rundir import Manifest, ResultLine, RunDir, Summary, SummaryRow, Trajectory
@@ -47,19 +48,20 @@ def is_infra(line: Line) -> bool:
     return line.is_infra
 
 
-def percentile(values: Sequence[float], q: float) -> float | None:
-    """Linear-interpolated percentile (numpy's default); None for no values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q / 100
-    low = math.floor(pos)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
-
-
 def _mean(values: Any) -> float | None:
     return sum(values) / len(values) if len(values) else None
+
+
+def _sum_over(arrays: list[array[float]]) -> float | None:
+    """The sum of the arrays' values, in order (as over their concatenation); None if
+    they hold none."""
+    return sum(chain.from_iterable(arrays)) if any(arrays) else None
+
+
+def _mean_over(arrays: list[array[float]]) -> float | None:
+    """The mean of the arrays' values, summed in order; None if they hold none."""
+    n = sum(len(a) for a in arrays)
+    return sum(chain.from_iterable(arrays)) / n if n else None
 
 
 def _pos_int(value: Any) -> int | None:
@@ -232,11 +234,11 @@ def _aggregate(
     at_ks = [r.pass_at_k for r in rows if r.pass_at_k is not None]
     pass_total = sum(r.pass_total for r in rows)
     solve_total = sum(r.n - r.undetermined for r in rows)
-    latencies, turns, costs = array("d"), array("d"), array("d")  # 8 bytes a trial
+    latencies = array("d")  # 8 bytes a trial: a percentile needs them together
     for t in tallies:
         latencies.extend(t.latencies)
-        turns.extend(t.turns)
-        costs.extend(t.all_costs)
+    # summed over the tallies' own arrays, in their order: no copy of the trials
+    turns, costs = [t.turns for t in tallies], [t.all_costs for t in tallies]
     tokens = {"prompt": 0, "cached": 0, "completion": 0}
     for t in tallies:
         for key in tokens:
@@ -254,11 +256,11 @@ def _aggregate(
         "undetermined": sum(r.undetermined for r in rows),
         "infra_errors": sum(r.infra_errors for r in rows),
         "safety_violations": sum(r.safety_violations for r in rows),
-        "mean_turns": _mean(turns),
+        "mean_turns": _mean_over(turns),
         "latency_p50_s": percentile(latencies, 50),
         "latency_p95_s": percentile(latencies, 95),
         "tokens": tokens,
-        "cost_usd": sum(costs) if costs else None,
+        "cost_usd": _sum_over(costs),
     }
     settled = sum(1 for r in rows if r.settled_after is not None)
     if settled:  # only runs that stopped early carry the key: older summaries read the same
