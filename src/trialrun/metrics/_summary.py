@@ -325,14 +325,14 @@ class Summarizer:
         for _, model in by_key:
             if model not in model_list:
                 model_list.append(model)
-        keys = [(tid, m) for m in model_list for tid in meta_by_id]
-        known = set(keys)
-        keys += [key for key in by_key if key not in known]
+        # every (task of run.json, model), then the pairs only the lines have
+        listed = ((tid, m) for m in model_list for tid in meta_by_id)
+        unlisted = (key for key in by_key if key[0] not in meta_by_id)
         k_default = _pos_int(self.k) or 1
         empty = Tally()
         rows = [
             row_of(tid, m, meta_by_id.get(tid, {}), by_key.get((tid, m), empty), k_default)
-            for tid, m in keys
+            for tid, m in chain(listed, unlisted)
         ]
 
         aggregate_by_model: dict[str, Any] = {}
