@@ -11,7 +11,7 @@ import pytest
 
 from trialrun.rundir import Manifest, ResultLine, RunDir
 from trialrun.tracking import RunData, compare_runs, load_run, run_gate
-from trialrun.tracking._trial_tally import Offenders
+from trialrun.tracking._trial_tally import Offenders, TrialTally
 
 MODEL = "openai-compat:shared-model-2026-01-01"
 TASKS = 6
@@ -100,3 +100,17 @@ def test_the_gate_reads_a_run_it_is_given_no_second_time(
     read = run_gate("merge", run.path, baselines_dir=tmp_path / "none")
     assert reads == [run.path]
     assert given.passed == read.passed and given.to_dict() == read.to_dict()
+
+
+def test_one_latency_array_serves_the_summary_and_the_record(tmp_path: Path) -> None:
+    """load_run hands the summary tally's latencies to the record: the same values as a
+    tally of its own would collect (counted lines, numeric latencies, file order)."""
+    run = load_run(_write_run(tmp_path / "results"))
+    for record in run.records:
+        assert list(record.trials.latencies_s) == [0.5, 0.5, 0.5]
+    tally = TrialTally()
+    line = ResultLine(task_id="t", model=MODEL, trial=0, passed=True, solve=True,
+                      latency_s=2.0)
+    tally.add(line, latency=False)
+    tally.add(line)
+    assert list(tally.latencies_s) == [2.0] and tally.counted == 2

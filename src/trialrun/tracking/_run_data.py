@@ -217,10 +217,12 @@ def load_run(run_dir: Path | str, *, limits: RunDirLimits | None = None) -> RunD
         tally = tallies.get(key)
         if tally is None:
             key = (sys.intern(line.task_id), sys.intern(line.model))  # run.json's text
-            tally = tallies[key] = TrialTally()
+            # the summary's tally keeps the same latencies (counted lines, numeric ones)
+            shared = summarizer.tallies[key].latencies
+            tally = tallies[key] = TrialTally(latencies_s=shared)
             if (gates := line.extra.get("gates")) is not None:
                 first_gates[key] = gates
-        tally.add(line)
+        tally.add(line, latency=False)
     summary = stored_if_covering(run, summarizer.keys()) or summarizer.summary()
     del summarizer  # its per-task counters: the rows hold what is read from here on
     return RunData(run.path, manifest, summary, _records(summary, manifest, tallies, first_gates),

@@ -68,7 +68,10 @@ class TrialTally:
     forbidden: Offenders = field(default_factory=Offenders)  # failed a forbiddenTools verdict
     not_solved: Offenders = field(default_factory=Offenders)  # counted, solve or pass False
 
-    def add(self, line: ResultLine) -> None:
+    def add(self, line: ResultLine, *, latency: bool = True) -> None:
+        """Fold one line in. `latency=False`: its latency is appended elsewhere, to the
+        array this tally was given (`load_run` shares the summary tally's: same lines,
+        same rule, so one array serves both)."""
         self.finished += 1
         self.latency_total_s += _num(line.latency_s)
         failed = [v for v in line.verdicts if isinstance(v, dict) and v.get("passed") is False]
@@ -92,7 +95,7 @@ class TrialTally:
         self.tool_calls += len(line.tool_calls)
         self.tokens += _num(tok.get("prompt")) + _num(tok.get("completion"))
         self.cost_usd += _num(line.cost_usd)
-        if _is_number(line.latency_s):
+        if latency and _is_number(line.latency_s):
             self.latencies_s.append(float(line.latency_s))  # type: ignore[arg-type]
 
     def metrics(self) -> dict[str, Any]:
