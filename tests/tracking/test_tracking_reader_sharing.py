@@ -4,11 +4,13 @@ once its counts are taken: the structure behind their memory at 10,000 tasks."""
 from __future__ import annotations
 
 import gc
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cli_support import cli
 from trialrun.rundir import Manifest, ResultLine, RunDir
 from trialrun.tracking import RunData, compare_runs, load_run, run_gate
 from trialrun.tracking._trial_tally import Offenders, TrialTally
@@ -114,3 +116,23 @@ def test_one_latency_array_serves_the_summary_and_the_record(tmp_path: Path) -> 
     tally.add(line, latency=False)
     tally.add(line)
     assert list(tally.latencies_s) == [2.0] and tally.counted == 2
+
+
+def test_the_compare_command_holds_one_run_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = _write_run(tmp_path / "a", "a"), _write_run(tmp_path / "b", "b")
+    held: list[int] = []
+
+    def counting(run_dir: Path | str, **kwargs: Any) -> RunData:
+        held.append(_live_runs())
+        return load_run(run_dir, **kwargs)
+
+    monkeypatch.setattr("trialrun.tracking._compare.load_run", counting)
+    monkeypatch.setattr("trialrun.tracking.load_run", counting)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli(capsys, "compare", first, "--against", second, "--json")
+    assert code == 0, err
+    assert held == [0, 0]  # each run read once, the first let go before the second
+    [item] = json.loads(out)["comparisons"]
+    assert item["found"] and item["comparison"]["against"] == str(second)
