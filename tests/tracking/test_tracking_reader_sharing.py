@@ -61,6 +61,12 @@ def test_a_rule_nobody_broke_holds_no_list() -> None:
         clean.add(trial)
     assert clean.first == (0, 1, 2, 3, 4, 5, 7, 8) and clean.count == 10
     assert clean.names() == "0, 1, 2, 3, 4, 5, 7, 8 and 2 more"
+    a, b = TrialTally(), TrialTally()
+    assert a.safety is b.safety is a.forbidden is a.not_solved  # one shared "nobody"
+    b.add(ResultLine(task_id="t", model=MODEL, trial=4, passed=True, solve=False,
+                     safety_violation=True))
+    assert (b.safety.count, b.not_solved.first, b.forbidden.count) == (1, (4,), 0)
+    assert (a.safety.count, a.not_solved.count) == (0, 0)  # the shared one untouched
 
 
 def _live_runs() -> int:
