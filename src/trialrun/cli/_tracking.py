@@ -171,10 +171,10 @@ def compare(
         BaselineMatch,
         CompareSettings,
         OneSided,
-        compare_runs,
+        RunData,
+        compare_run_pair,
         compare_with_baselines,
         load_run,
-        one_sided_models,
     )
     from trialrun.tracking import compare as compare_one
 
@@ -184,22 +184,22 @@ def compare(
     settings = CompareSettings.of(project)
     alpha, method = settings.alpha, settings.method
     limits = RunDirLimits.of(project)
-    run = load_run(run_dir, limits=limits)
     sides = OneSided()
     if against is not None:
-        # each run read once (a 100k-trial run takes seconds to read)
+        # each run read once (a 100k-trial run takes seconds to read), and the first let
+        # go once its counts are taken, before the other is read
         same = against.resolve() == run_dir.resolve()
-        other = run if same else load_run(against, limits=limits)
-        items = [
-            BaselineMatch(c.model, against, c)
-            for c in compare_runs(run, other, alpha=alpha, method=method)
-        ]
-        sides = one_sided_models(run, other)
+        first: RunData | Path = load_run(run_dir, limits=limits) if same else run_dir
+        comparisons, sides = compare_run_pair(
+            first, first if same else against, alpha=alpha, method=method, limits=limits
+        )
+        items = [BaselineMatch(c.model, against, c) for c in comparisons]
     elif baseline is not None:
-        c = compare_one(run, baseline, alpha=alpha, method=method)
+        c = compare_one(load_run(run_dir, limits=limits), baseline, alpha=alpha, method=method)
         items = [BaselineMatch(c.model, baseline, c)]
     else:
         folder = _baselines_dir(baselines, project)
+        run = load_run(run_dir, limits=limits)
         items = compare_with_baselines(run, folder, alpha=alpha, method=method)
         if not as_json:
             for note in legacy_notes([item.model for item in items], folder):

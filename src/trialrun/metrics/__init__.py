@@ -8,13 +8,13 @@ from trialrun.metrics._estimators import (
     pass_hat_k_fraction,
     wilson_interval,
 )
+from trialrun.metrics._percentile import percentile
 from trialrun.metrics._summary import (
     Summarizer,
     aggregate,
     coverage,
     current_summary,
     is_infra,
-    percentile,
     stored_if_covering,
     summarize,
     summarize_run,

@@ -27,14 +27,16 @@ so a summary of any number of trials holds its tasks, not its lines.
 
 from __future__ import annotations
 
-import math
+import sys
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from trialrun.core import is_unpinned, parse_model_spec
 from trialrun.metrics._estimators import pass_at_k, pass_hat_k
+from trialrun.metrics._percentile import percentile
 from trialrun.metrics._tally import Tally, tally_of
 from trialrun.metrics._tracked import canonical_metric
 from trialrun.rundir import Manifest, ResultLine, RunDir, Summary, SummaryRow, Trajectory
@@ -46,19 +48,20 @@ def is_infra(line: Line) -> bool:
     return line.is_infra
 
 
-def percentile(values: Sequence[float], q: float) -> float | None:
-    """Linear-interpolated percentile (numpy's default); None for no values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q / 100
-    low = math.floor(pos)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
-
-
 def _mean(values: Any) -> float | None:
     return sum(values) / len(values) if len(values) else None
+
+
+def _sum_over(arrays: list[array[float]]) -> float | None:
+    """The sum of the arrays' values, in order (as over their concatenation); None if
+    they hold none."""
+    return sum(chain.from_iterable(arrays)) if any(arrays) else None
+
+
+def _mean_over(arrays: list[array[float]]) -> float | None:
+    """The mean of the arrays' values, summed in order; None if they hold none."""
+    n = sum(len(a) for a in arrays)
+    return sum(chain.from_iterable(arrays)) / n if n else None
 
 
 def _pos_int(value: Any) -> int | None:
@@ -231,11 +234,11 @@ def _aggregate(
     at_ks = [r.pass_at_k for r in rows if r.pass_at_k is not None]
     pass_total = sum(r.pass_total for r in rows)
     solve_total = sum(r.n - r.undetermined for r in rows)
-    latencies, turns, costs = array("d"), array("d"), array("d")  # 8 bytes a trial
+    latencies = array("d")  # 8 bytes a trial: a percentile needs them together
     for t in tallies:
         latencies.extend(t.latencies)
-        turns.extend(t.turns)
-        costs.extend(t.all_costs)
+    # summed over the tallies' own arrays, in their order: no copy of the trials
+    turns, costs = [t.turns for t in tallies], [t.all_costs for t in tallies]
     tokens = {"prompt": 0, "cached": 0, "completion": 0}
     for t in tallies:
         for key in tokens:
@@ -253,11 +256,11 @@ def _aggregate(
         "undetermined": sum(r.undetermined for r in rows),
         "infra_errors": sum(r.infra_errors for r in rows),
         "safety_violations": sum(r.safety_violations for r in rows),
-        "mean_turns": _mean(turns),
+        "mean_turns": _mean_over(turns),
         "latency_p50_s": percentile(latencies, 50),
         "latency_p95_s": percentile(latencies, 95),
         "tokens": tokens,
-        "cost_usd": sum(costs) if costs else None,
+        "cost_usd": _sum_over(costs),
     }
     settled = sum(1 for r in rows if r.settled_after is not None)
     if settled:  # only runs that stopped early carry the key: older summaries read the same
@@ -294,7 +297,8 @@ class Summarizer:
         """Fold a line in; a trial seen before is counted in `duplicates` instead."""
         pair = (line.task_id, line.model)
         tally = self.tallies.get(pair)
-        if tally is None:
+        if tally is None:  # the key's text shared with run.json's (interned there)
+            pair = (sys.intern(line.task_id), sys.intern(line.model))
             tally = self.tallies[pair] = Tally()
         bit = 1 << line.trial
         if tally.trial_bits & bit:
@@ -321,14 +325,14 @@ class Summarizer:
         for _, model in by_key:
             if model not in model_list:
                 model_list.append(model)
-        keys = [(tid, m) for m in model_list for tid in meta_by_id]
-        known = set(keys)
-        keys += [key for key in by_key if key not in known]
+        # every (task of run.json, model), then the pairs only the lines have
+        listed = ((tid, m) for m in model_list for tid in meta_by_id)
+        unlisted = (key for key in by_key if key[0] not in meta_by_id)
         k_default = _pos_int(self.k) or 1
         empty = Tally()
         rows = [
             row_of(tid, m, meta_by_id.get(tid, {}), by_key.get((tid, m), empty), k_default)
-            for tid, m in keys
+            for tid, m in chain(listed, unlisted)
         ]
 
         aggregate_by_model: dict[str, Any] = {}

@@ -8,14 +8,17 @@ or a mean needs (latency, turns, tokens, cost) are kept, as packed doubles, in f
 
 from __future__ import annotations
 
+import sys
 from array import array
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from trialrun.rundir import ResultLine
 
 # what a row takes from its first line when run.json has no task metadata (older runs)
 FIRST_KEYS = ("k", "suite", "tier", "metric", "policy", "tags")
+FIRST_FIELDS = ("provider", *FIRST_KEYS)
 TOKEN_KEYS = ("prompt", "cached", "completion")
 
 
@@ -23,6 +26,29 @@ def num(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value)
+
+
+def _first_fields(line: ResultLine) -> dict[str, Any]:
+    """The provider and FIRST_KEYS of a task's first line. Tasks whose first lines agree
+    share one dict (it is only read): 10,000 tasks of a few suites and tiers hold a few."""
+    values = tuple(
+        tuple(v) if isinstance(v, list) else v  # tags: read as a sequence
+        for v in (line.provider, *(line.extra.get(key) for key in FIRST_KEYS))
+    )
+    try:  # keyed by type too: 1, 1.0 and True are equal, not the same value here
+        return _shared_fields(tuple((type(v), v) for v in values))
+    except TypeError:  # something unhashable (a dict): this task's own
+        return dict(zip(FIRST_FIELDS, map(_shared, values), strict=True))
+
+
+@lru_cache(maxsize=1024)
+def _shared_fields(typed: tuple[tuple[type, Any], ...]) -> dict[str, Any]:
+    return dict(zip(FIRST_FIELDS, (_shared(v) for _, v in typed), strict=True))
+
+
+def _shared(value: Any) -> Any:
+    """Text interned (one "golden" for every task's first line), anything else as is."""
+    return sys.intern(value) if isinstance(value, str) else value
 
 
 def line_tokens(line: ResultLine) -> float | None:
@@ -66,8 +92,7 @@ class Tally:
 
     def add(self, line: ResultLine) -> None:
         if self.first is None:
-            self.first = {"provider": line.provider}
-            self.first.update({key: line.extra.get(key) for key in FIRST_KEYS})
+            self.first = _first_fields(line)
         self.lines += 1
         after = line.extra.get("settled_after")
         if isinstance(after, int) and not isinstance(after, bool):

@@ -14,7 +14,9 @@ from trialrun.rundir._json import (
     WriteError,
     loads_limited,
     read_json,
+    write_chunks_atomic,
     write_json_atomic,
+    write_json_streamed_atomic,
     write_text_atomic,
 )
 from trialrun.rundir._limits import RunDirLimits
@@ -65,6 +67,8 @@ __all__ = [
     "new_run_id",
     "transcript_line",
     "read_json",
+    "write_chunks_atomic",
     "write_json_atomic",
+    "write_json_streamed_atomic",
     "write_text_atomic",
 ]

@@ -19,6 +19,7 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -64,13 +65,20 @@ def write_text_atomic(path: Path, text: str) -> None:
     A refused write is a `WriteError` naming the path; nothing is left behind. A lone
     surrogate (from a JSON `\\ud800` escape) is written as its `\\uXXXX` escape.
     """
+    write_chunks_atomic(path, (text,))
+
+
+def write_chunks_atomic(path: Path, chunks: Iterable[str]) -> None:
+    """`write_text_atomic` of `"".join(chunks)`, each chunk written as it comes (the
+    whole text is never held). An exception while chunks are made leaves nothing behind."""
     path = Path(path)
     tmp: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
-            handle.write(text)
+            for chunk in chunks:
+                handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -93,12 +101,57 @@ def write_json_atomic(path: Path, data: Any) -> None:
     try:
         text = redacted_json(_indented, data)
     except ValueError:
-        where, value = non_finite(data) or ("a value", float("nan"))
-        raise UserError(
-            f"cannot write {path}: {where} is {shown_number(value)}, which JSON cannot hold; "
-            "nothing was written (check the run's results for that value)"
-        ) from None
+        raise _non_finite_error(path, data) from None
     write_text_atomic(path, text + "\n")
+
+
+# stands for the streamed list in the encoded rest of the object (never a real value:
+# text read from JSON files is checked, and a NUL is escaped when written)
+_SLOT = "\x00trialrun-streamed-list\x00"
+_ITEM_INDENT = "\n    "  # a top-level key's list items sit two levels (2 × 2 spaces) deep
+_NONE_LEFT = object()
+
+
+def write_json_streamed_atomic(
+    path: Path, data: dict[str, Any], key: str, items: Callable[[], Iterable[Any]]
+) -> None:
+    """`write_json_atomic(path, {**data, key: list(items())})`, byte for byte, with the
+    list encoded and written one item at a time: neither the list nor the text is held.
+
+    `key` is a top-level key of `data` (its value a placeholder; its place the file's).
+    Each item is redacted on its own, which redacts exactly what redacting the whole
+    would (strings are redacted one by one). `items` is called again only to name a
+    NaN/±Infinity in the error (nothing is written then).
+    """
+    it = iter(items())
+    first = next(it, _NONE_LEFT)
+    if first is _NONE_LEFT:
+        write_json_atomic(path, {**data, key: []})
+        return
+    try:
+        head, tail = redacted_json(_indented, {**data, key: [_SLOT]}).split(
+            _indented(_SLOT), 1
+        )
+
+        def chunks() -> Iterator[str]:
+            yield head
+            yield redacted_json(_indented, first).replace("\n", _ITEM_INDENT)
+            for item in it:
+                yield "," + _ITEM_INDENT
+                yield redacted_json(_indented, item).replace("\n", _ITEM_INDENT)
+            yield tail + "\n"
+
+        write_chunks_atomic(path, chunks())
+    except ValueError:
+        raise _non_finite_error(path, {**data, key: list(items())}) from None
+
+
+def _non_finite_error(path: Path, data: Any) -> UserError:
+    where, value = non_finite(data) or ("a value", float("nan"))
+    return UserError(
+        f"cannot write {path}: {where} is {shown_number(value)}, which JSON cannot hold; "
+        "nothing was written (check the run's results for that value)"
+    )
 
 
 class JsonLimitError(ValueError):

@@ -6,6 +6,7 @@ the same way (resume, summarize, compare, gates, reports, regrade), and none gue
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,7 +103,7 @@ class Manifest:
             git_branch=_str(data.get("git_branch")),
             trialrun_version=_str(data.get("trialrun_version")),
             python_version=_str(data.get("python_version")),
-            tasks=list(data.get("tasks") or []),
+            tasks=_shared_strings(list(data.get("tasks") or [])),
             paths=[str(p) for p in data.get("paths") or []],
             filters={k: list(v) for k, v in (data.get("filters") or {}).items()},
             judge=data.get("judge"),
@@ -111,6 +112,20 @@ class Manifest:
             keep_artifacts=bool(data.get("keep_artifacts")),
             extra={k: v for k, v in data.items() if k not in KEYS},
         )
+
+
+def _shared_strings(tasks: list[Any]) -> list[Any]:
+    """run.json's task entries with their text values (suite, tier, tags, policy, metric)
+    interned: a 10,000-task run holds one "golden", not one per task."""
+    for entry in tasks:
+        if not isinstance(entry, dict):
+            continue
+        for key, value in entry.items():
+            if isinstance(value, str):
+                entry[key] = sys.intern(value)
+            elif isinstance(value, list):
+                entry[key] = [sys.intern(v) if isinstance(v, str) else v for v in value]
+    return tasks
 
 
 def _str(value: Any) -> str | None:

@@ -19,6 +19,7 @@ from trialrun.tracking._bless import Blessed, bless, latest_complete_run, refusa
 from trialrun.tracking._compare import (
     compare,
     compare_baselines,
+    compare_run_pair,
     compare_runs,
     compare_views,
     compare_with_baselines,
@@ -85,6 +86,7 @@ __all__ = [
     "build_leaderboard",
     "compare",
     "compare_baselines",
+    "compare_run_pair",
     "compare_runs",
     "compare_views",
     "compare_with_baselines",

@@ -6,6 +6,7 @@ A baseline's aggregate and both sides of a comparison are computed here, once.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,29 +86,50 @@ def _k(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
-def aggregate_counts(tasks: list[TaskCounts]) -> dict[str, Any]:
-    """A baseline's aggregate figures over these tasks (fractions 0–1)."""
+def aggregate_counts(tasks: Iterable[TaskCounts]) -> dict[str, Any]:
+    """A baseline's aggregate figures over these tasks (fractions 0–1).
+
+    One pass, so `tasks` may be made one at a time (`bless` does not hold them). Floats
+    are summed in task order, as a sum over a list of them would be."""
 
     def mean(values: list[float]) -> float | None:
         return sum(values) / len(values) if values else None
 
-    pass_n = sum(t.pass_n for t in tasks)
-    solve_n = sum(t.n - t.undetermined for t in tasks)
-    latencies = array("d", (x for t in tasks for x in t.metrics.get("latencies_s") or []))
-    trials = sum(int(t.metrics.get("trials") or 0) for t in tasks)
-    cost = sum(
-        float(t.metrics.get("cost_usd") or 0.0) * int(t.metrics.get("trials") or 0) for t in tasks
-    )
+    count = pass_n = solve_n = passed = solved = trials = 0
+    meeting_pass = meeting_solve = flaky = insufficient = 0
+    pass_ks: list[float] = []
+    solve_ks: list[float] = []
+    costs: list[float] = []  # cost × trials of each task
+    latencies = array("d")  # 8 bytes a trial
+    for t in tasks:
+        count += 1
+        if t.pass_k is not None:
+            pass_ks.append(t.pass_k)
+        if t.solve_k is not None:
+            solve_ks.append(t.solve_k)
+        pass_n += t.pass_n
+        solve_n += t.n - t.undetermined
+        passed += t.passed
+        solved += t.solved
+        latencies.extend(t.metrics.get("latencies_s") or [])
+        task_trials = int(t.metrics.get("trials") or 0)
+        trials += task_trials
+        costs.append(float(t.metrics.get("cost_usd") or 0.0) * task_trials)
+        meeting_pass += (t.pass_k or 0) >= MEETS
+        meeting_solve += (t.solve_k or 0) >= MEETS
+        flaky += bool(t.flaky)
+        insufficient += t.pass_k is None or t.solve_k is None
+    cost = sum(costs)
     return {
-        "tasks": len(tasks),
-        "pass_k_rate": mean([t.pass_k for t in tasks if t.pass_k is not None]),
-        "solve_k_rate": mean([t.solve_k for t in tasks if t.solve_k is not None]),
-        "mean_pass_rate": sum(t.passed for t in tasks) / pass_n if pass_n else None,
-        "mean_solve_rate": sum(t.solved for t in tasks) / solve_n if solve_n else None,
-        "tasks_meeting_pass_k": sum(1 for t in tasks if (t.pass_k or 0) >= MEETS),
-        "tasks_meeting_solve_k": sum(1 for t in tasks if (t.solve_k or 0) >= MEETS),
-        "flaky_task_count": sum(1 for t in tasks if t.flaky),
-        "insufficient": sum(1 for t in tasks if t.pass_k is None or t.solve_k is None),
+        "tasks": count,
+        "pass_k_rate": mean(pass_ks),
+        "solve_k_rate": mean(solve_ks),
+        "mean_pass_rate": passed / pass_n if pass_n else None,
+        "mean_solve_rate": solved / solve_n if solve_n else None,
+        "tasks_meeting_pass_k": meeting_pass,
+        "tasks_meeting_solve_k": meeting_solve,
+        "flaky_task_count": flaky,
+        "insufficient": insufficient,
         "latency_p50_s": percentile(latencies, 50),
         "latency_p95_s": percentile(latencies, 95),
         "cost_usd": cost,

@@ -19,9 +19,11 @@ from trialrun.rundir import (
     baseline_name,
     read_json,
     write_json_atomic,
+    write_json_streamed_atomic,
 )
-from trialrun.tracking._aggregate import aggregate_of
-from trialrun.tracking._run_data import RunData, TaskRecord
+from trialrun.tracking._aggregate import aggregate_counts
+from trialrun.tracking._counts import counts_of_record
+from trialrun.tracking._run_data import RunData, TaskRecord, run_k
 from trialrun.tracking._scribe_baseline import convert_scribe, is_scribe_baseline, parse_utc
 
 FORMAT = BASELINE_FORMAT
@@ -89,14 +91,6 @@ def _listed(metrics: dict[str, Any]) -> dict[str, Any]:
     return {**metrics, "latencies_s": list(metrics.get("latencies_s") or [])}
 
 
-def run_k(run: RunData, records: list[TaskRecord]) -> int:
-    """The run's k: the override from run.json, else the smallest task k."""
-    override = run.manifest.k
-    if isinstance(override, int) and override > 0:
-        return override
-    return min((r.k for r in records), default=0)
-
-
 def build_baseline(
     run: RunData,
     model: str,
@@ -105,22 +99,35 @@ def build_baseline(
     reason: str | None = None,
     date: datetime | None = None,
 ) -> Baseline:
-    """The baseline of one model of a run (no refusal checks; see `bless`)."""
-    records = run.for_model(model)
-    if not records:
-        raise UserError(f"{run.path}: model '{model}' has no results in this run")
-    first = records[0]
-    tasks = [task_entry(r) for r in sorted(records, key=lambda r: r.task_id)]
-    aggregate = aggregate_of(tasks)
+    """The baseline of one model of a run, its task entries in memory (no refusal checks;
+    see `bless`, which writes one with `write_run_baseline` instead)."""
+    baseline = baseline_header(run, model, forced=forced, reason=reason, date=date)
+    baseline.tasks = [task_entry(r) for r in _ordered(run, model)]
+    return baseline
+
+
+def baseline_header(
+    run: RunData,
+    model: str,
+    *,
+    forced: bool = False,
+    reason: str | None = None,
+    date: datetime | None = None,
+) -> Baseline:
+    """`build_baseline` without its task entries (`tasks` empty): the aggregate is
+    computed from the run's records one task at a time, as the entries would give it."""
+    records = _ordered(run, model)
+    aggregate = aggregate_counts(counts_of_record(r) for r in records)
     summary_agg = run.summary.aggregate.get(model)
     if isinstance(summary_agg, dict):
         aggregate["summary"] = summary_agg
     now = datetime.now(UTC)
     when = date or _started_at(run) or now
+    first = records[0]
     return Baseline(
         model=first.model_id,
         provider=first.provider,
-        tasks=tasks,
+        tasks=[],
         run_id=run.run_id,
         git_sha=run.git_sha,
         spec=model,
@@ -134,9 +141,27 @@ def build_baseline(
     )
 
 
+def _ordered(run: RunData, model: str) -> list[TaskRecord]:
+    """The model's records by task id (a baseline's order); UserError if it has none."""
+    records = run.for_model(model)
+    if not records:
+        raise UserError(f"{run.path}: model '{model}' has no results in this run")
+    return sorted(records, key=lambda r: r.task_id)
+
+
 def write_baseline(path: Path, baseline: Baseline) -> None:
     """Write a baseline file atomically (a reader never sees half of one)."""
     write_json_atomic(path, baseline.to_json())
+
+
+def write_run_baseline(path: Path, header: Baseline, run: RunData) -> None:
+    """Write `header` (from `baseline_header`) with the task entries of its model in
+    `run`: the same bytes as `write_baseline` of `build_baseline`, each entry made and
+    written in turn, so neither the entries nor the file's text are held."""
+    records = _ordered(run, str(header.spec))
+    write_json_streamed_atomic(
+        path, header.to_json(), "tasks", lambda: (task_entry(r) for r in records)
+    )
 
 
 def _iso(when: datetime) -> str:

@@ -9,10 +9,10 @@ from trialrun.core import is_unpinned, model_name
 from trialrun.errors import UserError
 from trialrun.rundir import RUN_JSON, RunDirLimits
 from trialrun.tracking._baseline import (
+    baseline_header,
     baseline_target,
-    build_baseline,
     legacy_baseline_path,
-    write_baseline,
+    write_run_baseline,
 )
 from trialrun.tracking._run_data import RunData, load_run
 
@@ -126,14 +126,14 @@ def bless(
         )
     out: list[Blessed] = []
     for model, why in plan:
-        baseline = build_baseline(
+        baseline = baseline_header(
             run, model, forced=force, reason=reason.strip() if reason else None
         )
         if force and why:
             baseline.extra["forced_over"] = why
         target = baseline_target(baselines_dir, baseline.provider, baseline.model)
         try:
-            write_baseline(target, baseline)
+            write_run_baseline(target, baseline, run)
         except OSError as exc:
             raise UserError(
                 f"{target}: cannot write the baseline ({exc.strerror or exc}); "

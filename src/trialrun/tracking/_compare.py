@@ -12,7 +12,7 @@ from pathlib import Path
 
 from trialrun.core import parse_model_spec
 from trialrun.errors import UserError
-from trialrun.rundir import Baseline
+from trialrun.rundir import Baseline, RunDirLimits
 from trialrun.tracking._aggregate import TaskCounts, aggregate_counts
 from trialrun.tracking._baseline import baseline_path, load_baseline
 from trialrun.tracking._comparison import (
@@ -163,8 +163,8 @@ def compare_baselines(
     )
 
 
-def _as_run(run: RunData | Path | str) -> RunData:
-    return run if isinstance(run, RunData) else load_run(run)
+def _as_run(run: RunData | Path | str, limits: RunDirLimits | None = None) -> RunData:
+    return run if isinstance(run, RunData) else load_run(run, limits=limits)
 
 
 def _pick_model(run: RunData, provider: str, model_id: str) -> str:
@@ -255,27 +255,64 @@ def compare_runs(
     *,
     alpha: float = DEFAULT_ALPHA,
     method: str = DEFAULT_METHOD,
+    limits: RunDirLimits | None = None,
 ) -> list[Comparison]:
-    """Compare each model of a run with the same model in another run (or the only ones)."""
-    run, other = _as_run(run_dir), _as_run(other_dir)
-    if len(run.models) == 1 and len(other.models) == 1:
-        return [compare(run, other, model=run.models[0], alpha=alpha, method=method)]
-    pairs = [m for m in run.models if m in other.models]
+    """Compare each model of a run with the same model in another run (or the only ones).
+
+    A run given as a folder is read (within `limits`), turned into its per-task counts
+    and let go before the other is read: one run's records are held at a time.
+    """
+    return compare_run_pair(run_dir, other_dir, alpha=alpha, method=method, limits=limits)[0]
+
+
+def compare_run_pair(
+    run_dir: RunData | Path | str,
+    other_dir: RunData | Path | str,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    method: str = DEFAULT_METHOD,
+    limits: RunDirLimits | None = None,
+) -> tuple[list[Comparison], OneSided]:
+    """`compare_runs` with the models it leaves out (`one_sided_models`), each run read
+    once and held only while its counts are taken."""
+    run = _as_run(run_dir, limits)
+    run_path, models = run.path, list(run.models)
+    after = {m: view_of_run(run, m) for m in models}
+    del run  # read here (or held by the caller): its counts are all that is compared
+    other = _as_run(other_dir, limits)
+    others = list(other.models)
+    sides = _one_sided(models, others)
+    if len(models) == 1 and len(others) == 1:
+        only = models[0]
+        pairs = [(only, only if only in others else others[0])]
+    else:
+        pairs = [(m, m) for m in models if m in others]
     if not pairs:
         raise UserError(
-            f"{other.path}: no model in common with {run.path} "
-            f"({', '.join(other.models)} vs {', '.join(run.models)})"
+            f"{other.path}: no model in common with {run_path} "
+            f"({', '.join(others)} vs {', '.join(models)})"
         )
-    return [compare(run, other, model=m, alpha=alpha, method=method) for m in pairs]
+    before = {o: view_of_run(other, o) for _, o in pairs}
+    label = str(other.path)
+    del other
+    comparisons = [
+        compare_views(before[o], after[m], against=label, alpha=alpha, method=method)
+        for m, o in pairs
+    ]
+    return comparisons, sides
+
+
+def _one_sided(models: list[str], others: list[str]) -> OneSided:
+    if len(models) == 1 and len(others) == 1:
+        return OneSided()
+    return OneSided(
+        only_after=[m for m in models if m not in others],
+        only_before=[m for m in others if m not in models],
+    )
 
 
 def one_sided_models(run_dir: RunData | Path | str, other_dir: RunData | Path | str) -> OneSided:
     """The models `compare_runs` leaves out: in one run only (none when each run has one
     model, as those two are compared with each other)."""
     run, other = _as_run(run_dir), _as_run(other_dir)
-    if len(run.models) == 1 and len(other.models) == 1:
-        return OneSided()
-    return OneSided(
-        only_after=[m for m in run.models if m not in other.models],
-        only_before=[m for m in other.models if m not in run.models],
-    )
+    return _one_sided(list(run.models), list(other.models))

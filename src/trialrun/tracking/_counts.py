@@ -15,8 +15,7 @@ from trialrun.errors import UserError
 from trialrun.metrics import percentile
 from trialrun.rundir import Baseline
 from trialrun.tracking._aggregate import TaskCounts, counts_of_entry
-from trialrun.tracking._baseline import run_k
-from trialrun.tracking._run_data import RunData, TaskRecord
+from trialrun.tracking._run_data import RunData, TaskRecord, run_k
 
 
 @dataclass(slots=True)

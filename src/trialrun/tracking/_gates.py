@@ -32,7 +32,7 @@ from trialrun.tracking._drift_rule import drift
 from trialrun.tracking._gate_config import gate_config
 from trialrun.tracking._gate_context import GateContext, Outcome, gate_context
 from trialrun.tracking._gate_result import GateResult, ModelGate, RuleResult
-from trialrun.tracking._run_data import TaskRecord, load_run
+from trialrun.tracking._run_data import RunData, TaskRecord, load_run
 from trialrun.tracking._settings import (
     configured_alpha,
     configured_method,
@@ -356,7 +356,7 @@ def evaluate_model(ctx: GateContext) -> ModelGate:
 
 def run_gate(
     gate: str,
-    run_dir: Path | str,
+    run_dir: RunData | Path | str,
     *,
     baseline: Path | str | None = None,
     baselines_dir: Path | str | None = None,
@@ -364,12 +364,16 @@ def run_gate(
 ) -> GateResult:
     """Evaluate `gate` (merge | nightly | release) on a run; see the module docstring.
     `config`: the project's trialrun.toml as its entry point loaded it (`[gates.*]`,
-    `[compare]`, `[baselines] dir`, `[rundir]`); None: no project file, every default."""
+    `[compare]`, `[baselines] dir`, `[rundir]`); None: no project file, every default.
+    `run_dir` may be the run already read (`load_run`): it is then not read again."""
     project = config if config is not None else ProjectConfig()
     settings = gate_config(gate, project)
     alpha = settings.alpha if settings.alpha is not None else configured_alpha(project)
     method = configured_method(project)
-    run = load_run(run_dir, limits=RunDirLimits.of(project))
+    if isinstance(run_dir, RunData):
+        run = run_dir
+    else:
+        run = load_run(run_dir, limits=RunDirLimits.of(project))
     if not run.models:
         raise UserError(f"{run.path}: no finished trials; nothing to gate")
     folder = Path(baselines_dir) if baselines_dir is not None else default_baselines_dir(project)

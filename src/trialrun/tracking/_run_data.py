@@ -12,6 +12,7 @@ task's `TrialTally` and dropped, so memory grows with the tasks, not the trials.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -170,6 +171,14 @@ class RunData:
         return [r for r in self.records if r.model == model]
 
 
+def run_k(run: RunData, records: list[TaskRecord]) -> int:
+    """The run's k: the override from run.json, else the smallest task k."""
+    override = run.manifest.k
+    if isinstance(override, int) and override > 0:
+        return override
+    return min((r.k for r in records), default=0)
+
+
 def _gates_of(raw: Any, suite: str | None) -> dict[str, bool]:
     defaults = SUITE_DEFAULTS.get(suite or "golden") or SUITE_DEFAULTS["golden"]
     gates = {key: bool(getattr(defaults, key)) for key in GATE_KEYS.values()}
@@ -217,19 +226,44 @@ def load_run(
         key = (line.task_id, line.model)
         tally = tallies.get(key)
         if tally is None:
-            tally = tallies[key] = TrialTally()
-            first_gates[key] = line.extra.get("gates")
-        tally.add(line)
+            key = (sys.intern(line.task_id), sys.intern(line.model))  # run.json's text
+            # the summary's tally keeps the same latencies (counted lines, numeric ones)
+            shared = summarizer.tallies[key].latencies
+            tally = tallies[key] = TrialTally(latencies_s=shared)
+            if (gates := line.extra.get("gates")) is not None:
+                first_gates[key] = gates
+        tally.add(line, latency=False)
     summary = stored_if_covering(run, summarizer.keys()) or summarizer.summary()
+    del summarizer  # its per-task counters: the rows hold what is read from here on
+    return RunData(run.path, manifest, summary, _records(summary, manifest, tallies, first_gates),
+                   _models(summary), warnings, finished)
+
+
+def _records(
+    summary: Summary,
+    manifest: Manifest,
+    tallies: dict[tuple[str, str], TrialTally],
+    first_gates: dict[tuple[str, str], Any],
+) -> list[TaskRecord]:
+    """A record per summary row; the tallies are handed over (emptied), and what repeats
+    from task to task (model id, gate flags) is one object shared by the records."""
     metas = manifest.task_meta()
+    model_ids: dict[str, str] = {}
+    shared_gates: dict[tuple[tuple[str, bool], ...], dict[str, bool]] = {}
     records = []
     for row in summary.tasks:
         meta = metas.get(row.task_id)
         gates = _gates_of(meta.get("gates") if meta else first_gates.get(row.key), row.suite)
-        model_id = parse_model_spec(row.model).model_id
-        records.append(TaskRecord(row, model_id, gates, tallies.get(row.key) or TrialTally()))
-    models: list[str] = []
-    for spec in [*summary.models, *(r.model for r in records)]:
-        if spec not in models and any(r.model == spec for r in records):
-            models.append(spec)
-    return RunData(run.path, manifest, summary, records, models, warnings, finished)
+        gates = shared_gates.setdefault(tuple(gates.items()), gates)
+        model_id = model_ids.get(row.model)
+        if model_id is None:
+            model_id = model_ids[row.model] = parse_model_spec(row.model).model_id
+        tally = tallies.pop(row.key) if row.key in tallies else TrialTally()
+        records.append(TaskRecord(row, model_id, gates, tally))
+    return records
+
+
+def _models(summary: Summary) -> list[str]:
+    """The summary's models that have a row, in its order (then any other with a row)."""
+    with_rows = dict.fromkeys(r.model for r in summary.tasks)
+    return [m for m in dict.fromkeys([*summary.models, *with_rows]) if m in with_rows]

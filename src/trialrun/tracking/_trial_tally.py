@@ -8,6 +8,7 @@ line is kept, so reading a 100k-trial run takes memory for its tasks, not its li
 
 from __future__ import annotations
 
+import sys
 from array import array
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,20 +33,28 @@ class Offenders:
     """The trials that broke a rule: how many, and the smallest numbers (sorted)."""
 
     count: int = 0
-    first: list[int] = field(default_factory=list)  # at most SHOWN_TRIALS, ascending
+    # at most SHOWN_TRIALS, ascending; a tuple: most tasks break no rule, and the empty
+    # tuple is one object shared by all of them (an empty list is 56 bytes each)
+    first: tuple[int, ...] = ()
 
     def add(self, trial: int) -> None:
         self.count += 1
         if len(self.first) < SHOWN_TRIALS or trial < self.first[-1]:
-            self.first.append(trial)
-            self.first.sort()
-            del self.first[SHOWN_TRIALS:]
+            self.first = tuple(sorted((*self.first, trial))[:SHOWN_TRIALS])
 
     def names(self) -> str:
         """"1, 2, 5" or "1, 2, … 8 and 3 more" (the smallest trial numbers first)."""
         shown = ", ".join(str(t) for t in self.first)
         left = self.count - len(self.first)
         return shown + (f" and {left} more" if left > 0 else "")
+
+
+NOBODY = Offenders()  # every tally's offenders until one trial breaks the rule (never added to)
+
+
+def _own(offenders: Offenders) -> Offenders:
+    """Offenders a tally may add to: a new record in place of the shared `NOBODY`."""
+    return Offenders() if offenders is NOBODY else offenders
 
 
 @dataclass(slots=True)
@@ -62,37 +71,44 @@ class TrialTally:
     latencies_s: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
     failed_graders: dict[str, int] = field(default_factory=dict)  # counted trials, per grader
     errors: dict[str, int] = field(default_factory=dict)  # counted trials, per error kind
-    safety: Offenders = field(default_factory=Offenders)
+    safety: Offenders = field(default_factory=lambda: NOBODY)
     # (trial, "grader: reason") of the smallest trial with a safety violation
     first_safety: tuple[int, str | None] | None = None
-    forbidden: Offenders = field(default_factory=Offenders)  # failed a forbiddenTools verdict
-    not_solved: Offenders = field(default_factory=Offenders)  # counted, solve or pass False
+    forbidden: Offenders = field(default_factory=lambda: NOBODY)  # failed a forbiddenTools verdict
+    not_solved: Offenders = field(default_factory=lambda: NOBODY)  # counted, solve or pass False
 
-    def add(self, line: ResultLine) -> None:
+    def add(self, line: ResultLine, *, latency: bool = True) -> None:
+        """Fold one line in. `latency=False`: its latency is appended elsewhere, to the
+        array this tally was given (`load_run` shares the summary tally's: same lines,
+        same rule, so one array serves both)."""
         self.finished += 1
         self.latency_total_s += _num(line.latency_s)
         failed = [v for v in line.verdicts if isinstance(v, dict) and v.get("passed") is False]
         if line.safety_violation:
+            self.safety = _own(self.safety)
             self.safety.add(line.trial)
             if self.first_safety is None or line.trial < self.first_safety[0]:
                 self.first_safety = (line.trial, _safety_reason(failed))
         if any(_is_forbidden(v) for v in failed):
+            self.forbidden = _own(self.forbidden)
             self.forbidden.add(line.trial)
         if line.is_infra:
             return
         self.counted += 1
         if line.solve is False or line.passed is False:
+            self.not_solved = _own(self.not_solved)
             self.not_solved.add(line.trial)
-        for name in dict.fromkeys(str(v.get("grader")) for v in failed):
-            self.failed_graders[name] = self.failed_graders.get(name, 0) + 1
+        for name in dict.fromkeys(str(v.get("grader")) for v in failed):  # names interned:
+            self.failed_graders[sys.intern(name)] = self.failed_graders.get(name, 0) + 1
         if line.error_kind:
-            self.errors[line.error_kind] = self.errors.get(line.error_kind, 0) + 1
+            kind = sys.intern(line.error_kind)  # one "timeout" for every task, not one each
+            self.errors[kind] = self.errors.get(kind, 0) + 1
         tok = line.tokens if isinstance(line.tokens, dict) else {}
         self.turns += _num(line.turns)
         self.tool_calls += len(line.tool_calls)
         self.tokens += _num(tok.get("prompt")) + _num(tok.get("completion"))
         self.cost_usd += _num(line.cost_usd)
-        if _is_number(line.latency_s):
+        if latency and _is_number(line.latency_s):
             self.latencies_s.append(float(line.latency_s))  # type: ignore[arg-type]
 
     def metrics(self) -> dict[str, Any]:
