@@ -60,6 +60,9 @@ _CSP = {
     "server": "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
     "img-src data:; connect-src 'self'",
 }
+# zlib level 3, not 6: 100,000 trial pages compress in 0.17 s instead of 0.81 s, the
+# chunks a third larger (4.0 MB against 3.0 MB); the browser inflates either as fast
+_GZIP_LEVEL = 3
 _BATCH_BYTES = 1 << 18  # page bytes handed to zlib at once (a big page: on its own)
 CHUNK = 128  # task or trial pages per embedded chunk: one click inflates ~100 KB at most
 EMBED_ALL_UP_TO = 2_000  # trials; a larger run embeds only some transcripts
@@ -76,7 +79,7 @@ def encode_payload(payload: dict[str, str]) -> str:
     """Pages as gzipped JSON in base64: a tenth of the size, and no `</script>` or
     `<!--` can appear in it. The page inflates it with the browser's DecompressionStream."""
     raw = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+    return base64.b64encode(gzip.compress(raw, compresslevel=_GZIP_LEVEL, mtime=0)).decode("ascii")
 
 
 def decode_payload(text: str) -> dict[str, str]:
@@ -109,7 +112,7 @@ def _write_data_element(
     size = f' data-chunk="{chunk}"' if chunk is not None else ""
     out.write(f'<script type="application/octet-stream" id="{element_id}" '
               f'data-encoding="gzip+base64"{size}>')
-    squeeze = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: a gzip member, mtime 0
+    squeeze = zlib.compressobj(_GZIP_LEVEL, zlib.DEFLATED, 31)  # 31: gzip member, mtime 0
     pending = b""
 
     def feed(data: bytes) -> None:

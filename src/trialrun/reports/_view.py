@@ -407,10 +407,11 @@ class RunView:
         if isinstance(changes, dict):
             diff = {key: [str(p) for p in changes.get(key) or []]
                     for key in ("created", "modified", "deleted")}
-            kept = self.rundir.workspace_dir(line)
-            diff["kept"] = (self._keeps_workspaces  # else no stat of 100,000 missing folders
+            # no workspaces/ folder: no path made or looked up for 100,000 trials
+            kept = self.rundir.workspace_dir(line) if self._keeps_workspaces else None
+            diff["kept"] = (kept is not None
                             and kept.is_dir() and not kept.is_symlink())  # a link: not followed
-            if diff["kept"] and diff["modified"]:
+            if kept is not None and diff["kept"] and diff["modified"]:
                 with self._lock:
                     if self._before is None:
                         self._before = BeforeFiles(self.rundir.manifest())
