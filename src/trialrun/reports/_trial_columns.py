@@ -19,6 +19,7 @@ from trialrun.rundir import ResultLine
 STATUSES = ("solved", "failed", "undetermined", "infra", "error")
 _STATUS_CODE = {name: code for code, name in enumerate(STATUSES)}
 _NONE, _INT, _FLOAT = 0, 1, 2  # how a figure was written: null, an integer, a number
+_KIND = {int: _INT, float: _FLOAT}  # by exact class: JSON gives no subclass
 
 
 def trial_status(line: ResultLine) -> str:
@@ -51,12 +52,9 @@ class _Figures:
         self.values = array("d")
 
     def append(self, value: Any) -> None:
-        if value is None or isinstance(value, bool) or not isinstance(value, int | float):
-            self.kinds.append(_NONE)
-            self.values.append(math.nan)
-        else:
-            self.kinds.append(_INT if isinstance(value, int) else _FLOAT)
-            self.values.append(float(value))
+        kind = _KIND.get(value.__class__, _NONE)  # a bool (or anything else): null
+        self.kinds.append(kind)
+        self.values.append(value if kind == _FLOAT else float(value) if kind else math.nan)
 
     def __getitem__(self, i: int) -> int | float | None:
         kind = self.kinds[i]
