@@ -33,3 +33,30 @@ def test_equal_but_different_values_are_not_shared() -> None:
     rows = {r.task_id: r for r in summarize(lines, None, k=3).tasks}
     assert (rows["a"].k, rows["b"].k, rows["c"].k) == (1, 3, 3)
     assert rows["d"].tags == ["{'x': 1}"] and rows["a"].tags == []
+
+
+def _priced(task_id: str, trial: int) -> ResultLine:
+    return ResultLine(task_id=task_id, model="openai-compat:m-2026-01-01", trial=trial,
+                      passed=True, solve=True, latency_s=1.0 + trial, cost_usd=0.01 * trial,
+                      tokens={"prompt": 100 + trial, "completion": 7})
+
+
+def test_only_tasks_with_tracked_metrics_keep_per_trial_costs_and_tokens() -> None:
+    metas: list[dict[str, Any]] = [
+        {"task_id": "plain", "k": 3},
+        {"task_id": "tracked", "k": 3, "tracked_metrics": ["cost", "tokens", "latency_p95"]},
+    ]
+    summarizer = Summarizer(metas, "r", ["openai-compat:m-2026-01-01"], 3)
+    for task_id in ("plain", "tracked"):
+        for trial in range(3):
+            summarizer.add(_priced(task_id, trial))
+    tallies = {tid: t for (tid, _), t in summarizer.tallies.items()}
+    assert len(tallies["plain"].costs) == len(tallies["plain"].trial_tokens) == 0
+    assert list(tallies["tracked"].costs) == [0.0, 0.01, 0.02]
+    assert list(tallies["tracked"].trial_tokens) == [107.0, 108.0, 109.0]
+    rows = {r.task_id: r for r in summarizer.summary().tasks}
+    assert rows["plain"].tracked is None
+    assert rows["tracked"].tracked == {"cost": 0.01, "tokens": 108.0, "latency_p95": 2.9}
+    lines = [_priced(t, i) for t in ("plain", "tracked") for i in range(3)]
+    whole = summarize(lines, metas, run_id="r", models=["openai-compat:m-2026-01-01"], k=3)
+    assert whole.to_json() == summarizer.summary().to_json()

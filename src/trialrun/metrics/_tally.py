@@ -79,6 +79,7 @@ class Tally:
     tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TOKEN_KEYS, 0))
     turns: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
     latencies: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
+    # the next two feed tracked metrics only: kept when `tracked` (see `Summarizer`)
     costs: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
     trial_tokens: array[float] = field(default_factory=lambda: array("d"))  # counted, reported
     all_costs: array[float] = field(default_factory=lambda: array("d"))  # every line, numeric
@@ -89,6 +90,7 @@ class Tally:
     with_tool_errors: int = 0  # trials with a failed call (`recovered` is not None)
     recovered: int = 0
     first_tool_s: array[float] = field(default_factory=lambda: array("d"))
+    tracked: bool = True  # False: `costs` and `trial_tokens` stay empty (no tracked metric)
 
     def add(self, line: ResultLine) -> None:
         if self.first is None:
@@ -130,11 +132,14 @@ class Tally:
         for value, into in (
             (num(line.turns), self.turns),
             (num(line.latency_s), self.latencies),
-            (cost, self.costs),
-            (line_tokens(line), self.trial_tokens),
         ):
             if value is not None:
                 into.append(value)
+        if self.tracked:
+            if cost is not None:
+                self.costs.append(cost)
+            if (tokens := line_tokens(line)) is not None:
+                self.trial_tokens.append(tokens)
 
 
     def _add_trajectory(self, line: ResultLine) -> None:
