@@ -60,3 +60,18 @@ def test_only_tasks_with_tracked_metrics_keep_per_trial_costs_and_tokens() -> No
     lines = [_priced(t, i) for t in ("plain", "tracked") for i in range(3)]
     whole = summarize(lines, metas, run_id="r", models=["openai-compat:m-2026-01-01"], k=3)
     assert whole.to_json() == summarizer.summary().to_json()
+
+
+def test_what_a_tally_has_nothing_of_is_one_shared_empty_array() -> None:
+    summarizer = Summarizer([{"task_id": "a"}, {"task_id": "b"}], "r", None, 1)
+    summarizer.add(_priced("a", 0))
+    summarizer.add(ResultLine(task_id="b", model="openai-compat:m-2026-01-01", trial=0,
+                              passed=True, solve=True, repeated_calls=0, tool_errors=0,
+                              time_to_first_tool_s=0.25))
+    a, b = (summarizer.tallies[(t, "openai-compat:m-2026-01-01")] for t in ("a", "b"))
+    assert a.costs is a.trial_tokens is a.first_tool_s is b.costs  # one empty array
+    assert len(a.costs) == 0 and list(b.first_tool_s) == [0.25]
+    assert b.first_tool_s is not a.first_tool_s
+    rows = {r.task_id: r for r in summarizer.summary().tasks}
+    trajectory = rows["b"].trajectory
+    assert trajectory is not None and trajectory.time_to_first_tool_s == 0.25

@@ -312,7 +312,8 @@ class Summarizer:
                     tid for tid, m in _meta_by_id(self.tasks_meta).items()
                     if isinstance(m.get("tracked_metrics"), list)
                 }
-            tally = self.tallies[pair] = Tally(tracked=line.task_id in self.tracking)
+            tracked = line.task_id in self.tracking
+            tally = self.tallies[pair] = Tally() if tracked else Tally.untracked()
         bit = 1 << line.trial
         if tally.trial_bits & bit:
             self.duplicates += 1

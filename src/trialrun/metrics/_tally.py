@@ -19,6 +19,9 @@ from trialrun.rundir import ResultLine
 # what a row takes from its first line when run.json has no task metadata (older runs)
 FIRST_KEYS = ("k", "suite", "tier", "metric", "policy", "tags")
 FIRST_FIELDS = ("provider", *FIRST_KEYS)
+# the empty array every tally holds where it has nothing (yet): 10,000 tasks without a
+# tool-call time hold one, not 10,000; a tally replaces it before appending
+NONE_YET: array[float] = array("d")
 TOKEN_KEYS = ("prompt", "cached", "completion")
 
 
@@ -89,8 +92,14 @@ class Tally:
     tool_errors: int = 0
     with_tool_errors: int = 0  # trials with a failed call (`recovered` is not None)
     recovered: int = 0
-    first_tool_s: array[float] = field(default_factory=lambda: array("d"))
+    first_tool_s: array[float] = field(default_factory=lambda: NONE_YET)  # own once one
     tracked: bool = True  # False: `costs` and `trial_tokens` stay empty (no tracked metric)
+
+    @classmethod
+    def untracked(cls) -> Tally:
+        """A tally for a task without tracked metrics: its cost and token arrays are the
+        shared empty one (never appended to), not two of its own."""
+        return cls(costs=NONE_YET, trial_tokens=NONE_YET, tracked=False)
 
     def add(self, line: ResultLine) -> None:
         if self.first is None:
@@ -151,6 +160,8 @@ class Tally:
             self.recovered += line.recovered is True
         first = num(line.time_to_first_tool_s)
         if first is not None:
+            if self.first_tool_s is NONE_YET:
+                self.first_tool_s = array("d")
             self.first_tool_s.append(first)
 
 
