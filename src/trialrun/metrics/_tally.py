@@ -22,6 +22,7 @@ FIRST_FIELDS = ("provider", *FIRST_KEYS)
 # the empty array every tally holds where it has nothing (yet): 10,000 tasks without a
 # tool-call time hold one, not 10,000; a tally replaces it before appending
 NONE_YET: array[float] = array("d")
+NO_COUNTS: dict[str, int] = {}  # likewise for the failed graders and error kinds
 TOKEN_KEYS = ("prompt", "cached", "completion")
 
 
@@ -77,8 +78,8 @@ class Tally:
     undetermined: int = 0
     safety: int = 0
     tool_calls: int = 0  # over counted trials
-    failed: dict[str, int] = field(default_factory=dict)  # grader → trials it failed in
-    errors: dict[str, int] = field(default_factory=dict)  # error kind → trials
+    failed: dict[str, int] = field(default_factory=lambda: NO_COUNTS)  # grader → trials failed
+    errors: dict[str, int] = field(default_factory=lambda: NO_COUNTS)  # error kind → trials
     tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TOKEN_KEYS, 0))
     turns: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
     latencies: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
@@ -115,10 +116,14 @@ class Tally:
             for v in line.verdicts
             if isinstance(v, dict) and v.get("passed") is False
         ]
+        if names and self.failed is NO_COUNTS:
+            self.failed = {}
         for name in dict.fromkeys(names):
             self.failed[name] = self.failed.get(name, 0) + 1
         kind = line.error_kind
         if kind:
+            if self.errors is NO_COUNTS:
+                self.errors = {}
             self.errors[kind] = self.errors.get(kind, 0) + 1
         if line.safety_violation:
             self.safety += 1
