@@ -33,3 +33,45 @@ def test_equal_but_different_values_are_not_shared() -> None:
     rows = {r.task_id: r for r in summarize(lines, None, k=3).tasks}
     assert (rows["a"].k, rows["b"].k, rows["c"].k) == (1, 3, 3)
     assert rows["d"].tags == ["{'x': 1}"] and rows["a"].tags == []
+
+
+def _priced(task_id: str, trial: int) -> ResultLine:
+    return ResultLine(task_id=task_id, model="openai-compat:m-2026-01-01", trial=trial,
+                      passed=True, solve=True, latency_s=1.0 + trial, cost_usd=0.01 * trial,
+                      tokens={"prompt": 100 + trial, "completion": 7})
+
+
+def test_only_tasks_with_tracked_metrics_keep_per_trial_costs_and_tokens() -> None:
+    metas: list[dict[str, Any]] = [
+        {"task_id": "plain", "k": 3},
+        {"task_id": "tracked", "k": 3, "tracked_metrics": ["cost", "tokens", "latency_p95"]},
+    ]
+    summarizer = Summarizer(metas, "r", ["openai-compat:m-2026-01-01"], 3)
+    for task_id in ("plain", "tracked"):
+        for trial in range(3):
+            summarizer.add(_priced(task_id, trial))
+    tallies = {tid: t for (tid, _), t in summarizer.tallies.items()}
+    assert len(tallies["plain"].costs) == len(tallies["plain"].trial_tokens) == 0
+    assert list(tallies["tracked"].costs) == [0.0, 0.01, 0.02]
+    assert list(tallies["tracked"].trial_tokens) == [107.0, 108.0, 109.0]
+    rows = {r.task_id: r for r in summarizer.summary().tasks}
+    assert rows["plain"].tracked is None
+    assert rows["tracked"].tracked == {"cost": 0.01, "tokens": 108.0, "latency_p95": 2.9}
+    lines = [_priced(t, i) for t in ("plain", "tracked") for i in range(3)]
+    whole = summarize(lines, metas, run_id="r", models=["openai-compat:m-2026-01-01"], k=3)
+    assert whole.to_json() == summarizer.summary().to_json()
+
+
+def test_what_a_tally_has_nothing_of_is_one_shared_empty_array() -> None:
+    summarizer = Summarizer([{"task_id": "a"}, {"task_id": "b"}], "r", None, 1)
+    summarizer.add(_priced("a", 0))
+    summarizer.add(ResultLine(task_id="b", model="openai-compat:m-2026-01-01", trial=0,
+                              passed=True, solve=True, repeated_calls=0, tool_errors=0,
+                              time_to_first_tool_s=0.25))
+    a, b = (summarizer.tallies[(t, "openai-compat:m-2026-01-01")] for t in ("a", "b"))
+    assert a.costs is a.trial_tokens is a.first_tool_s is b.costs  # one empty array
+    assert len(a.costs) == 0 and list(b.first_tool_s) == [0.25]
+    assert b.first_tool_s is not a.first_tool_s
+    rows = {r.task_id: r for r in summarizer.summary().tasks}
+    trajectory = rows["b"].trajectory
+    assert trajectory is not None and trajectory.time_to_first_tool_s == 0.25

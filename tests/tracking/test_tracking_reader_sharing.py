@@ -13,7 +13,7 @@ import pytest
 from cli_support import cli
 from trialrun.rundir import Manifest, ResultLine, RunDir
 from trialrun.tracking import RunData, compare_runs, load_run, run_gate
-from trialrun.tracking._trial_tally import Offenders, TrialTally
+from trialrun.tracking._trial_tally import NO_COUNTS, Offenders, TrialTally
 
 MODEL = "openai-compat:shared-model-2026-01-01"
 TASKS = 6
@@ -142,3 +142,13 @@ def test_the_compare_command_holds_one_run_at_a_time(
     assert held == [0, 0]  # each run read once, the first let go before the second
     [item] = json.loads(out)["comparisons"]
     assert item["found"] and item["comparison"]["against"] == str(second)
+
+
+def test_counts_nobody_has_are_one_shared_empty_dict() -> None:
+    a, b = TrialTally(), TrialTally()
+    assert a.failed_graders is b.errors is NO_COUNTS
+    b.add(ResultLine(task_id="t", model=MODEL, trial=0, passed=True, solve=False,
+                     verdicts=[{"grader": "contains", "passed": False}],
+                     error={"kind": "timeout", "message": "slow"}))
+    assert (b.failed_graders, b.errors) == ({"contains": 1}, {"timeout": 1})
+    assert NO_COUNTS == {} and a.failed_graders == {}

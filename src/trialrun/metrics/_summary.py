@@ -278,6 +278,11 @@ def _aggregate(
     return out
 
 
+def _meta_by_id(tasks_meta: list[dict[str, Any]] | None) -> dict[str, dict[str, Any]]:
+    """run.json's task entries by id (a later entry of the same id wins)."""
+    return {str(m["task_id"]): m for m in _dicts(tasks_meta) if m.get("task_id")}
+
+
 @dataclass(slots=True)
 class Summarizer:
     """summary.json built line by line: `add` each results line, then `summary()`.
@@ -292,6 +297,9 @@ class Summarizer:
     k: int | None = None
     tallies: dict[tuple[str, str], Tally] = field(default_factory=dict)
     duplicates: int = 0
+    # run.json's tasks that list tracked metrics (made on the first line): only their
+    # tallies keep the per-trial costs and tokens those metrics need
+    tracking: set[str] | None = field(default=None, init=False, repr=False)
 
     def add(self, line: Line) -> None:
         """Fold a line in; a trial seen before is counted in `duplicates` instead."""
@@ -299,7 +307,13 @@ class Summarizer:
         tally = self.tallies.get(pair)
         if tally is None:  # the key's text shared with run.json's (interned there)
             pair = (sys.intern(line.task_id), sys.intern(line.model))
-            tally = self.tallies[pair] = Tally()
+            if self.tracking is None:
+                self.tracking = {
+                    tid for tid, m in _meta_by_id(self.tasks_meta).items()
+                    if isinstance(m.get("tracked_metrics"), list)
+                }
+            tracked = line.task_id in self.tracking
+            tally = self.tallies[pair] = Tally() if tracked else Tally.untracked()
         bit = 1 << line.trial
         if tally.trial_bits & bit:
             self.duplicates += 1
@@ -313,9 +327,7 @@ class Summarizer:
 
     def summary(self, warnings: list[str] | None = None) -> Summary:
         warnings = list(warnings or [])
-        meta_by_id = {
-            str(m["task_id"]): m for m in _dicts(self.tasks_meta) if m.get("task_id")
-        }
+        meta_by_id = _meta_by_id(self.tasks_meta)
         by_key = self.tallies
         if self.duplicates:
             warnings.append(

@@ -19,6 +19,10 @@ from trialrun.rundir import ResultLine
 # what a row takes from its first line when run.json has no task metadata (older runs)
 FIRST_KEYS = ("k", "suite", "tier", "metric", "policy", "tags")
 FIRST_FIELDS = ("provider", *FIRST_KEYS)
+# the empty array every tally holds where it has nothing (yet): 10,000 tasks without a
+# tool-call time hold one, not 10,000; a tally replaces it before appending
+NONE_YET: array[float] = array("d")
+NO_COUNTS: dict[str, int] = {}  # likewise for the failed graders and error kinds
 TOKEN_KEYS = ("prompt", "cached", "completion")
 
 
@@ -74,11 +78,12 @@ class Tally:
     undetermined: int = 0
     safety: int = 0
     tool_calls: int = 0  # over counted trials
-    failed: dict[str, int] = field(default_factory=dict)  # grader → trials it failed in
-    errors: dict[str, int] = field(default_factory=dict)  # error kind → trials
+    failed: dict[str, int] = field(default_factory=lambda: NO_COUNTS)  # grader → trials failed
+    errors: dict[str, int] = field(default_factory=lambda: NO_COUNTS)  # error kind → trials
     tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TOKEN_KEYS, 0))
     turns: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
     latencies: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
+    # the next two feed tracked metrics only: kept when `tracked` (see `Summarizer`)
     costs: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
     trial_tokens: array[float] = field(default_factory=lambda: array("d"))  # counted, reported
     all_costs: array[float] = field(default_factory=lambda: array("d"))  # every line, numeric
@@ -88,7 +93,14 @@ class Tally:
     tool_errors: int = 0
     with_tool_errors: int = 0  # trials with a failed call (`recovered` is not None)
     recovered: int = 0
-    first_tool_s: array[float] = field(default_factory=lambda: array("d"))
+    first_tool_s: array[float] = field(default_factory=lambda: NONE_YET)  # own once one
+    tracked: bool = True  # False: `costs` and `trial_tokens` stay empty (no tracked metric)
+
+    @classmethod
+    def untracked(cls) -> Tally:
+        """A tally for a task without tracked metrics: its cost and token arrays are the
+        shared empty one (never appended to), not two of its own."""
+        return cls(costs=NONE_YET, trial_tokens=NONE_YET, tracked=False)
 
     def add(self, line: ResultLine) -> None:
         if self.first is None:
@@ -104,10 +116,14 @@ class Tally:
             for v in line.verdicts
             if isinstance(v, dict) and v.get("passed") is False
         ]
+        if names and self.failed is NO_COUNTS:
+            self.failed = {}
         for name in dict.fromkeys(names):
             self.failed[name] = self.failed.get(name, 0) + 1
         kind = line.error_kind
         if kind:
+            if self.errors is NO_COUNTS:
+                self.errors = {}
             self.errors[kind] = self.errors.get(kind, 0) + 1
         if line.safety_violation:
             self.safety += 1
@@ -130,11 +146,14 @@ class Tally:
         for value, into in (
             (num(line.turns), self.turns),
             (num(line.latency_s), self.latencies),
-            (cost, self.costs),
-            (line_tokens(line), self.trial_tokens),
         ):
             if value is not None:
                 into.append(value)
+        if self.tracked:
+            if cost is not None:
+                self.costs.append(cost)
+            if (tokens := line_tokens(line)) is not None:
+                self.trial_tokens.append(tokens)
 
 
     def _add_trajectory(self, line: ResultLine) -> None:
@@ -146,6 +165,8 @@ class Tally:
             self.recovered += line.recovered is True
         first = num(line.time_to_first_tool_s)
         if first is not None:
+            if self.first_tool_s is NONE_YET:
+                self.first_tool_s = array("d")
             self.first_tool_s.append(first)
 
 

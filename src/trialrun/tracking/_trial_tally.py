@@ -50,6 +50,7 @@ class Offenders:
 
 
 NOBODY = Offenders()  # every tally's offenders until one trial breaks the rule (never added to)
+NO_COUNTS: dict[str, int] = {}  # every tally's failed graders and errors until it has one
 
 
 def _own(offenders: Offenders) -> Offenders:
@@ -69,8 +70,9 @@ class TrialTally:
     tokens: float = 0.0  # prompt + completion
     cost_usd: float = 0.0
     latencies_s: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
-    failed_graders: dict[str, int] = field(default_factory=dict)  # counted trials, per grader
-    errors: dict[str, int] = field(default_factory=dict)  # counted trials, per error kind
+    # counted trials, per grader and per error kind (the shared NO_COUNTS until one)
+    failed_graders: dict[str, int] = field(default_factory=lambda: NO_COUNTS)
+    errors: dict[str, int] = field(default_factory=lambda: NO_COUNTS)
     safety: Offenders = field(default_factory=lambda: NOBODY)
     # (trial, "grader: reason") of the smallest trial with a safety violation
     first_safety: tuple[int, str | None] | None = None
@@ -98,10 +100,14 @@ class TrialTally:
         if line.solve is False or line.passed is False:
             self.not_solved = _own(self.not_solved)
             self.not_solved.add(line.trial)
+        if failed and self.failed_graders is NO_COUNTS:
+            self.failed_graders = {}
         for name in dict.fromkeys(str(v.get("grader")) for v in failed):  # names interned:
             self.failed_graders[sys.intern(name)] = self.failed_graders.get(name, 0) + 1
         if line.error_kind:
             kind = sys.intern(line.error_kind)  # one "timeout" for every task, not one each
+            if self.errors is NO_COUNTS:
+                self.errors = {}
             self.errors[kind] = self.errors.get(kind, 0) + 1
         tok = line.tokens if isinstance(line.tokens, dict) else {}
         self.turns += _num(line.turns)
