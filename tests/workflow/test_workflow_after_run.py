@@ -76,3 +76,26 @@ def test_the_agent_options_are_checked_once_with_one_message(agent, agent_cmd) -
     with pytest.raises(UserError) as in_factory:
         make_agent(agent, agent_cmd)
     assert str(in_config.value) == str(in_factory.value)
+
+
+def test_compare_and_gate_after_a_run_read_it_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from trialrun.rundir import RunDir
+
+    first = _run(tmp_path)
+    trialrun.tracking.bless(first.path, baselines_dir=tmp_path / "baselines")
+    readings: list[Path] = []
+    real = RunDir.iter_results_with_offsets
+
+    def counted(self: RunDir, *args: object, **kwargs: object) -> object:
+        readings.append(self.path)
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(RunDir, "iter_results_with_offsets", counted)
+    again = trialrun.run(GOLDEN, [GOOD], k=3, out=tmp_path / "res2", handle_sigint=False,
+                         after=AfterRun(compare=True, gate="merge",
+                                        baselines=tmp_path / "baselines"))
+    assert again.follow_up is not None and again.follow_up.gate is not None
+    assert again.follow_up.comparisons
+    assert readings.count(again.path) == 1  # the run, read once for both steps

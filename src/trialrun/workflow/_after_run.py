@@ -20,9 +20,11 @@ from trialrun.tracking import (
     BaselineMatch,
     CompareSettings,
     GateResult,
+    RunData,
     compare_with_baselines,
     default_baselines_dir,
     legacy_baseline_note,
+    load_run,
     run_gate,
 )
 from trialrun.workflow._record import record_run
@@ -89,11 +91,14 @@ def follow_up(
         out.warnings.append(note)
     if after.record and (note := record_run(run_dir, after.trigger, after.store, project)):
         out.warnings.append(note)
+    run: RunData | Path = run_dir
+    if after.compare and after.gate is not None:  # read once for both
+        run = load_run(run_dir, limits=RunDirLimits.of(project))
     if after.compare:
         folder = after.baselines or default_baselines_dir(project)
-        _compare(run_dir, folder, CompareSettings.of(project), out)
+        _compare(run, folder, CompareSettings.of(project), out)
     if after.gate is not None:
-        out.gate = run_gate(after.gate, run_dir, baselines_dir=after.baselines, config=project)
+        out.gate = run_gate(after.gate, run, baselines_dir=after.baselines, config=project)
     return out
 
 
@@ -118,7 +123,9 @@ def _files(run_dir: Path, after: AfterRun, project: ProjectConfig) -> list[str]:
     return []
 
 
-def _compare(run_dir: Path, folder: Path, settings: CompareSettings, out: FollowUp) -> None:
+def _compare(
+    run_dir: RunData | Path, folder: Path, settings: CompareSettings, out: FollowUp
+) -> None:
     try:
         out.comparisons = compare_with_baselines(run_dir, folder, alpha=settings.alpha,
                                                  method=settings.method)
