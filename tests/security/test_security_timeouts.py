@@ -284,3 +284,37 @@ def test_tool_time_limits_are_at_most_a_day(
     monkeypatch.setenv(TOOL_TIMEOUT_ENV, value)
     with pytest.raises(UserError, match=TOOL_TIMEOUT_ENV):
         Toolbox([], ctx)
+
+
+def test_ctrl_c_stops_scheduling_even_when_no_trial_waits(tmp_path: Path) -> None:
+    """A scripted trial never waits on the event loop, so one worker used to run the whole
+    queue in one step: Ctrl-C was read after the last trial (every trial run anyway) or,
+    when it came after the handler was gone, lost (exit 0). Each trial now yields."""
+    import os
+    import signal
+    import subprocess
+
+    suite, script = _suite(tmp_path / "suite", ["a", "b", "c"])
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trialrun", "run", str(suite), "-k", "10000",
+         "-m", f"scripted:{script}", "--out", str(out)],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )  # fmt: skip
+    try:
+        def a_trial_is_written() -> bool:
+            return any(f.stat().st_size > 0 for f in out.glob("*/results.jsonl"))
+
+        assert _poll(a_trial_is_written, 120), "no trial was written"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130, err.decode()
+        [results] = out.glob("*/results.jsonl")
+        kept = sum(1 for _ in results.open())
+        assert 0 < kept < 30_000, f"{kept} trials ran after Ctrl-C"
+        assert f"interrupted: {kept} trial(s) kept" in err.decode()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

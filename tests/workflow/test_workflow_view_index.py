@@ -63,3 +63,70 @@ def test_an_index_that_cannot_be_written_is_a_warning_and_the_run_stands(
     assert again.follow_up is not None
     assert any("viewer's index" in w for w in again.follow_up.warnings)
     assert not target.exists() and again.summary.finished_trials == first.summary.finished_trials
+
+
+def _index_children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if f"PPid:\t{pid}\n" in status and "_view_index" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return "State:\tZ" in (Path("/proc") / str(pid) / "status").read_text()
+    except OSError:
+        return True
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc for the child")
+def test_ctrl_c_while_the_index_is_built_ends_the_run_with_130(tmp_path: Path) -> None:
+    """The run's own Ctrl-C handler is gone when its end writes the index; a press then
+    stops the index's child and the command exits 130, not 0 seconds later."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    names = ["a", "b", "c"]
+    for name in names:
+        (suite / f"{name}.yaml").write_text(
+            f"task_id: {name}\nsuite: golden\ndescription: say hi\n"
+            "inputs: {prompt: say hi}\ngraders: [{type: contains, value: hi}]\n"
+            "tracked_metrics: [pass_rate]\n")
+    script = tmp_path / "script.yaml"
+    script.write_text("tasks:\n" + "".join(f"  {n}:\n    - content: hi\n" for n in names))
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trialrun", "run", str(suite), "-k", "3334",
+         "-m", f"scripted:{script}", "--out", str(out)],  # 10,002 trials: an index
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 300
+        children: list[int] = []
+        while not children and proc.poll() is None and time.monotonic() < deadline:
+            children = _index_children(proc.pid)
+            time.sleep(0.02)
+        assert children, "the run ended without building its index"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err.decode()
+        assert "Traceback" not in err.decode()
+        assert all(_gone(pid) for pid in children)
+        assert not list(out.glob(f"*/{VIEW_CACHE}"))  # the child stopped before writing
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -14,9 +14,13 @@ the overview itself, as before.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 
 from trialrun.reports._server import run_version
 from trialrun.reports._view import RunView
@@ -66,13 +70,38 @@ def index_after_run(
     a warning when the child failed (the run stands either way), else None."""
     if trials < from_trials:
         return None
-    done = subprocess.run(view_index_command(run_dir, settings, limits),
-                          capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+    child = subprocess.Popen(view_index_command(run_dir, settings, limits),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    with _ctrl_c_stops(child):
+        _, err = child.communicate()
+    if child.returncode != 0:
+        last = (err.strip().splitlines() or ["no message"])[-1]
         return f"the viewer's index of {run_dir} was not written ({last}); " \
                "`trialrun view` builds it on the first visit"
     return None
+
+
+@contextlib.contextmanager
+def _ctrl_c_stops(child: subprocess.Popen[str]) -> Iterator[None]:
+    """While the index is built, Ctrl-C stops it and interrupts the run's end (exit 130).
+    The run's own handler is gone by then, and asyncio's would only cancel a task that
+    is not awaiting: the press would be lost and the run end 0 seconds later."""
+    def stop(signum: int, frame: FrameType | None) -> None:
+        child.kill()
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGINT, stop)
+    except ValueError:  # not the main thread: Ctrl-C is not ours to take
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if child.poll() is None:
+            child.kill()
+            child.wait()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -57,6 +57,10 @@ class LocalLoop:
                 line = await run_trial(spec, self.ctx)  # its transcript is written already
                 sink.write(spec, line, None)
                 finished += 1
+                # a trial that never waits (a scripted model, a workspace made on the loop)
+                # would run the whole queue in one step: the loop would read a Ctrl-C only
+                # after the last trial, once its handler is gone, and the press be lost
+                await asyncio.sleep(0)
 
         workers = 1 if self.in_flight == 1 or len(trials) <= 1 else min(self.in_flight, len(trials))
         tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
