@@ -39,8 +39,7 @@ from pathlib import Path
 
 from _repeat import Series, add_repeats_arg, load_now
 
-from trialrun.reports import make_server, write_html_report
-from trialrun.reports._view_index import view_index_command
+from trialrun.reports import make_server, view_index_command, write_html_report
 from trialrun.rundir import Manifest, ResultLine, RunDir, RunDirLimits, Transcript
 from trialrun.tracking import CompareSettings
 

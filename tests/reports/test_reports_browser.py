@@ -271,7 +271,14 @@ def test_report_trial_without_its_transcript_says_where_it_is(
     page.wait_for_selector("#tasks")
     page.click('#tasks tbody tr[data-task="inbox-prompt-injection"] a.task-link')
     page.wait_for_selector("#task")
-    page.click('#trials tbody tr[data-trial="2"] a')  # its third failure: not embedded
+    view = _html.RunView(example_runs.bad)  # which trial's transcript is left out
+    try:  # depends on the order the trials finished in, so it is looked up
+        flags = _html.embedded_transcripts(view)
+        row = view.row_of[("inbox-prompt-injection", view.data.models[0])]
+        trial = next(view.lines.trials[n] for n in view.row_lines[row] if not flags[n])
+    finally:
+        view.close()
+    page.click(f'#trials tbody tr[data-trial="{trial}"] a')  # its transcript: not embedded
     note = page.wait_for_selector("#transcript-note").inner_text()
     assert "transcript not embedded" in note
     assert str(example_runs.bad / "transcripts") in note

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
+import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from cli_support import cli
+from process_support import alive, child_pids
 from trialrun.graders import TrialView, grade_trial, parse_grader
 
 TASK = """\
@@ -142,27 +146,21 @@ def _suite(root: Path, names: list[str]) -> tuple[Path, Path]:
     return root, script
 
 
-def _alive(pid: int) -> bool:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-    return "State:\tZ" not in status
+def _start_big_run(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path]:
+    """`trialrun run` of 3 scripted tasks × k = 10000 (30,000 trials) into tmp_path/out."""
+    suite, script = _suite(tmp_path / "suite", ["a", "b", "c"])
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trialrun", "run", str(suite), "-k", "10000",
+         "-m", f"scripted:{script}", "--out", str(out)],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )  # fmt: skip
+    return proc, out
 
 
-def _children(pid: int, marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = (entry / "status").read_text()
-            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
-        except OSError:
-            continue
-        if f"PPid:\t{pid}\n" in status and marker in cmdline:
-            found.append(int(entry.name))
-    return found
+def _a_trial_is_written(out: Path) -> Callable[[], bool]:
+    return lambda: any(f.stat().st_size > 0 for f in out.glob("*/results.jsonl"))
 
 
 def _poll(condition, seconds: float) -> bool:
@@ -203,7 +201,7 @@ def test_an_estimate_over_its_budget_is_skipped_and_its_process_killed() -> None
         "power estimate skipped: it took over 0.5s (`trialrun plan` computes it without a "
         "time limit)"
     ]
-    assert _poll(lambda: not _alive(estimate.pid), 30)
+    assert _poll(lambda: not alive(estimate.pid), 30)
     estimate.settle(wait=True)
     assert lines == lines[:1]
 
@@ -221,37 +219,25 @@ def test_a_quick_estimate_is_said_once_and_settle_without_wait_says_nothing() ->
     slow = PowerEstimate(SLOW_ROWS, 0.05, "exact", say_quiet, budget_s=120)
     slow.start()
     slow.settle(wait=False)  # Ctrl-C: the run does not wait for it
-    assert quiet == [] and slow.pid is not None and not _alive(slow.pid)
+    assert quiet == [] and slow.pid is not None and not alive(slow.pid)
 
 
 def test_trials_start_while_the_estimate_runs_and_ctrl_c_exits_130(tmp_path: Path) -> None:
     """The issue's case: the power estimate ran on the event loop, so a big suite never
     started a trial and Ctrl-C waited for the estimate. Now the first trial is written
     while it runs, and SIGINT ends the run (130) and its estimate process."""
-    import os
     import signal
-    import subprocess
 
-    suite, script = _suite(tmp_path / "suite", ["a", "b", "c"])
-    out = tmp_path / "out"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "trialrun", "run", str(suite), "-k", "10000",
-         "-m", f"scripted:{script}", "--out", str(out)],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )  # fmt: skip
+    proc, out = _start_big_run(tmp_path)
     try:
-        def a_trial_is_written() -> bool:
-            return any(f.stat().st_size > 0 for f in out.glob("*/results.jsonl"))
-
-        assert _poll(a_trial_is_written, 120), "no trial started while the estimate ran"
-        estimates = _children(proc.pid, "_power_estimate")
+        assert _poll(_a_trial_is_written(out), 120), "no trial started while the estimate ran"
+        estimates = child_pids(proc.pid, "_power_estimate")
         proc.send_signal(signal.SIGINT)
         assert _poll(lambda: proc.poll() is not None, 60), "Ctrl-C did not end the run"
         _, err = proc.communicate()
         assert proc.returncode == 130, err.decode()
         assert "Traceback" not in err.decode()
-        assert all(_poll(lambda pid=pid: not _alive(pid), 30) for pid in estimates)
+        assert all(_poll(lambda pid=pid: not alive(pid), 30) for pid in estimates)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -290,23 +276,11 @@ def test_ctrl_c_stops_scheduling_even_when_no_trial_waits(tmp_path: Path) -> Non
     """A scripted trial never waits on the event loop, so one worker used to run the whole
     queue in one step: Ctrl-C was read after the last trial (every trial run anyway) or,
     when it came after the handler was gone, lost (exit 0). Each trial now yields."""
-    import os
     import signal
-    import subprocess
 
-    suite, script = _suite(tmp_path / "suite", ["a", "b", "c"])
-    out = tmp_path / "out"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "trialrun", "run", str(suite), "-k", "10000",
-         "-m", f"scripted:{script}", "--out", str(out)],
-        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )  # fmt: skip
+    proc, out = _start_big_run(tmp_path)
     try:
-        def a_trial_is_written() -> bool:
-            return any(f.stat().st_size > 0 for f in out.glob("*/results.jsonl"))
-
-        assert _poll(a_trial_is_written, 120), "no trial was written"
+        assert _poll(_a_trial_is_written(out), 120), "no trial was written"
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 130, err.decode()

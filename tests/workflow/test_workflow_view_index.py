@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import trialrun
+from process_support import alive, child_pids
 from trialrun import AfterRun
 from trialrun.reports import RunView
 from trialrun.reports._server import RunStore
@@ -65,28 +66,6 @@ def test_an_index_that_cannot_be_written_is_a_warning_and_the_run_stands(
     assert not target.exists() and again.summary.finished_trials == first.summary.finished_trials
 
 
-def _index_children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = (entry / "status").read_text()
-            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
-        except OSError:
-            continue
-        if f"PPid:\t{pid}\n" in status and "_view_index" in cmdline:
-            found.append(int(entry.name))
-    return found
-
-
-def _gone(pid: int) -> bool:
-    try:
-        return "State:\tZ" in (Path("/proc") / str(pid) / "status").read_text()
-    except OSError:
-        return True
-
-
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc for the child")
 def test_ctrl_c_while_the_index_is_built_ends_the_run_with_130(tmp_path: Path) -> None:
     """The run's own Ctrl-C handler is gone when its end writes the index; a press then
@@ -117,14 +96,14 @@ def test_ctrl_c_while_the_index_is_built_ends_the_run_with_130(tmp_path: Path) -
         deadline = time.monotonic() + 300
         children: list[int] = []
         while not children and proc.poll() is None and time.monotonic() < deadline:
-            children = _index_children(proc.pid)
+            children = child_pids(proc.pid, "_view_index")
             time.sleep(0.02)
         assert children, "the run ended without building its index"
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 130, err.decode()
         assert "Traceback" not in err.decode()
-        assert all(_gone(pid) for pid in children)
+        assert not any(alive(pid) for pid in children)
         assert not list(out.glob(f"*/{VIEW_CACHE}"))  # the child stopped before writing
     finally:
         if proc.poll() is None:

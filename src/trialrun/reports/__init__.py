@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS: dict[str, str] = {
     "VIEW_INDEX_FROM": "trialrun.reports._view_index",
     "index_after_run": "trialrun.reports._view_index",
+    "view_index_command": "trialrun.reports._view_index",
     "write_view_index": "trialrun.reports._view_index",
     "HISTORY_RUNS": "trialrun.reports._across",
     "HeatCell": "trialrun.reports._across",
@@ -46,7 +47,12 @@ if TYPE_CHECKING:
     from trialrun.reports._html import render_report, write_html_report
     from trialrun.reports._server import ViewerServer, make_server
     from trialrun.reports._view import RunView
-    from trialrun.reports._view_index import VIEW_INDEX_FROM, index_after_run, write_view_index
+    from trialrun.reports._view_index import (
+        VIEW_INDEX_FROM,
+        index_after_run,
+        view_index_command,
+        write_view_index,
+    )
     from trialrun.reports.comparison import (
         comparison_lines,
         comparisons_json,
@@ -65,6 +71,7 @@ if TYPE_CHECKING:
 __all__ = [
     "VIEW_INDEX_FROM",
     "index_after_run",
+    "view_index_command",
     "write_view_index",
     "HISTORY_RUNS",
     "HeatCell",

@@ -278,21 +278,14 @@ class TrialSpool:
             "w+", encoding="utf-8", errors="backslashreplace", dir=folder)
         self.base = f"/api/run/{_quote(str(manifest_id))}"
         self.chunks = _TrialChunks(self.handle, self.base)
-        self.seen: dict[int, tuple[int, int]] = {}  # per row: (unsolved, solved) so far
+        self.sample = _TranscriptSample()
         self.trials = 0
         self.valid = True
 
     def __call__(self, view: RunView, number: int, row: int, line: ResultLine) -> None:
         if not self.valid:
             return
-        unsolved, solved = self.seen.get(row, (0, 0))
-        if trial_status(line) == "solved":
-            solved += 1
-            embed = solved <= EMBED_SOLVED
-        else:
-            unsolved += 1
-            embed = unsolved <= EMBED_UNSOLVED
-        self.seen[row] = (unsolved, solved)
+        embed = self.sample.embeds(row, trial_status(line) == "solved")
         self.chunks.add(number, view.trial_page(number, row, line, embed))
         self.trials = number + 1
 
@@ -322,16 +315,27 @@ def embedded_transcripts(view: RunView) -> bytearray:
     if len(view.lines) <= EMBED_ALL_UP_TO:
         flags[:] = b"\x01" * len(flags)
         return flags
-    for numbers in view.row_lines:
-        unsolved = solved = 0
-        for number in sorted(numbers):  # in file order: the overview links the first
-            if view.lines.solved(number):
-                solved += 1
-                flags[number] = solved <= EMBED_SOLVED
-            else:
-                unsolved += 1
-                flags[number] = unsolved <= EMBED_UNSOLVED
+    sample = _TranscriptSample()
+    for number, row in enumerate(view.line_row):  # in file order: the overview links the first
+        flags[number] = sample.embeds(row, view.lines.solved(number))
     return flags
+
+
+class _TranscriptSample:
+    """The transcripts a large report embeds, decided line by line in file order: per
+    row the first `EMBED_UNSOLVED` trials not solved and the first `EMBED_SOLVED` solved."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, tuple[int, int]] = {}  # per row: (unsolved, solved) so far
+
+    def embeds(self, row: int, solved: bool) -> bool:
+        unsolved, solved_so_far = self.seen.get(row, (0, 0))
+        if solved:
+            solved_so_far += 1
+        else:
+            unsolved += 1
+        self.seen[row] = (unsolved, solved_so_far)
+        return solved_so_far <= EMBED_SOLVED if solved else unsolved <= EMBED_UNSOLVED
 
 
 def render_report(

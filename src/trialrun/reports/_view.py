@@ -26,7 +26,7 @@ from trialrun.reports._svg import Series, bar_chart, curve_chart, histogram
 from trialrun.reports._trial_columns import TrialColumns, trial_status
 from trialrun.reports._verdict import rate_change, verdict_page
 from trialrun.reports.junit import task_outcome
-from trialrun.rundir import WORKSPACES, ResultLine, RunDir, RunDirLimits, Transcript
+from trialrun.rundir import WORKSPACES, Manifest, ResultLine, RunDir, RunDirLimits, Transcript
 from trialrun.runner import lock_holder
 from trialrun.tracking import (
     CompareSettings,
@@ -69,11 +69,10 @@ class TrialSink(Protocol):
         """A row turned out other than predicted: what was made of the rows is void."""
 
 
-def _predicted_rows(rundir: RunDir) -> dict[tuple[str, str], int]:
+def _predicted_rows(manifest: Manifest) -> dict[tuple[str, str], int]:
     """Each (task, model)'s row as the summary orders them (run.json's models, each
     over run.json's tasks), known before a line is read; {} when run.json names a model
     twice (no prediction: the report reads the lines again)."""
-    manifest = rundir.manifest()
     models = [m for m in manifest.models or [] if isinstance(m, str)]
     if len(set(models)) != len(models):
         return {}
@@ -136,7 +135,8 @@ class RunView:
         by_pair: dict[tuple[str, str], array[int]] = {}
         first_tags: dict[tuple[str, str], tuple[int, Any]] = {}  # tags of the first trial
         sink, self._each_trial = self._each_trial, None  # the first reading only
-        predicted = _predicted_rows(self.rundir) if sink is not None else {}
+        manifest = self.rundir.manifest() if sink is not None else None  # read once
+        predicted = _predicted_rows(manifest) if manifest is not None else {}
 
         def each(offset: int, line: ResultLine) -> None:
             nonlocal sink
@@ -156,7 +156,7 @@ class RunView:
             if line.trial < first_tags.get(pair, (line.trial + 1, None))[0]:
                 first_tags[pair] = (line.trial, line.extra.get("tags"))
 
-        data = load_run(self.path, limits=self.limits, each=each)
+        data = load_run(self.path, limits=self.limits, each=each, manifest=manifest)
         records = data.records
         if sink is not None and any(predicted.get((r.task_id, r.model)) != row
                                     for row, r in enumerate(records)

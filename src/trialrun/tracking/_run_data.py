@@ -198,18 +198,20 @@ def load_run(
     *,
     limits: RunDirLimits | None = None,
     each: Callable[[int, ResultLine], None] | None = None,
+    manifest: Manifest | None = None,
 ) -> RunData:
     """Read a run folder through `RunDir.read`, the one reader every command shares,
     within `limits` (the project's `[rundir]`; None: the defaults). `each(offset, line)`,
     when given, sees every checked line as it is read (the viewer's per-line facts come
-    from the same single pass over results.jsonl).
+    from the same single pass over results.jsonl); `manifest`: run.json when the caller
+    has read it already.
 
     A missing or damaged run.json or results line is the same one-line UserError that
     `summarize` and `show` give; a torn last line is skipped and named in `warnings`.
     A repeated (task, model, trial) line is counted once, as the summary counts it.
     """
     run = RunDir.open(run_dir, limits=limits)
-    manifest = run.manifest()
+    manifest = manifest if manifest is not None else run.manifest()
     warnings: list[str] = []
     summarizer = summarizer_for(manifest)
     tallies: dict[tuple[str, str], TrialTally] = {}
