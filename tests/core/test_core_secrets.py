@@ -80,3 +80,37 @@ def test_folded_is_casefold_slice_by_slice(text: str, slice_size: int) -> None:
         assert _secrets.folded(text + "ßſK·") == (text + "ßſK·").casefold()
     finally:
         _secrets._FOLD_SLICE = original
+
+
+_PIECES = st.sampled_from([
+    "://", "u:p@h", "bearer", "auth", "authorization", "key", "token", "secret", "passw",
+    "password", "pwd", "sig", "signature", "credential", "sk-", "aiza", "gh", "p_",
+    "github_pat_", "xox", "b-", "akia", "asia", "hf_", "eyj", ".eyj", "ke", "yj", "ta",
+    "sk", "-", "=", ":", '"', "\\n", " ", "\n", "x" * 16, "0123456789abcdef" * 2, "ſ",
+    "K", "KEY", "ß", "·", "\ud800", "é",
+])
+
+
+@settings(max_examples=500)
+@given(st.lists(st.one_of(_PIECES, st.text(max_size=5)), max_size=40).map("".join))
+def test_the_gate_finds_its_literals_in_one_pass_as_one_test_each_did(text: str) -> None:
+    """`_gated` finds every gate literal with one Aho-Corasick pass over the UTF-8 bytes
+    (overlaps included: 'keyj' holds 'key' and 'eyj'); it answers as a substring test
+    per literal did, for any text (lone surrogates and non-ASCII folding included)."""
+    from trialrun.core import _secrets
+
+    folded_text = _secrets.folded(text)
+    expected = any(literal in folded_text and gate.search(folded_text) is not None
+                   for literal, gate in _secrets._GATES)
+    assert _secrets._gated(text) is expected
+
+
+def test_the_gate_sees_a_literal_that_overlaps_another() -> None:
+    from trialrun.core import _secrets
+
+    # 'key' (not a gate here: no separator follows) overlaps the 'eyj' of a JWT
+    assert _secrets._gated("keyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0")
+    assert not _secrets._gated("keyJhbGciOiJIUzI1NiJ9")  # one part only: no JWT
+    assert not _secrets._gated("monkeys and donkeys")
+    # the only 'hf_' overlaps a 'gh': a one-match-at-a-time scan would see 'gh' alone
+    assert _secrets._gated("ghf_" + "a" * 30)

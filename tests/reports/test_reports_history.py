@@ -125,3 +125,33 @@ def test_view_heat_map_from_the_store_else_the_folders(
     elsewhere.mkdir()
     page = _history_of_view([str(results)], elsewhere)
     assert page["runs"] == [example_runs.good.name] and page["source"] == "the run folders"
+
+
+def test_report_html_with_a_store_reads_the_results_once(
+    example_runs: ExampleRuns, gone_run: tuple[str, Path], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`report --html` knows the run's task × model pairs from the report's own reading:
+    it used to read the whole run first for the heat map, then again for the report."""
+    from trialrun.cli import app
+    from trialrun.reports import _html
+    from trialrun.rundir import ResultLine
+
+    _, db = gone_run
+    monkeypatch.setattr(_html, "EMBED_ALL_UP_TO", 0)  # as a large run: the report reads once
+    parsed: list[object] = []
+    real = ResultLine.from_json.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[ResultLine], item: object) -> ResultLine:
+        parsed.append(item)
+        return real(cls, item)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(ResultLine, "from_json", classmethod(counting))
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "once.html"
+    app(["report", str(example_runs.good), "--html", str(out), "--store", str(db)],
+        standalone_mode=False)
+    lines = (example_runs.good / "results.jsonl").read_text("utf-8").splitlines()
+    assert len(parsed) == len(lines)
+    page = json.loads(_payload(out.read_text("utf-8"))["/api/history"])
+    assert page["rows"] == 14  # the heat map is still there, from the same reading

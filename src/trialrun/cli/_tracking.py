@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +17,7 @@ from trialrun.errors import UserError
 
 if TYPE_CHECKING:
     from trialrun.config import ProjectConfig
-    from trialrun.reports import HeatCell
+    from trialrun.reports import HeatCell, HistoryOf
     from trialrun.rundir import SummaryRow
 
 
@@ -89,27 +91,32 @@ HEAT_STORE_HELP = ("With --html: the history store whose last runs of this run's
                    ".trialrun/history.db when it exists; none: no heat map).")
 
 
+@contextmanager
 def _report_history(
-    rows: list[SummaryRow], store: str | None, project: ProjectConfig
-) -> tuple[list[HeatCell] | None, str]:
-    """The heat map cells of the report: this run's task × model pairs over their last
-    runs in the history store; (None, "") when there is no store."""
+    store: str | None, project: ProjectConfig
+) -> Iterator[tuple[HistoryOf | None, str]]:
+    """The report's heat map: a function of the run's summary rows giving their task ×
+    model pairs' last runs in the history store, and the store's label; (None, "") when
+    there is no store. The report calls it once it has read the run."""
     from trialrun.cli._view import heat_cells
     from trialrun.history import HistoryStore, shown_url
     from trialrun.reports import HISTORY_RUNS
 
     history = HistoryStore.open_existing(store, config=project)
     if history is None:
-        return None, ""
-    try:
-        cells = heat_cells(history, HISTORY_RUNS,
-                           tests={r.task_id for r in rows},
+        yield None, ""
+        return
+
+    def cells_of(rows: Sequence[SummaryRow]) -> list[HeatCell]:
+        cells = heat_cells(history, HISTORY_RUNS, tests={r.task_id for r in rows},
                            models={r.model for r in rows})
+        wanted = {r.key for r in rows}
+        return [c for c in cells if (c.task_id, c.model) in wanted]
+
+    try:
+        yield cells_of, f"the history store {shown_url(history.url)}"
     finally:
         history.close()
-    wanted = {r.key for r in rows}
-    return [c for c in cells if (c.task_id, c.model) in wanted], (
-        f"the history store {shown_url(history.url)}")
 
 
 def bless(
@@ -276,17 +283,20 @@ def report(
     project = load_config()  # once: [compare], [rundir] and the history store
     settings = CompareSettings.of(project) if baselines is not None else CompareSettings()
     limits = RunDirLimits.of(project)
-    run = load_run(run_dir, limits=limits)
-    if junit is not None:
-        _err(f"wrote {write_junit(run, junit)}")
-    if markdown is not None:
-        _err(f"wrote {write_markdown(run, markdown, baselines, settings)}")
+    if junit is not None or markdown is not None or html is None:
+        run = load_run(run_dir, limits=limits)  # the HTML report reads the run itself
+        if junit is not None:
+            _err(f"wrote {write_junit(run, junit)}")
+        if markdown is not None:
+            _err(f"wrote {write_markdown(run, markdown, baselines, settings)}")
+        if html is None and junit is None and markdown is None:
+            print(render_run_markdown(run, baselines, settings))
+        del run  # not held while the HTML report reads the run
     if html is not None:
-        cells, label = _report_history(run.summary.tasks, store, project)
-        written = write_html_report(run_dir, html, baselines, cells, label, settings, limits)
+        with _report_history(store, project) as (cells_of, label):
+            written = write_html_report(run_dir, html, baselines, cells_of, label, settings,
+                                        limits)
         _err(f"wrote {written}")
-    if junit is None and markdown is None and html is None:
-        print(render_run_markdown(run, baselines, settings))
 
 
 def leaderboard(

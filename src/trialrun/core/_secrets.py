@@ -27,6 +27,8 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 
+from ahocorasick_rs import BytesAhoCorasick
+
 MASK = "***"
 
 KEY_VARIABLES = (
@@ -128,10 +130,18 @@ def folded(text: str) -> str:
                    for at in range(0, len(text), _FOLD_SLICE))
 
 
+# Every gate literal found in one pass (a substring test per literal read the text 19
+# times: a quarter of a 100,000-trial report's time). The literals are ASCII, so they
+# are found in the UTF-8 bytes exactly where they are in the text.
+_LITERALS = BytesAhoCorasick([literal.encode("ascii") for literal, _ in _GATES])
+
+
 def _gated(text: str) -> bool:
     folded_text = folded(text)  # as (?i) matches: 'ſ' is an 's', the Kelvin sign a 'k'
-    return any(lit in folded_text and gate.search(folded_text) is not None
-               for lit, gate in _GATES)
+    found = _LITERALS.find_matches_as_indexes(
+        folded_text.encode("utf-8", "surrogatepass"), overlapping=True)
+    return any(_GATES[index][1].search(folded_text) is not None
+               for index in sorted({index for index, _, _ in found}))
 
 
 def _is_secret_variable(name: str, value: str) -> bool:

@@ -19,6 +19,7 @@ _EXPORTS: dict[str, str] = {
     "write_view_index": "trialrun.reports._view_index",
     "HISTORY_RUNS": "trialrun.reports._across",
     "HeatCell": "trialrun.reports._across",
+    "HistoryOf": "trialrun.reports._html",
     "render_report": "trialrun.reports._html",
     "write_html_report": "trialrun.reports._html",
     "ViewerServer": "trialrun.reports._server",
@@ -44,7 +45,7 @@ _EXPORTS: dict[str, str] = {
 
 if TYPE_CHECKING:
     from trialrun.reports._across import HISTORY_RUNS, HeatCell
-    from trialrun.reports._html import render_report, write_html_report
+    from trialrun.reports._html import HistoryOf, render_report, write_html_report
     from trialrun.reports._server import ViewerServer, make_server
     from trialrun.reports._view import RunView
     from trialrun.reports._view_index import (
@@ -75,6 +76,7 @@ __all__ = [
     "write_view_index",
     "HISTORY_RUNS",
     "HeatCell",
+    "HistoryOf",
     "ROW_CAP",
     "RunView",
     "ViewerServer",

@@ -37,7 +37,7 @@ import re
 import shutil
 import tempfile
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from html import escape
 from importlib import resources
@@ -51,7 +51,7 @@ from trialrun.core import environment_secrets
 from trialrun.reports._across import HeatCell, history_page
 from trialrun.reports._trial_columns import trial_status
 from trialrun.reports._view import RunView, dumps
-from trialrun.rundir import ResultLine, RunDir, RunDirLimits, WriteError
+from trialrun.rundir import ResultLine, RunDir, RunDirLimits, SummaryRow, WriteError
 from trialrun.tracking import CompareSettings
 
 _CSP = {
@@ -207,14 +207,19 @@ def solve_k_rates(rates: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+HistoryOf = Callable[[Sequence[SummaryRow]], Sequence[HeatCell] | None]
+"""The heat map's cells for a run's summary rows (its task × model pairs), looked up once
+the run is read; None: no heat map."""
+
+
 def _quote(run_id: str) -> str:
     """A run id as the page's `encodeURIComponent` spells it."""
     return quote(run_id, safe="!'()*-._~")
 
 
 def _write_report(
-    out: TextIO, view: RunView, history: Sequence[HeatCell] | None, history_label: str,
-    spool: TrialSpool | None = None,
+    out: TextIO, view: RunView, history: Sequence[HeatCell] | HistoryOf | None,
+    history_label: str, spool: TrialSpool | None = None,
 ) -> None:
     """The report of `view`, written element by element: the head payload, then the task
     and trial pages in chunks of `CHUNK` (at most one chunk's pages in memory)."""
@@ -223,6 +228,8 @@ def _write_report(
         "/api/runs": dumps({"root": str(view.path.parent), "runs": [run_listing(view)]}),
         base: dumps(view.overview()),
     }
+    if callable(history):
+        history = history(view.data.summary.tasks)
     if history is not None:
         head["/api/history"] = dumps(history_page(history, source=history_label))
     out.write(_page_head("static", f"run {view.run_id}"))
@@ -341,7 +348,7 @@ class _TranscriptSample:
 def render_report(
     run_dir: Path | str,
     baselines_dir: Path | str | None = None,
-    history: Sequence[HeatCell] | None = None,
+    history: Sequence[HeatCell] | HistoryOf | None = None,
     history_label: str = "the history store",
     settings: CompareSettings = CompareSettings(),
     limits: RunDirLimits = RunDirLimits(),
@@ -378,13 +385,15 @@ def write_html_report(
     run_dir: Path | str,
     out: Path | str,
     baselines_dir: Path | str | None = None,
-    history: Sequence[HeatCell] | None = None,
+    history: Sequence[HeatCell] | HistoryOf | None = None,
     history_label: str = "the history store",
     settings: CompareSettings = CompareSettings(),
     limits: RunDirLimits = RunDirLimits(),
 ) -> Path:
     """Write the HTML report of `run_dir` to `out` (streamed, atomically); returns the
-    path. A large run's trial pages are written as it is read (`TrialSpool`)."""
+    path. A large run's trial pages are written as it is read (`TrialSpool`). `history`
+    may be a function of the run's summary rows, so the caller need not read the run
+    itself to know its task × model pairs."""
     out = Path(out)
     spool: TrialSpool | None = None
     view: RunView | None = None
