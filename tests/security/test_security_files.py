@@ -22,6 +22,8 @@ import traceback
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import trialrun
 
@@ -249,6 +251,25 @@ def test_read_regular_refuses_fifos_devices_and_big_files(tmp_path: Path) -> Non
     with pytest.raises(FileRefused, match="FIFO"):
         copy_regular(tmp_path / "pipe", tmp_path / "copy", 100)
     assert not (tmp_path / "copy").exists()
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 300_000), st.integers(0, 300_000), st.integers(0, 300_000))
+def test_a_file_read_whole_is_read_to_its_end_within_the_limit(
+    tmp_path: Path, size: int, stale_size: int, limit: int
+) -> None:
+    """`read_regular` reads a file with plain reads sized to what fstat said: a file
+    that grew since (a stale size) is still read to its end, and never more than the
+    limit + 1 bytes are held, whatever the sizes."""
+    from trialrun.core import _files
+
+    content = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+    (tmp_path / "f").write_bytes(content)
+    fd = os.open(tmp_path / "f", os.O_RDONLY)
+    try:
+        assert _files._read_fd(fd, min(stale_size, size), limit) == content[:limit + 1]
+    finally:
+        os.close(fd)
 
 
 def test_read_line_holds_at_most_its_limit(tmp_path: Path) -> None:

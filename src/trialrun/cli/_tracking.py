@@ -98,14 +98,17 @@ def _report_history(
     """The report's heat map: a function of the run's summary rows giving their task ×
     model pairs' last runs in the history store, and the store's label; (None, "") when
     there is no store. The report calls it once it has read the run."""
+    from trialrun.history import existing_store_url
+
+    url = existing_store_url(store, project)  # before SQLAlchemy is imported: most have none
+    if url is None:
+        yield None, ""
+        return
     from trialrun.cli._view import heat_cells
     from trialrun.history import HistoryStore, shown_url
     from trialrun.reports import HISTORY_RUNS
 
-    history = HistoryStore.open_existing(store, config=project)
-    if history is None:
-        yield None, ""
-        return
+    history = HistoryStore(url)
 
     def cells_of(rows: Sequence[SummaryRow]) -> list[HeatCell]:
         cells = heat_cells(history, HISTORY_RUNS, tests={r.task_id for r in rows},
