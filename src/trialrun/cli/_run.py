@@ -366,6 +366,7 @@ def _run_and_print(config: RunConfig, after: AfterRun, *, as_json: bool, show_al
     from trialrun import run as run_eval
     from trialrun.config import ProjectConfig
     from trialrun.tracking import CompareSettings
+    from trialrun.workflow import FollowUpInterrupted
 
     settings = CompareSettings.of(config.project or ProjectConfig())
     progress = None if as_json else _Progress(settings, resumed=config.resume is not None)
@@ -384,6 +385,13 @@ def _run_and_print(config: RunConfig, after: AfterRun, *, as_json: bool, show_al
         if progress:
             progress.stop()
         _fail(exc.describe(), exc.exit_code)
+        return
+    except FollowUpInterrupted as exc:
+        if progress:
+            progress.stop()
+        _fail(f"interrupted after the run: its results are kept in {exc.run_dir}; the "
+              "steps after it (history record, JUnit, Markdown, compare, gate) did not all "
+              "run", 130)
         return
     except OSError as exc:  # e.g. the disk filled up while writing results
         if progress:

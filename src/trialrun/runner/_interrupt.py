@@ -26,3 +26,25 @@ def on_interrupt(
     finally:
         if installed:
             loop.remove_signal_handler(signal.SIGINT)
+
+
+@contextlib.contextmanager
+def ctrl_c_raises() -> Iterator[None]:
+    """While inside, Ctrl-C raises KeyboardInterrupt at once, as it does outside asyncio.
+    For the synchronous steps after a run (JUnit, Markdown, the history record, compare,
+    gate) that run on the event loop's thread: `asyncio.run`'s own handler only cancels
+    the main task, which never waits again, so the press was lost and the command ended
+    0 once every step had run. Off the main thread, or where SIGINT is ignored (a
+    background job), nothing changes."""
+    try:
+        previous = signal.getsignal(signal.SIGINT)
+        if previous in (signal.SIG_IGN, None):
+            raise ValueError("SIGINT is ignored here")
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:  # not the main thread, or ignored
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -4,12 +4,13 @@ compare, gate and report. `trialrun run`, the pytest plugin and `trialrun.run()`
 these, so each surface behaves the same."""
 
 from trialrun.workflow._after_run import AfterRun, FollowUp, follow_up
-from trialrun.workflow._run import run, run_async
+from trialrun.workflow._run import FollowUpInterrupted, run, run_async
 from trialrun.workflow._tracking import Report, bless, compare, gate, report
 
 __all__ = [
     "AfterRun",
     "FollowUp",
+    "FollowUpInterrupted",
     "Report",
     "bless",
     "compare",

@@ -6,13 +6,23 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
+from pathlib import Path
 from typing import Any
 
 from trialrun.config import load_config
-from trialrun.runner import Run, RunConfig, RunHooks
+from trialrun.runner import Run, RunConfig, RunHooks, ctrl_c_raises
 from trialrun.runner import run_async as run_trials
 from trialrun.tracking import early_stop_rule
 from trialrun.workflow._after_run import AfterRun, FollowUp, follow_up
+
+
+class FollowUpInterrupted(KeyboardInterrupt):
+    """Ctrl-C during the steps after a run: the run itself is whole, in `run_dir`; the
+    steps after it did not all finish."""
+
+    def __init__(self, run_dir: Path) -> None:
+        super().__init__(str(run_dir))
+        self.run_dir = run_dir
 
 
 @dataclass(slots=True)
@@ -34,8 +44,12 @@ async def run_async(
     config = replace(config, project=project)
     outcome = await run_trials(config, hooks, early_stop_rule)
     done = {f.name: getattr(outcome, f.name) for f in fields(outcome)}
-    followed = follow_up(outcome.path, outcome.interrupted, after, project,
-                         trials=outcome.summary.finished_trials)
+    try:
+        with ctrl_c_raises():  # synchronous steps: a press must not wait for them all
+            followed = follow_up(outcome.path, outcome.interrupted, after, project,
+                                 trials=outcome.summary.finished_trials)
+    except KeyboardInterrupt:
+        raise FollowUpInterrupted(outcome.path) from None
     return FollowedRun(**done, follow_up=followed)
 
 
