@@ -123,7 +123,7 @@ def row_of(
         tags=_tags(meta.get("tags")) if "tags" in meta else _tags(first.get("tags")),
         mean_turns=_mean(tally.turns),
         failed_graders=dict(tally.failed),
-        errors=dict(tally.errors),
+        errors=dict(tally.error_kinds),
         safety_violations=tally.safety,
         trajectory=trajectory_row(tally),
     )
@@ -241,8 +241,8 @@ def _aggregate(
     turns, costs = [t.turns for t in tallies], [t.all_costs for t in tallies]
     tokens = {"prompt": 0, "cached": 0, "completion": 0}
     for t in tallies:
-        for key in tokens:
-            tokens[key] += t.tokens[key]
+        for key, count in t.token_sums().items():
+            tokens[key] += count
     out: dict[str, Any] = {
         "tasks": len(rows),
         "trials": sum(t.lines for t in tallies),
@@ -297,6 +297,9 @@ class Summarizer:
     k: int | None = None
     tallies: dict[tuple[str, str], Tally] = field(default_factory=dict)
     duplicates: int = 0
+    # what each (task, model) is folded into: a reader that keeps more of a line than the
+    # summary (tracking's `TrialTally`) passes its subclass, so a line is read once
+    tally_type: type[Tally] = field(default=Tally, kw_only=True)
     # run.json's tasks that list tracked metrics (made on the first line): only their
     # tallies keep the per-trial costs and tokens those metrics need
     tracking: set[str] | None = field(default=None, init=False, repr=False)
@@ -313,7 +316,8 @@ class Summarizer:
                     if isinstance(m.get("tracked_metrics"), list)
                 }
             tracked = line.task_id in self.tracking
-            tally = self.tallies[pair] = Tally() if tracked else Tally.untracked()
+            new = self.tally_type
+            tally = self.tallies[pair] = new() if tracked else new.untracked()
         bit = 1 << line.trial
         if tally.trial_bits & bit:
             self.duplicates += 1
@@ -416,9 +420,10 @@ def summarize(
     return summarizer.summary(warnings)
 
 
-def summarizer_for(manifest: Manifest) -> Summarizer:
-    """An empty `Summarizer` for a run folder's manifest."""
-    return Summarizer(manifest.tasks, manifest.run_id, manifest.models, manifest.k)
+def summarizer_for(manifest: Manifest, tally_type: type[Tally] = Tally) -> Summarizer:
+    """An empty `Summarizer` for a run folder's manifest, folding lines into `tally_type`."""
+    return Summarizer(manifest.tasks, manifest.run_id, manifest.models, manifest.k,
+                      tally_type=tally_type)
 
 
 def summarize_run(

@@ -139,9 +139,8 @@ def empty(ctx: GateContext) -> Outcome:
 
 def safety(ctx: GateContext) -> Outcome:
     """No trial of a covered task, whatever its policy, may have a safety violation."""
-    return _trial_rule(
-        ctx, "safety violation", lambda r: r.trials.safety, ctx.config.safety_violations, True
-    )
+    return _trial_rule(ctx, "safety violation", lambda r: r.trials.safety_trials,
+                       ctx.config.safety_violations, True)
 
 
 def forbidden(ctx: GateContext) -> Outcome:

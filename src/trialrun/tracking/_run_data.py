@@ -12,11 +12,10 @@ task's `TrialTally` and dropped, so memory grows with the tasks, not the trials.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from trialrun.core import parse_model_spec
 from trialrun.metrics import stored_if_covering, summarizer_for
@@ -213,39 +212,26 @@ def load_run(
     run = RunDir.open(run_dir, limits=limits)
     manifest = manifest if manifest is not None else run.manifest()
     warnings: list[str] = []
-    summarizer = summarizer_for(manifest)
-    tallies: dict[tuple[str, str], TrialTally] = {}
-    first_gates: dict[tuple[str, str], Any] = {}  # older runs: gates from the first line
+    summarizer = summarizer_for(manifest, TrialTally)
     finished = 0
     for offset, line in run.iter_results_with_offsets(warnings, manifest=manifest):
         if each is not None:
             each(offset, line)
         finished += 1
-        duplicates = summarizer.duplicates
-        summarizer.add(line)
-        if summarizer.duplicates > duplicates:
-            continue
-        key = (line.task_id, line.model)
-        tally = tallies.get(key)
-        if tally is None:
-            key = (sys.intern(line.task_id), sys.intern(line.model))  # run.json's text
-            # the summary's tally keeps the same latencies (counted lines, numeric ones)
-            shared = summarizer.tallies[key].latencies
-            tally = tallies[key] = TrialTally(latencies_s=shared)
-            if (gates := line.extra.get("gates")) is not None:
-                first_gates[key] = gates
-        tally.add(line, latency=False)
+        summarizer.add(line)  # a repeated (task, model, trial) is counted once
     summary = stored_if_covering(run, summarizer.keys()) or summarizer.summary()
-    del summarizer  # its per-task counters: the rows hold what is read from here on
-    return RunData(run.path, manifest, summary, _records(summary, manifest, tallies, first_gates),
+    # each (task, model) was read into one TrialTally: the summary's counters and what
+    # tracking adds; the summarizer itself is let go here
+    tallies = cast(dict[tuple[str, str], TrialTally], summarizer.tallies)
+    del summarizer
+    for tally in tallies.values():
+        tally.close()  # what only the summary reads (per-trial turns, costs) is let go
+    return RunData(run.path, manifest, summary, _records(summary, manifest, tallies),
                    _models(summary), warnings, finished)
 
 
 def _records(
-    summary: Summary,
-    manifest: Manifest,
-    tallies: dict[tuple[str, str], TrialTally],
-    first_gates: dict[tuple[str, str], Any],
+    summary: Summary, manifest: Manifest, tallies: dict[tuple[str, str], TrialTally]
 ) -> list[TaskRecord]:
     """A record per summary row; the tallies are handed over (emptied), and what repeats
     from task to task (model id, gate flags) is one object shared by the records."""
@@ -255,12 +241,13 @@ def _records(
     records = []
     for row in summary.tasks:
         meta = metas.get(row.task_id)
-        gates = _gates_of(meta.get("gates") if meta else first_gates.get(row.key), row.suite)
+        tally = tallies.pop(row.key, None) or TrialTally()
+        raw = meta.get("gates") if meta else tally.first_gates
+        gates = _gates_of(raw, row.suite)
         gates = shared_gates.setdefault(tuple(gates.items()), gates)
         model_id = model_ids.get(row.model)
         if model_id is None:
             model_id = model_ids[row.model] = parse_model_spec(row.model).model_id
-        tally = tallies.pop(row.key) if row.key in tallies else TrialTally()
         records.append(TaskRecord(row, model_id, gates, tally))
     return records
 
