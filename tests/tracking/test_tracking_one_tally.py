@@ -16,6 +16,7 @@ from trialrun.metrics import NO_COUNTS, Tally
 from trialrun.metrics._summary import row_of
 from trialrun.rundir import Manifest, ResultLine, RunDir
 from trialrun.tracking import load_run
+from trialrun.tracking._counts import view_of_run
 from trialrun.tracking._trial_tally import TrialTally
 
 MODEL = "openai-compat:one-tally-2026-01-01"
@@ -142,3 +143,17 @@ def test_the_shared_empty_counts_cannot_be_written() -> None:
                      error={"kind": "timeout", "message": "slow"}))
     assert a.failed is a.error_kinds is NO_COUNTS and len(NO_COUNTS) == 0
     assert (dict(b.failed), dict(b.error_kinds)) == ({"contains": 1}, {"timeout": 1})
+
+
+def test_a_compared_task_holds_its_metrics_as_sums_not_a_dict(tmp_path: Path) -> None:
+    """A comparison keeps each task's counts of the first run while it reads the second:
+    its metrics are made when read, from the tally's sums and its own latencies."""
+    run = load_run(_write_run(tmp_path / "results"))
+    view = view_of_run(run, MODEL)
+    for record in run.records:
+        metrics = view.tasks[record.task_id].metrics
+        assert not isinstance(metrics, dict) and not hasattr(metrics, "__dict__")
+        assert dict(metrics) == record.metrics()
+        assert list(metrics) == list(record.metrics())  # the baseline entry's key order
+    with pytest.raises(KeyError):
+        view.tasks["t0"].metrics["nope"]

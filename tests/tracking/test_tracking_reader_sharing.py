@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from cli_support import cli
+from trialrun.metrics import NO_COUNTS
 from trialrun.rundir import Manifest, ResultLine, RunDir
 from trialrun.tracking import RunData, compare_runs, load_run, run_gate
-from trialrun.metrics import NO_COUNTS
 from trialrun.tracking._trial_tally import Offenders, TrialTally
 
 MODEL = "openai-compat:shared-model-2026-01-01"

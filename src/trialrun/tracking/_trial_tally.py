@@ -9,7 +9,7 @@ line is kept, so reading a 100k-trial run takes memory for its tasks, not its li
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,18 +138,57 @@ class TrialTally(Tally):
     def metrics(self) -> dict[str, Any]:
         """Per-trial means over the counted trials (turns, tool calls, tokens, cost), the
         latency percentiles and the latencies: a baseline task entry's "metrics"."""
-        n = self.n
-        return {
-            "turns": self.turn_sum / n if n else None,
-            "tool_calls": self.tool_calls / n if n else None,
-            "tokens": self.token_sum / n if n else None,
-            "cost_usd": self.cost_sum / n if n else None,
-            "latency_p50_s": percentile(self.latencies, 50),
-            "latency_p95_s": percentile(self.latencies, 95),
-            # packed (8 bytes a trial); a baseline file writes them as a list
-            "latencies_s": array("d", [round(x, 6) for x in self.latencies]),
-            "trials": n,
-        }
+        return dict(self.metrics_view())
+
+    def metrics_view(self) -> TaskMetrics:
+        """`metrics()` as a read-only mapping computed on reading: it holds the sums and
+        this tally's latencies, not a dict and a copy of them (a comparison keeps one per
+        task of the first run while it reads the second)."""
+        return TaskMetrics(self.n, self.turn_sum, self.tool_calls, self.token_sum,
+                           self.cost_sum, self.latencies)
+
+
+class TaskMetrics(Mapping[str, Any]):
+    """One task's "metrics" (see `TrialTally.metrics`), each value made when it is read."""
+
+    __slots__ = ("_n", "_turns", "_tool_calls", "_tokens", "_cost", "_latencies")
+    KEYS = ("turns", "tool_calls", "tokens", "cost_usd", "latency_p50_s", "latency_p95_s",
+            "latencies_s", "trials")
+
+    def __init__(self, n: int, turns: float, tool_calls: int, tokens: float, cost: float,
+                 latencies: array[float]) -> None:
+        self._n, self._turns, self._tool_calls = n, turns, tool_calls
+        self._tokens, self._cost, self._latencies = tokens, cost, latencies
+
+    def __getitem__(self, key: str) -> Any:
+        match key:
+            case "turns":
+                return self._mean(self._turns)
+            case "tool_calls":
+                return self._mean(self._tool_calls)
+            case "tokens":
+                return self._mean(self._tokens)
+            case "cost_usd":
+                return self._mean(self._cost)
+            case "latency_p50_s":
+                return percentile(self._latencies, 50)
+            case "latency_p95_s":
+                return percentile(self._latencies, 95)
+            case "latencies_s":  # packed (8 bytes a trial); a baseline file writes a list
+                return array("d", [round(x, 6) for x in self._latencies])
+            case "trials":
+                return self._n
+        raise KeyError(key)
+
+    def _mean(self, total: float) -> float | None:
+        """Per counted trial; None without one."""
+        return total / self._n if self._n else None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.KEYS)
+
+    def __len__(self) -> int:
+        return len(self.KEYS)
 
 
 def _safety_reason(failed: list[dict[str, Any]]) -> str | None:
