@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from trialrun.metrics import NO_COUNTS, Tally
 from trialrun.metrics._summary import row_of
+from trialrun.metrics._task_meta import UNLISTED
 from trialrun.rundir import Manifest, ResultLine, RunDir
 from trialrun.tracking import load_run
 from trialrun.tracking._counts import view_of_run
@@ -93,8 +94,8 @@ def test_tracking_reads_what_the_counted_lines_say(task: list[ResultLine]) -> No
     plain = Tally()
     for line in task:
         plain.add(line)
-    assert (row_of("t", MODEL, {}, tally, 3).to_json()
-            == row_of("t", MODEL, {}, plain, 3).to_json())
+    assert (row_of("t", MODEL, UNLISTED, tally, 3).to_json()
+            == row_of("t", MODEL, UNLISTED, plain, 3).to_json())
 
 
 def _write_run(out: Path, tasks: int = 4, k: int = 3) -> Path:

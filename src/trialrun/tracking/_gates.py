@@ -372,7 +372,7 @@ def run_gate(
     if isinstance(run_dir, RunData):
         run = run_dir
     else:
-        run = load_run(run_dir, limits=RunDirLimits.of(project))
+        run = load_run(run_dir, limits=RunDirLimits.of(project), keep_task_entries=False)
     if not run.models:
         raise UserError(f"{run.path}: no finished trials; nothing to gate")
     folder = Path(baselines_dir) if baselines_dir is not None else default_baselines_dir(project)

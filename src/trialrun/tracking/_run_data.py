@@ -12,6 +12,7 @@ task's `TrialTally` and dropped, so memory grows with the tasks, not the trials.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -198,23 +199,31 @@ def load_run(
     limits: RunDirLimits | None = None,
     each: Callable[[int, ResultLine], None] | None = None,
     manifest: Manifest | None = None,
+    keep_task_entries: bool = True,
 ) -> RunData:
     """Read a run folder through `RunDir.read`, the one reader every command shares,
     within `limits` (the project's `[rundir]`; None: the defaults). `each(offset, line)`,
     when given, sees every checked line as it is read (the viewer's per-line facts come
     from the same single pass over results.jsonl); `manifest`: run.json when the caller
-    has read it already.
+    has read it already. `keep_task_entries=False` (the readers that need only the
+    records: bless, compare, gate): run.json's task entries are let go once read, before
+    the lines are, and `RunData.manifest.tasks` is empty (a manifest given is not changed).
 
     A missing or damaged run.json or results line is the same one-line UserError that
     `summarize` and `show` give; a torn last line is skipped and named in `warnings`.
     A repeated (task, model, trial) line is counted once, as the summary counts it.
     """
     run = RunDir.open(run_dir, limits=limits)
+    read_here = manifest is None
     manifest = manifest if manifest is not None else run.manifest()
     warnings: list[str] = []
-    summarizer = summarizer_for(manifest, TrialTally)
+    summarizer = summarizer_for(manifest, TrialTally)  # each task's entry read into it
+    listed = _listed_gates(manifest)
+    lines = run.iter_results_with_offsets(warnings, manifest=manifest)  # run.json read
+    if read_here and not keep_task_entries:
+        manifest.tasks = []  # the entries themselves: a few hundred bytes a task
     finished = 0
-    for offset, line in run.iter_results_with_offsets(warnings, manifest=manifest):
+    for offset, line in lines:
         if each is not None:
             each(offset, line)
         finished += 1
@@ -226,24 +235,41 @@ def load_run(
     del summarizer
     for tally in tallies.values():
         tally.close()  # what only the summary reads (per-trial turns, costs) is let go
-    return RunData(run.path, manifest, summary, _records(summary, manifest, tallies),
+    return RunData(run.path, manifest, summary, _records(summary, listed, tallies),
                    _models(summary), warnings, finished)
 
 
+_UNLISTED = object()  # a task without a run.json entry: its gates are its first line's
+
+
+def _listed_gates(manifest: Manifest) -> dict[str, Any]:
+    """Each run.json task entry's `gates` by task id (None: the entry has none), equal
+    lists one shared object: all that is read of an entry after the summary's part."""
+    shared: dict[tuple[Any, ...], Any] = {}
+    out: dict[str, Any] = {}
+    for tid, meta in manifest.task_meta().items():
+        raw = meta.get("gates")
+        if isinstance(raw, list):
+            # keyed by type too (1 and True are equal, not the same gate name);
+            # an unhashable member: this task's own list
+            with contextlib.suppress(TypeError):
+                raw = shared.setdefault(tuple((type(x), x) for x in raw), raw)
+        out[tid] = raw
+    return out
+
+
 def _records(
-    summary: Summary, manifest: Manifest, tallies: dict[tuple[str, str], TrialTally]
+    summary: Summary, listed: dict[str, Any], tallies: dict[tuple[str, str], TrialTally]
 ) -> list[TaskRecord]:
     """A record per summary row; the tallies are handed over (emptied), and what repeats
     from task to task (model id, gate flags) is one object shared by the records."""
-    metas = manifest.task_meta()
     model_ids: dict[str, str] = {}
     shared_gates: dict[tuple[tuple[str, bool], ...], dict[str, bool]] = {}
     records = []
     for row in summary.tasks:
-        meta = metas.get(row.task_id)
         tally = tallies.pop(row.key, None) or TrialTally()
-        raw = meta.get("gates") if meta else tally.first_gates
-        gates = _gates_of(raw, row.suite)
+        raw = listed.get(row.task_id, _UNLISTED)
+        gates = _gates_of(tally.first_gates if raw is _UNLISTED else raw, row.suite)
         gates = shared_gates.setdefault(tuple(gates.items()), gates)
         model_id = model_ids.get(row.model)
         if model_id is None:
