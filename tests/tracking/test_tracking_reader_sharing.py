@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from cli_support import cli
+from trialrun.metrics import NO_COUNTS
 from trialrun.rundir import Manifest, ResultLine, RunDir
 from trialrun.tracking import RunData, compare_runs, load_run, run_gate
-from trialrun.tracking._trial_tally import NO_COUNTS, Offenders, TrialTally
+from trialrun.tracking._trial_tally import Offenders, TrialTally
 
 MODEL = "openai-compat:shared-model-2026-01-01"
 TASKS = 6
@@ -62,11 +63,11 @@ def test_a_rule_nobody_broke_holds_no_list() -> None:
     assert clean.first == (0, 1, 2, 3, 4, 5, 7, 8) and clean.count == 10
     assert clean.names() == "0, 1, 2, 3, 4, 5, 7, 8 and 2 more"
     a, b = TrialTally(), TrialTally()
-    assert a.safety is b.safety is a.forbidden is a.not_solved  # one shared "nobody"
+    assert a.safety_trials is b.safety_trials is a.forbidden is a.not_solved  # one "nobody"
     b.add(ResultLine(task_id="t", model=MODEL, trial=4, passed=True, solve=False,
                      safety_violation=True))
-    assert (b.safety.count, b.not_solved.first, b.forbidden.count) == (1, (4,), 0)
-    assert (a.safety.count, a.not_solved.count) == (0, 0)  # the shared one untouched
+    assert (b.safety_trials.count, b.not_solved.first, b.forbidden.count) == (1, (4,), 0)
+    assert (a.safety_trials.count, a.not_solved.count) == (0, 0)  # the shared one untouched
 
 
 def _live_runs() -> int:
@@ -111,16 +112,17 @@ def test_the_gate_reads_a_run_it_is_given_no_second_time(
 
 
 def test_one_latency_array_serves_the_summary_and_the_record(tmp_path: Path) -> None:
-    """load_run hands the summary tally's latencies to the record: the same values as a
-    tally of its own would collect (counted lines, numeric latencies, file order)."""
+    """The record's tally is the summary's own: the latencies it holds are the ones the
+    summary collected (counted lines, numeric latencies, file order)."""
     run = load_run(_write_run(tmp_path / "results"))
     for record in run.records:
         assert list(record.trials.latencies_s) == [0.5, 0.5, 0.5]
+        assert record.trials.latencies_s is record.trials.latencies
     tally = TrialTally()
-    line = ResultLine(task_id="t", model=MODEL, trial=0, passed=True, solve=True,
-                      latency_s=2.0)
-    tally.add(line, latency=False)
-    tally.add(line)
+    tally.add(ResultLine(task_id="t", model=MODEL, trial=0, passed=True, solve=True,
+                         latency_s=2.0))
+    tally.add(ResultLine(task_id="t", model=MODEL, trial=1, passed=True, solve=True,
+                         latency_s=None))
     assert list(tally.latencies_s) == [2.0] and tally.counted == 2
 
 
@@ -152,3 +154,5 @@ def test_counts_nobody_has_are_one_shared_empty_dict() -> None:
                      error={"kind": "timeout", "message": "slow"}))
     assert (b.failed_graders, b.errors) == ({"contains": 1}, {"timeout": 1})
     assert NO_COUNTS == {} and a.failed_graders == {}
+    with pytest.raises(TypeError):  # read-only: no tally can count into the shared one
+        NO_COUNTS["contains"] = 1  # type: ignore[index]

@@ -199,17 +199,19 @@ def compare(
         # each run read once (a 100k-trial run takes seconds to read), and the first let
         # go once its counts are taken, before the other is read
         same = against.resolve() == run_dir.resolve()
-        first: RunData | Path = load_run(run_dir, limits=limits) if same else run_dir
+        first: RunData | Path = (load_run(run_dir, limits=limits, keep_task_entries=False)
+                                 if same else run_dir)
         comparisons, sides = compare_run_pair(
             first, first if same else against, alpha=alpha, method=method, limits=limits
         )
         items = [BaselineMatch(c.model, against, c) for c in comparisons]
     elif baseline is not None:
-        c = compare_one(load_run(run_dir, limits=limits), baseline, alpha=alpha, method=method)
+        run = load_run(run_dir, limits=limits, keep_task_entries=False)
+        c = compare_one(run, baseline, alpha=alpha, method=method)
         items = [BaselineMatch(c.model, baseline, c)]
     else:
         folder = _baselines_dir(baselines, project)
-        run = load_run(run_dir, limits=limits)
+        run = load_run(run_dir, limits=limits, keep_task_entries=False)
         items = compare_with_baselines(run, folder, alpha=alpha, method=method)
         if not as_json:
             for note in legacy_notes([item.model for item in items], folder):

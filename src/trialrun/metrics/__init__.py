@@ -24,10 +24,14 @@ from trialrun.metrics._summary import (
     tracked_values,
     trajectory_row,
 )
+from trialrun.metrics._tally import NO_COUNTS, Tally, counted
 from trialrun.metrics._tracked import METRIC_ALIASES, TRACKED_METRICS, canonical_metric
 
 __all__ = [
+    "NO_COUNTS",
     "Summarizer",
+    "Tally",
+    "counted",
     "METRIC_ALIASES",
     "TRACKED_METRICS",
     "canonical_metric",

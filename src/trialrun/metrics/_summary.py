@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import InitVar, dataclass, field
 from itertools import chain
 from typing import Any
 
@@ -38,6 +38,7 @@ from trialrun.core import is_unpinned, parse_model_spec
 from trialrun.metrics._estimators import pass_at_k, pass_hat_k
 from trialrun.metrics._percentile import percentile
 from trialrun.metrics._tally import Tally, tally_of
+from trialrun.metrics._task_meta import UNLISTED, TaskMeta, metas_by_id, pos_int
 from trialrun.metrics._tracked import canonical_metric
 from trialrun.rundir import Manifest, ResultLine, RunDir, Summary, SummaryRow, Trajectory
 
@@ -64,19 +65,8 @@ def _mean_over(arrays: list[array[float]]) -> float | None:
     return sum(chain.from_iterable(arrays)) / n if n else None
 
 
-def _pos_int(value: Any) -> int | None:
-    """A k: an int >= 1 (not a bool); anything else is None (the caller falls back)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        return None
-    return value
-
-
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def _dicts(value: Any) -> list[dict[str, Any]]:
-    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def _tags(value: Any) -> list[str]:
@@ -87,26 +77,26 @@ def task_row(
     task_id: str, model: str, meta: dict[str, Any], lines: list[Line], k_default: int
 ) -> SummaryRow:
     """One (task, model) row of summary.json."""
-    return row_of(task_id, model, meta, tally_of(lines), k_default)
+    return row_of(task_id, model, TaskMeta.of(meta), tally_of(lines), k_default)
 
 
 def row_of(
-    task_id: str, model: str, meta: dict[str, Any], tally: Tally, k_default: int
+    task_id: str, model: str, meta: TaskMeta, tally: Tally, k_default: int
 ) -> SummaryRow:
     """One (task, model) row of summary.json from its tally: run.json's task metadata
     first, the first line's fields for older runs without it."""
     first = tally.first or {}
-    k = _pos_int(meta.get("k")) or _pos_int(first.get("k")) or k_default
+    k = meta.k or pos_int(first.get("k")) or k_default
     n, passed, solved, undetermined = tally.n, tally.passed, tally.solved, tally.undetermined
     pass_n = tally.lines  # every finished trial: an infra error is a failed pass
     solve_n = n - undetermined
-    metric = _str(meta.get("metric")) or _str(first.get("metric")) or "pass^k"
+    metric = meta.metric or _str(first.get("metric")) or "pass^k"
     row = SummaryRow(
         task_id=task_id,
         model=model,
         provider=_str(first.get("provider")) or model.partition(":")[0],
-        suite=_str(meta.get("suite")) or _str(first.get("suite")),
-        tier=_str(meta.get("tier")) if meta else _str(first.get("tier")),
+        suite=meta.suite or _str(first.get("suite")),
+        tier=meta.tier if meta.listed else _str(first.get("tier")),
         k=k,
         n=n,
         pass_n=pass_n,
@@ -119,20 +109,19 @@ def row_of(
         pass_at_k=pass_at_k(solve_n, solved, k) if solve_n >= k else None,
         flaky=0 < solved < solve_n,
         metric=metric,
-        policy=_str(meta.get("policy")) or _str(first.get("policy")),
-        tags=_tags(meta.get("tags")) if "tags" in meta else _tags(first.get("tags")),
+        policy=meta.policy or _str(first.get("policy")),
+        tags=list(meta.tags) if meta.tags is not None else _tags(first.get("tags")),
         mean_turns=_mean(tally.turns),
         failed_graders=dict(tally.failed),
-        errors=dict(tally.errors),
+        errors=dict(tally.error_kinds),
         safety_violations=tally.safety,
         trajectory=trajectory_row(tally),
     )
     if tally.settled_after is not None and (pass_n < k or solve_n < k):
         row.settled_after = tally.settled_after
         row.settled = "met" if metric == "pass@k" and solved else "not met"
-    tracked = meta.get("tracked_metrics")
-    if isinstance(tracked, list):
-        row.tracked = _tracked(tracked, row, tally)
+    if meta.tracked is not None:
+        row.tracked = _tracked(meta.tracked, row, tally)
     return row
 
 
@@ -168,7 +157,7 @@ def tracked_values(
     return _tracked(names, row, tally_of([t for t in counted if not t.is_infra]))
 
 
-def _tracked(names: list[Any], row: SummaryRow, tally: Tally) -> dict[str, float | None]:
+def _tracked(names: Sequence[Any], row: SummaryRow, tally: Tally) -> dict[str, float | None]:
     turns = _mean(tally.turns)
     solve_n = row.n - row.undetermined
     pass_n = row.pass_total
@@ -241,8 +230,8 @@ def _aggregate(
     turns, costs = [t.turns for t in tallies], [t.all_costs for t in tallies]
     tokens = {"prompt": 0, "cached": 0, "completion": 0}
     for t in tallies:
-        for key in tokens:
-            tokens[key] += t.tokens[key]
+        for key, count in t.token_sums().items():
+            tokens[key] += count
     out: dict[str, Any] = {
         "tasks": len(rows),
         "trials": sum(t.lines for t in tallies),
@@ -278,28 +267,33 @@ def _aggregate(
     return out
 
 
-def _meta_by_id(tasks_meta: list[dict[str, Any]] | None) -> dict[str, dict[str, Any]]:
-    """run.json's task entries by id (a later entry of the same id wins)."""
-    return {str(m["task_id"]): m for m in _dicts(tasks_meta) if m.get("task_id")}
-
-
 @dataclass(slots=True)
 class Summarizer:
     """summary.json built line by line: `add` each results line, then `summary()`.
 
     Memory grows with the (task, model) pairs, not the lines: each line is folded into
     its pair's `Tally` and dropped. A repeated (task, model, trial) is counted once.
+    run.json's task entries (`tasks_meta`) are read into one `TaskMeta` each when it is
+    made: the entries themselves are not held.
     """
 
-    tasks_meta: list[dict[str, Any]] | None = None
+    tasks_meta: InitVar[list[dict[str, Any]] | None] = None
     run_id: str | None = None
     models: list[str] | None = None
     k: int | None = None
     tallies: dict[tuple[str, str], Tally] = field(default_factory=dict)
     duplicates: int = 0
-    # run.json's tasks that list tracked metrics (made on the first line): only their
-    # tallies keep the per-trial costs and tokens those metrics need
-    tracking: set[str] | None = field(default=None, init=False, repr=False)
+    # what each (task, model) is folded into: a reader that keeps more of a line than the
+    # summary (tracking's `TrialTally`) passes its subclass, so a line is read once
+    tally_type: type[Tally] = field(default=Tally, kw_only=True)
+    metas: dict[str, TaskMeta] = field(init=False, repr=False)  # run.json's tasks by id
+    # run.json's tasks that list tracked metrics: only their tallies keep the per-trial
+    # costs and tokens those metrics need
+    tracking: set[str] = field(init=False, repr=False)
+
+    def __post_init__(self, tasks_meta: list[dict[str, Any]] | None) -> None:
+        self.metas = metas_by_id(tasks_meta)
+        self.tracking = {tid for tid, m in self.metas.items() if m.tracked is not None}
 
     def add(self, line: Line) -> None:
         """Fold a line in; a trial seen before is counted in `duplicates` instead."""
@@ -307,13 +301,9 @@ class Summarizer:
         tally = self.tallies.get(pair)
         if tally is None:  # the key's text shared with run.json's (interned there)
             pair = (sys.intern(line.task_id), sys.intern(line.model))
-            if self.tracking is None:
-                self.tracking = {
-                    tid for tid, m in _meta_by_id(self.tasks_meta).items()
-                    if isinstance(m.get("tracked_metrics"), list)
-                }
             tracked = line.task_id in self.tracking
-            tally = self.tallies[pair] = Tally() if tracked else Tally.untracked()
+            new = self.tally_type
+            tally = self.tallies[pair] = new() if tracked else new.untracked()
         bit = 1 << line.trial
         if tally.trial_bits & bit:
             self.duplicates += 1
@@ -327,7 +317,7 @@ class Summarizer:
 
     def summary(self, warnings: list[str] | None = None) -> Summary:
         warnings = list(warnings or [])
-        meta_by_id = _meta_by_id(self.tasks_meta)
+        meta_by_id = self.metas
         by_key = self.tallies
         if self.duplicates:
             warnings.append(
@@ -340,10 +330,11 @@ class Summarizer:
         # every (task of run.json, model), then the pairs only the lines have
         listed = ((tid, m) for m in model_list for tid in meta_by_id)
         unlisted = (key for key in by_key if key[0] not in meta_by_id)
-        k_default = _pos_int(self.k) or 1
+        k_default = pos_int(self.k) or 1
         empty = Tally()
         rows = [
-            row_of(tid, m, meta_by_id.get(tid, {}), by_key.get((tid, m), empty), k_default)
+            row_of(tid, m, meta_by_id.get(tid, UNLISTED), by_key.get((tid, m), empty),
+                   k_default)
             for tid, m in chain(listed, unlisted)
         ]
 
@@ -376,14 +367,12 @@ class Summarizer:
         ]
         for m in unpinned:
             warnings.append(f"model '{m}' is unpinned (-latest/-preview): results may drift")
-        expected = sum(_pos_int(m.get("k")) or k_default for m in meta_by_id.values()) * len(
-            model_list
-        )
+        expected = sum(m.k or k_default for m in meta_by_id.values()) * len(model_list)
         finished = sum(t.lines for t in by_key.values())
         return Summary(
             run_id=self.run_id,
             models=model_list,
-            k=_pos_int(self.k),
+            k=pos_int(self.k),
             tasks=rows,
             aggregate=aggregate_by_model,
             by_suite=by_suite,
@@ -416,9 +405,10 @@ def summarize(
     return summarizer.summary(warnings)
 
 
-def summarizer_for(manifest: Manifest) -> Summarizer:
-    """An empty `Summarizer` for a run folder's manifest."""
-    return Summarizer(manifest.tasks, manifest.run_id, manifest.models, manifest.k)
+def summarizer_for(manifest: Manifest, tally_type: type[Tally] = Tally) -> Summarizer:
+    """An empty `Summarizer` for a run folder's manifest, folding lines into `tally_type`."""
+    return Summarizer(manifest.tasks, manifest.run_id, manifest.models, manifest.k,
+                      tally_type=tally_type)
 
 
 def summarize_run(

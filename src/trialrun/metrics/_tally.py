@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import sys
 from array import array
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Self
 
 from trialrun.rundir import ResultLine
 
@@ -22,7 +24,9 @@ FIRST_FIELDS = ("provider", *FIRST_KEYS)
 # the empty array every tally holds where it has nothing (yet): 10,000 tasks without a
 # tool-call time hold one, not 10,000; a tally replaces it before appending
 NONE_YET: array[float] = array("d")
-NO_COUNTS: dict[str, int] = {}  # likewise for the failed graders and error kinds
+# likewise the failed graders and error kinds of a tally without any: read-only, so no
+# tally can count into the one every other tally shares (`counted` gives it its own)
+NO_COUNTS: Mapping[str, int] = MappingProxyType({})
 TOKEN_KEYS = ("prompt", "cached", "completion")
 
 
@@ -55,6 +59,20 @@ def _shared(value: Any) -> Any:
     return sys.intern(value) if isinstance(value, str) else value
 
 
+def counted(counts: Mapping[str, int], key: str) -> dict[str, int]:
+    """`counts` with one more for `key` (interned: one "timeout" for every task): the same
+    dict when it is a tally's own, a new one in place of the shared `NO_COUNTS`."""
+    own = counts if isinstance(counts, dict) else dict(counts)
+    key = sys.intern(key)
+    own[key] = own.get(key, 0) + 1
+    return own
+
+
+def failed_verdicts(line: ResultLine) -> list[dict[str, Any]]:
+    """The line's verdicts that failed (`passed` False)."""
+    return [v for v in line.verdicts if isinstance(v, dict) and v.get("passed") is False]
+
+
 def line_tokens(line: ResultLine) -> float | None:
     """prompt + completion tokens of one trial (None when it reported neither)."""
     tok = line.tokens
@@ -66,7 +84,10 @@ def line_tokens(line: ResultLine) -> float | None:
 
 @dataclass(slots=True)
 class Tally:
-    """Counters of one (task, model); `add` each of its lines once, in file order."""
+    """Counters of one (task, model); `add` each of its lines once, in file order.
+
+    A subclass sees every line first through `_fold` (tracking's `TrialTally` keeps its
+    own few figures there): a task is read into one record, not one per reader."""
 
     first: dict[str, Any] | None = None  # provider and FIRST_KEYS of the first line
     trial_bits: int = 0  # bit t set: trial t added (by `Summarizer`); k bits, not a set
@@ -78,9 +99,12 @@ class Tally:
     undetermined: int = 0
     safety: int = 0
     tool_calls: int = 0  # over counted trials
-    failed: dict[str, int] = field(default_factory=lambda: NO_COUNTS)  # grader → trials failed
-    errors: dict[str, int] = field(default_factory=lambda: NO_COUNTS)  # error kind → trials
-    tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TOKEN_KEYS, 0))
+    # grader → trials failed, error kind → trials (every line); NO_COUNTS until one
+    failed: Mapping[str, int] = field(default_factory=lambda: NO_COUNTS)
+    error_kinds: Mapping[str, int] = field(default_factory=lambda: NO_COUNTS)
+    prompt_tokens: int = 0  # token sums over every line
+    cached_tokens: int = 0
+    completion_tokens: int = 0
     turns: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
     latencies: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
     # the next two feed tracked metrics only: kept when `tracked` (see `Summarizer`)
@@ -95,14 +119,36 @@ class Tally:
     recovered: int = 0
     first_tool_s: array[float] = field(default_factory=lambda: NONE_YET)  # own once one
     tracked: bool = True  # False: `costs` and `trial_tokens` stay empty (no tracked metric)
+    closed: bool = False  # `close`d: what only the summary reads is let go, no line comes
 
     @classmethod
-    def untracked(cls) -> Tally:
+    def untracked(cls) -> Self:
         """A tally for a task without tracked metrics: its cost and token arrays are the
         shared empty one (never appended to), not two of its own."""
         return cls(costs=NONE_YET, trial_tokens=NONE_YET, tracked=False)
 
+    def close(self) -> None:
+        """Let go of the per-trial figures only a summary reads (turns, costs, tokens,
+        first-tool times) once it is made: the counters and the latencies stay. A closed
+        tally takes no more lines."""
+        self.turns = self.costs = self.trial_tokens = self.all_costs = NONE_YET
+        self.first_tool_s = NONE_YET
+        self.tracked, self.closed = False, True
+
+    def token_sums(self) -> dict[str, int]:
+        """prompt, cached and completion tokens summed over every line."""
+        return {"prompt": self.prompt_tokens, "cached": self.cached_tokens,
+                "completion": self.completion_tokens}
+
+    def _fold(self, line: ResultLine, failed: list[dict[str, Any]]) -> None:
+        """What a subclass keeps of a line besides these counters: called first, before
+        any of them changes, with the line's failed verdicts."""
+
     def add(self, line: ResultLine) -> None:
+        if self.closed:
+            raise ValueError("a closed tally takes no more lines")
+        failed = failed_verdicts(line)
+        self._fold(line, failed)
         if self.first is None:
             self.first = _first_fields(line)
         self.lines += 1
@@ -111,26 +157,18 @@ class Tally:
             self.settled_after = after if self.settled_after is None else min(
                 self.settled_after, after
             )
-        names = [
-            str(v.get("grader"))
-            for v in line.verdicts
-            if isinstance(v, dict) and v.get("passed") is False
-        ]
-        if names and self.failed is NO_COUNTS:
-            self.failed = {}
-        for name in dict.fromkeys(names):
-            self.failed[name] = self.failed.get(name, 0) + 1
+        for name in dict.fromkeys(str(v.get("grader")) for v in failed):
+            self.failed = counted(self.failed, name)
         kind = line.error_kind
         if kind:
-            if self.errors is NO_COUNTS:
-                self.errors = {}
-            self.errors[kind] = self.errors.get(kind, 0) + 1
+            self.error_kinds = counted(self.error_kinds, kind)
         if line.safety_violation:
             self.safety += 1
         tok = line.tokens
         if isinstance(tok, dict):
-            for key in TOKEN_KEYS:
-                self.tokens[key] += int(num(tok.get(key)) or 0)
+            self.prompt_tokens += int(num(tok.get("prompt")) or 0)
+            self.cached_tokens += int(num(tok.get("cached")) or 0)
+            self.completion_tokens += int(num(tok.get("completion")) or 0)
         cost = num(line.cost_usd)
         if cost is not None:
             self.all_costs.append(cost)
@@ -154,7 +192,6 @@ class Tally:
                 self.costs.append(cost)
             if (tokens := line_tokens(line)) is not None:
                 self.trial_tokens.append(tokens)
-
 
     def _add_trajectory(self, line: ResultLine) -> None:
         self.with_trajectory += 1

@@ -24,6 +24,7 @@ import contextlib
 import json
 import os
 import secrets
+import sys
 import threading
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Executor
@@ -258,7 +259,13 @@ class RunDir:
         `warnings` (when given). Only the (task, model, trial) keys seen are held.
         """
         manifest = manifest if manifest is not None else self.manifest()
+        # read from run.json now: the stream holds each task's k, not the manifest
         ks = {tid: meta.get("k") for tid, meta in manifest.task_meta().items()}
+        return self._checked_results(ks, manifest.k, warnings)
+
+    def _checked_results(
+        self, ks: dict[str, Any], run_k: int | None, warnings: list[str] | None
+    ) -> Iterator[ResultLine]:
         path = self.results_path
         # trials seen per (task, model): the bits of one int (trial t: bit t), k bits a task
         seen: dict[tuple[str, str], int] = {}
@@ -268,7 +275,7 @@ class RunDir:
                 line = ResultLine.from_json(item)
             except RecordError as exc:
                 raise UserError(f"{path}:{number}: {exc}; {_LINE_FIX}") from None
-            k = ks.get(line.task_id) or manifest.k
+            k = ks.get(line.task_id) or run_k
             if k is not None and line.trial >= k:
                 raise UserError(
                     f"{path}:{number}: trial {line.trial} is out of range for "
@@ -282,6 +289,8 @@ class RunDir:
                     f"{path}:{number}: duplicate of line {first} ({line.task_id}, "
                     f"{line.model}, trial {line.trial}); delete the line you do not trust"
                 )
+            if not trials:  # a new pair: its key's text shared, not this line's copy
+                pair = (sys.intern(line.task_id), sys.intern(line.model))
             seen[pair] = trials | bit
             yield line
 
@@ -290,8 +299,8 @@ class RunDir:
     ) -> Iterator[tuple[int, ResultLine]]:
         """(byte offset, line) of every checked results line, streamed; `result_at`
         reads one of them again (random access without holding the lines)."""
-        for line in self.iter_results(warnings, manifest=manifest):
-            yield self._offset, line
+        lines = self.iter_results(warnings, manifest=manifest)  # run.json read now
+        return ((self._offset, line) for line in lines)
 
     def result_at(self, offset: int) -> ResultLine:
         """The results line starting at byte `offset` (one from `iter_results_with_offsets`)."""

@@ -6,7 +6,7 @@ A baseline's aggregate and both sides of a comparison are computed here, once.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +31,7 @@ class TaskCounts:
     solve_k: float | None
     flaky: bool
     # per-trial means, `latencies_s` and `trials`: a baseline task entry's "metrics"
-    metrics: dict[str, Any]
+    metrics: Mapping[str, Any]
     k: int | None = None  # the task's effective k (None: an old or converted baseline)
     infra_errors: int = 0
 

@@ -81,7 +81,7 @@ def latest_complete_run(
         if path.name.startswith(".") or not (path / RUN_JSON).is_file():
             continue  # hidden (a run being created) or not a run folder
         try:
-            run = load_run(path, limits=limits)
+            run = load_run(path, limits=limits, keep_task_entries=False)
         except UserError:
             continue
         runs.append((str(run.manifest.started_at or ""), path.name, run))
@@ -113,7 +113,7 @@ def bless(
         raise UserError('--force needs --reason "why this run may be a baseline anyway"')
     if reason and not force:
         raise UserError("--reason is only used with --force; drop it or add --force")
-    run = load_run(run_dir, limits=limits)
+    run = load_run(run_dir, limits=limits, keep_task_entries=False)
     if not run.models:
         raise UserError(f"{run.path}: the run has no finished trials; nothing to bless")
     plan: list[tuple[str, list[str]]] = [(m, refusals(run, m)) for m in run.models]

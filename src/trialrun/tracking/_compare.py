@@ -164,7 +164,8 @@ def compare_baselines(
 
 
 def _as_run(run: RunData | Path | str, limits: RunDirLimits | None = None) -> RunData:
-    return run if isinstance(run, RunData) else load_run(run, limits=limits)
+    return run if isinstance(run, RunData) else load_run(
+        run, limits=limits, keep_task_entries=False)
 
 
 def _pick_model(run: RunData, provider: str, model_id: str) -> str:

@@ -46,7 +46,7 @@ def counts_of_record(record: TaskRecord) -> TaskCounts:
         pass_k=record.pass_k,
         solve_k=record.solve_k,
         flaky=record.flaky,
-        metrics=record.metrics(),
+        metrics=record.trials.metrics_view(),  # made when read: no dict, no copy
         k=record.k,
         infra_errors=record.infra_errors,
     )

@@ -139,9 +139,8 @@ def empty(ctx: GateContext) -> Outcome:
 
 def safety(ctx: GateContext) -> Outcome:
     """No trial of a covered task, whatever its policy, may have a safety violation."""
-    return _trial_rule(
-        ctx, "safety violation", lambda r: r.trials.safety, ctx.config.safety_violations, True
-    )
+    return _trial_rule(ctx, "safety violation", lambda r: r.trials.safety_trials,
+                       ctx.config.safety_violations, True)
 
 
 def forbidden(ctx: GateContext) -> Outcome:
@@ -373,7 +372,7 @@ def run_gate(
     if isinstance(run_dir, RunData):
         run = run_dir
     else:
-        run = load_run(run_dir, limits=RunDirLimits.of(project))
+        run = load_run(run_dir, limits=RunDirLimits.of(project), keep_task_entries=False)
     if not run.models:
         raise UserError(f"{run.path}: no finished trials; nothing to gate")
     folder = Path(baselines_dir) if baselines_dir is not None else default_baselines_dir(project)

@@ -12,11 +12,11 @@ task's `TrialTally` and dropped, so memory grows with the tasks, not the trials.
 
 from __future__ import annotations
 
-import sys
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from trialrun.core import parse_model_spec
 from trialrun.metrics import stored_if_covering, summarizer_for
@@ -199,68 +199,81 @@ def load_run(
     limits: RunDirLimits | None = None,
     each: Callable[[int, ResultLine], None] | None = None,
     manifest: Manifest | None = None,
+    keep_task_entries: bool = True,
 ) -> RunData:
     """Read a run folder through `RunDir.read`, the one reader every command shares,
     within `limits` (the project's `[rundir]`; None: the defaults). `each(offset, line)`,
     when given, sees every checked line as it is read (the viewer's per-line facts come
     from the same single pass over results.jsonl); `manifest`: run.json when the caller
-    has read it already.
+    has read it already. `keep_task_entries=False` (the readers that need only the
+    records: bless, compare, gate): run.json's task entries are let go once read, before
+    the lines are, and `RunData.manifest.tasks` is empty (a manifest given is not changed).
 
     A missing or damaged run.json or results line is the same one-line UserError that
     `summarize` and `show` give; a torn last line is skipped and named in `warnings`.
     A repeated (task, model, trial) line is counted once, as the summary counts it.
     """
     run = RunDir.open(run_dir, limits=limits)
+    read_here = manifest is None
     manifest = manifest if manifest is not None else run.manifest()
     warnings: list[str] = []
-    summarizer = summarizer_for(manifest)
-    tallies: dict[tuple[str, str], TrialTally] = {}
-    first_gates: dict[tuple[str, str], Any] = {}  # older runs: gates from the first line
+    summarizer = summarizer_for(manifest, TrialTally)  # each task's entry read into it
+    listed = _listed_gates(manifest)
+    lines = run.iter_results_with_offsets(warnings, manifest=manifest)  # run.json read
+    if read_here and not keep_task_entries:
+        manifest.tasks = []  # the entries themselves: a few hundred bytes a task
     finished = 0
-    for offset, line in run.iter_results_with_offsets(warnings, manifest=manifest):
+    for offset, line in lines:
         if each is not None:
             each(offset, line)
         finished += 1
-        duplicates = summarizer.duplicates
-        summarizer.add(line)
-        if summarizer.duplicates > duplicates:
-            continue
-        key = (line.task_id, line.model)
-        tally = tallies.get(key)
-        if tally is None:
-            key = (sys.intern(line.task_id), sys.intern(line.model))  # run.json's text
-            # the summary's tally keeps the same latencies (counted lines, numeric ones)
-            shared = summarizer.tallies[key].latencies
-            tally = tallies[key] = TrialTally(latencies_s=shared)
-            if (gates := line.extra.get("gates")) is not None:
-                first_gates[key] = gates
-        tally.add(line, latency=False)
+        summarizer.add(line)  # a repeated (task, model, trial) is counted once
     summary = stored_if_covering(run, summarizer.keys()) or summarizer.summary()
-    del summarizer  # its per-task counters: the rows hold what is read from here on
-    return RunData(run.path, manifest, summary, _records(summary, manifest, tallies, first_gates),
+    # each (task, model) was read into one TrialTally: the summary's counters and what
+    # tracking adds; the summarizer itself is let go here
+    tallies = cast(dict[tuple[str, str], TrialTally], summarizer.tallies)
+    del summarizer
+    for tally in tallies.values():
+        tally.close()  # what only the summary reads (per-trial turns, costs) is let go
+    return RunData(run.path, manifest, summary, _records(summary, listed, tallies),
                    _models(summary), warnings, finished)
 
 
+_UNLISTED = object()  # a task without a run.json entry: its gates are its first line's
+
+
+def _listed_gates(manifest: Manifest) -> dict[str, Any]:
+    """Each run.json task entry's `gates` by task id (None: the entry has none), equal
+    lists one shared object: all that is read of an entry after the summary's part."""
+    shared: dict[tuple[Any, ...], Any] = {}
+    out: dict[str, Any] = {}
+    for tid, meta in manifest.task_meta().items():
+        raw = meta.get("gates")
+        if isinstance(raw, list):
+            # keyed by type too (1 and True are equal, not the same gate name);
+            # an unhashable member: this task's own list
+            with contextlib.suppress(TypeError):
+                raw = shared.setdefault(tuple((type(x), x) for x in raw), raw)
+        out[tid] = raw
+    return out
+
+
 def _records(
-    summary: Summary,
-    manifest: Manifest,
-    tallies: dict[tuple[str, str], TrialTally],
-    first_gates: dict[tuple[str, str], Any],
+    summary: Summary, listed: dict[str, Any], tallies: dict[tuple[str, str], TrialTally]
 ) -> list[TaskRecord]:
     """A record per summary row; the tallies are handed over (emptied), and what repeats
     from task to task (model id, gate flags) is one object shared by the records."""
-    metas = manifest.task_meta()
     model_ids: dict[str, str] = {}
     shared_gates: dict[tuple[tuple[str, bool], ...], dict[str, bool]] = {}
     records = []
     for row in summary.tasks:
-        meta = metas.get(row.task_id)
-        gates = _gates_of(meta.get("gates") if meta else first_gates.get(row.key), row.suite)
+        tally = tallies.pop(row.key, None) or TrialTally()
+        raw = listed.get(row.task_id, _UNLISTED)
+        gates = _gates_of(tally.first_gates if raw is _UNLISTED else raw, row.suite)
         gates = shared_gates.setdefault(tuple(gates.items()), gates)
         model_id = model_ids.get(row.model)
         if model_id is None:
             model_id = model_ids[row.model] = parse_model_spec(row.model).model_id
-        tally = tallies.pop(row.key) if row.key in tallies else TrialTally()
         records.append(TaskRecord(row, model_id, gates, tally))
     return records
 

@@ -8,15 +8,16 @@ line is kept, so reading a 100k-trial run takes memory for its tasks, not its li
 
 from __future__ import annotations
 
-import sys
 from array import array
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from trialrun.metrics import percentile
+from trialrun.metrics import Tally, counted, percentile
 from trialrun.rundir import ResultLine
 
 FORBIDDEN_GRADER = "forbiddenTools"
+INFRA = "infra"  # the error kind of an infra error
 SHOWN_TRIALS = 8  # trial numbers a gate message names before "and N more"
 
 
@@ -50,7 +51,6 @@ class Offenders:
 
 
 NOBODY = Offenders()  # every tally's offenders until one trial breaks the rule (never added to)
-NO_COUNTS: dict[str, int] = {}  # every tally's failed graders and errors until it has one
 
 
 def _own(offenders: Offenders) -> Offenders:
@@ -59,79 +59,136 @@ def _own(offenders: Offenders) -> Offenders:
 
 
 @dataclass(slots=True)
-class TrialTally:
-    """One task × model's lines folded into sums, counts and offending trial numbers."""
+class TrialTally(Tally):
+    """One task × model's lines folded into sums, counts and offending trial numbers.
 
-    finished: int = 0  # every line (infra errors too)
-    counted: int = 0  # lines without an infra error
+    The summary's own `Tally` of the task (the `Summarizer` of `load_run` makes these):
+    its counters (lines, counted trials, tool calls, failed graders, latencies) serve
+    tracking too, and only what the summary does not count is added here."""
+
     latency_total_s: float = 0.0  # over every line (the JUnit test case's time)
-    turns: float = 0.0  # sums over counted lines (a missing figure adds 0)
-    tool_calls: float = 0.0
-    tokens: float = 0.0  # prompt + completion
-    cost_usd: float = 0.0
-    latencies_s: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
-    # counted trials, per grader and per error kind (the shared NO_COUNTS until one)
-    failed_graders: dict[str, int] = field(default_factory=lambda: NO_COUNTS)
-    errors: dict[str, int] = field(default_factory=lambda: NO_COUNTS)
-    safety: Offenders = field(default_factory=lambda: NOBODY)
+    turn_sum: float = 0.0  # sums over counted lines (a missing figure adds 0)
+    token_sum: float = 0.0  # prompt + completion
+    cost_sum: float = 0.0
+    # the failed graders of counted lines, once an infra line failed one (None: the
+    # summary's `failed`, which then counts the same trials)
+    counted_failed: dict[str, int] | None = None
+    safety_trials: Offenders = field(default_factory=lambda: NOBODY)
     # (trial, "grader: reason") of the smallest trial with a safety violation
     first_safety: tuple[int, str | None] | None = None
     forbidden: Offenders = field(default_factory=lambda: NOBODY)  # failed a forbiddenTools verdict
     not_solved: Offenders = field(default_factory=lambda: NOBODY)  # counted, solve or pass False
+    first_gates: Any = None  # older runs (no run.json task entry): the first line's gates
 
-    def add(self, line: ResultLine, *, latency: bool = True) -> None:
-        """Fold one line in. `latency=False`: its latency is appended elsewhere, to the
-        array this tally was given (`load_run` shares the summary tally's: same lines,
-        same rule, so one array serves both)."""
-        self.finished += 1
+    @property
+    def finished(self) -> int:
+        """Every line (infra errors too)."""
+        return self.lines
+
+    @property
+    def counted(self) -> int:
+        """Lines without an infra error."""
+        return self.n
+
+    @property
+    def latencies_s(self) -> array[float]:
+        """The counted lines' numeric latencies, in file order (the summary's array)."""
+        return self.latencies
+
+    @property
+    def failed_graders(self) -> Mapping[str, int]:
+        """Counted trials, per grader that failed in them."""
+        return self.failed if self.counted_failed is None else self.counted_failed
+
+    @property
+    def errors(self) -> Mapping[str, int]:
+        """Counted trials, per error kind (infra errors are not counted trials)."""
+        kinds = self.error_kinds
+        if INFRA not in kinds:
+            return kinds
+        return {kind: count for kind, count in kinds.items() if kind != INFRA}
+
+    def _fold(self, line: ResultLine, failed: list[dict[str, Any]]) -> None:
+        if not self.lines:
+            self.first_gates = line.extra.get("gates")
         self.latency_total_s += _num(line.latency_s)
-        failed = [v for v in line.verdicts if isinstance(v, dict) and v.get("passed") is False]
         if line.safety_violation:
-            self.safety = _own(self.safety)
-            self.safety.add(line.trial)
+            self.safety_trials = _own(self.safety_trials)
+            self.safety_trials.add(line.trial)
             if self.first_safety is None or line.trial < self.first_safety[0]:
                 self.first_safety = (line.trial, _safety_reason(failed))
         if any(_is_forbidden(v) for v in failed):
             self.forbidden = _own(self.forbidden)
             self.forbidden.add(line.trial)
         if line.is_infra:
+            if failed and self.counted_failed is None:  # from here `failed` counts more
+                self.counted_failed = dict(self.failed)
             return
-        self.counted += 1
         if line.solve is False or line.passed is False:
             self.not_solved = _own(self.not_solved)
             self.not_solved.add(line.trial)
-        if failed and self.failed_graders is NO_COUNTS:
-            self.failed_graders = {}
-        for name in dict.fromkeys(str(v.get("grader")) for v in failed):  # names interned:
-            self.failed_graders[sys.intern(name)] = self.failed_graders.get(name, 0) + 1
-        if line.error_kind:
-            kind = sys.intern(line.error_kind)  # one "timeout" for every task, not one each
-            if self.errors is NO_COUNTS:
-                self.errors = {}
-            self.errors[kind] = self.errors.get(kind, 0) + 1
+        if self.counted_failed is not None:
+            for name in dict.fromkeys(str(v.get("grader")) for v in failed):
+                self.counted_failed = counted(self.counted_failed, name)
         tok = line.tokens if isinstance(line.tokens, dict) else {}
-        self.turns += _num(line.turns)
-        self.tool_calls += len(line.tool_calls)
-        self.tokens += _num(tok.get("prompt")) + _num(tok.get("completion"))
-        self.cost_usd += _num(line.cost_usd)
-        if latency and _is_number(line.latency_s):
-            self.latencies_s.append(float(line.latency_s))  # type: ignore[arg-type]
+        self.turn_sum += _num(line.turns)
+        self.token_sum += _num(tok.get("prompt")) + _num(tok.get("completion"))
+        self.cost_sum += _num(line.cost_usd)
 
     def metrics(self) -> dict[str, Any]:
         """Per-trial means over the counted trials (turns, tool calls, tokens, cost), the
         latency percentiles and the latencies: a baseline task entry's "metrics"."""
-        n = self.counted
-        return {
-            "turns": self.turns / n if n else None,
-            "tool_calls": self.tool_calls / n if n else None,
-            "tokens": self.tokens / n if n else None,
-            "cost_usd": self.cost_usd / n if n else None,
-            "latency_p50_s": percentile(self.latencies_s, 50),
-            "latency_p95_s": percentile(self.latencies_s, 95),
-            # packed (8 bytes a trial); a baseline file writes them as a list
-            "latencies_s": array("d", [round(x, 6) for x in self.latencies_s]),
-            "trials": n,
-        }
+        return dict(self.metrics_view())
+
+    def metrics_view(self) -> TaskMetrics:
+        """`metrics()` as a read-only mapping computed on reading: it holds the sums and
+        this tally's latencies, not a dict and a copy of them (a comparison keeps one per
+        task of the first run while it reads the second)."""
+        return TaskMetrics(self.n, self.turn_sum, self.tool_calls, self.token_sum,
+                           self.cost_sum, self.latencies)
+
+
+class TaskMetrics(Mapping[str, Any]):
+    """One task's "metrics" (see `TrialTally.metrics`), each value made when it is read."""
+
+    __slots__ = ("_n", "_turns", "_tool_calls", "_tokens", "_cost", "_latencies")
+    KEYS = ("turns", "tool_calls", "tokens", "cost_usd", "latency_p50_s", "latency_p95_s",
+            "latencies_s", "trials")
+
+    def __init__(self, n: int, turns: float, tool_calls: int, tokens: float, cost: float,
+                 latencies: array[float]) -> None:
+        self._n, self._turns, self._tool_calls = n, turns, tool_calls
+        self._tokens, self._cost, self._latencies = tokens, cost, latencies
+
+    def __getitem__(self, key: str) -> Any:
+        match key:
+            case "turns":
+                return self._mean(self._turns)
+            case "tool_calls":
+                return self._mean(self._tool_calls)
+            case "tokens":
+                return self._mean(self._tokens)
+            case "cost_usd":
+                return self._mean(self._cost)
+            case "latency_p50_s":
+                return percentile(self._latencies, 50)
+            case "latency_p95_s":
+                return percentile(self._latencies, 95)
+            case "latencies_s":  # packed (8 bytes a trial); a baseline file writes a list
+                return array("d", [round(x, 6) for x in self._latencies])
+            case "trials":
+                return self._n
+        raise KeyError(key)
+
+    def _mean(self, total: float) -> float | None:
+        """Per counted trial; None without one."""
+        return total / self._n if self._n else None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.KEYS)
+
+    def __len__(self) -> int:
+        return len(self.KEYS)
 
 
 def _safety_reason(failed: list[dict[str, Any]]) -> str | None:

@@ -93,7 +93,7 @@ def follow_up(
         out.warnings.append(note)
     run: RunData | Path = run_dir
     if after.compare and after.gate is not None:  # read once for both
-        run = load_run(run_dir, limits=RunDirLimits.of(project))
+        run = load_run(run_dir, limits=RunDirLimits.of(project), keep_task_entries=False)
     if after.compare:
         folder = after.baselines or default_baselines_dir(project)
         _compare(run, folder, CompareSettings.of(project), out)

@@ -86,9 +86,10 @@ def compare(
     compare`), at the project's `[compare] alpha` and `method`."""
     project = resolve_project(config)
     settings, limits = CompareSettings.of(project), RunDirLimits.of(project)
-    before = load_run(against, limits=limits) if Path(against).is_dir() else against
-    return compare_run(load_run(run_dir, limits=limits), before, model=model,
-                       alpha=settings.alpha, method=settings.method)
+    before = (load_run(against, limits=limits, keep_task_entries=False)
+              if Path(against).is_dir() else against)
+    run = load_run(run_dir, limits=limits, keep_task_entries=False)
+    return compare_run(run, before, model=model, alpha=settings.alpha, method=settings.method)
 
 
 def gate(
