@@ -114,3 +114,13 @@ def test_the_gate_sees_a_literal_that_overlaps_another() -> None:
     assert not _secrets._gated("monkeys and donkeys")
     # the only 'hf_' overlaps a 'gh': a one-match-at-a-time scan would see 'gh' alone
     assert _secrets._gated("ghf_" + "a" * 30)
+
+
+def test_every_gate_begins_with_its_literal() -> None:
+    """`_gated` tries each gate only where one of its literals starts: that finds every
+    match only while each of a gate's alternatives begins with the literal."""
+    from trialrun.core import _secrets
+
+    for literal, gate in _secrets._GATES:
+        assert all(alternative.startswith(literal) for alternative in gate.pattern.split("|")), (
+            literal, gate.pattern)

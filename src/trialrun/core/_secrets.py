@@ -138,6 +138,12 @@ _LITERALS = BytesAhoCorasick([literal.encode("ascii") for literal, _ in _GATES])
 
 def _gated(text: str) -> bool:
     folded_text = folded(text)  # as (?i) matches: 'ſ' is an 's', the Kelvin sign a 'k'
+    if folded_text.isascii():
+        # every gate's matches begin with its literal: a gate matches somewhere iff it
+        # matches where one of its literals starts (a byte offset is a str index here)
+        return any(_GATES[index][1].match(folded_text, start) is not None
+                   for index, start, _ in _LITERALS.find_matches_as_indexes(
+                       folded_text.encode("ascii"), overlapping=True))
     found = _LITERALS.find_matches_as_indexes(
         folded_text.encode("utf-8", "surrogatepass"), overlapping=True)
     return any(_GATES[index][1].search(folded_text) is not None
