@@ -9,7 +9,9 @@ back unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from trialrun.rundir._checks import NUMBER, RecordError
@@ -26,6 +28,11 @@ KEYS = (
     "metric", "policy", "tags", "mean_turns", "failed_graders", "errors",
     "safety_violations", *TRAJECTORY, "settled_after", "settled", "tracked",
 )
+
+
+# a row's counts and unknown keys when it has none: one read-only empty mapping for every
+# row (a 10,000-task summary holds three empty dicts a row otherwise)
+NO_KEYS: Mapping[str, Any] = MappingProxyType({})
 
 
 def _is_int(value: Any) -> bool:
@@ -48,10 +55,10 @@ def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _counts(value: Any) -> dict[str, int]:
+def _counts(value: Any) -> Mapping[str, int]:
     if not isinstance(value, dict):
-        return {}
-    return {str(name): count for name, count in value.items() if _is_int(count)}
+        return NO_KEYS
+    return {str(name): count for name, count in value.items() if _is_int(count)} or NO_KEYS
 
 
 @dataclass(slots=True)
@@ -105,14 +112,15 @@ class SummaryRow:
     policy: str | None = None
     tags: list[str] = field(default_factory=list)
     mean_turns: float | None = None
-    failed_graders: dict[str, int] = field(default_factory=dict)  # grader → trials failed
-    errors: dict[str, int] = field(default_factory=dict)  # error kind → trials
+    failed_graders: Mapping[str, int] = field(default_factory=lambda: NO_KEYS)  # grader → trials
+    errors: Mapping[str, int] = field(default_factory=lambda: NO_KEYS)  # error kind → trials
     safety_violations: int = 0
     trajectory: Trajectory | None = None  # None: lines written before these figures
     settled_after: int | None = None  # --early-stop settled the verdict after j trials
     settled: str | None = None  # "met" | "not met" (with settled_after)
     tracked: dict[str, float | None] | None = None  # None: run.json lists no tracked metrics
-    extra: dict[str, Any] = field(default_factory=dict)  # keys this version does not know
+    # keys this version does not know
+    extra: Mapping[str, Any] = field(default_factory=lambda: NO_KEYS)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -194,7 +202,7 @@ class SummaryRow:
                 if isinstance(tracked, dict)
                 else None
             ),
-            extra={key: value for key, value in data.items() if key not in KEYS},
+            extra={key: value for key, value in data.items() if key not in KEYS} or NO_KEYS,
         )
 
 

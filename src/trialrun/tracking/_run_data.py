@@ -228,7 +228,7 @@ def load_run(
             each(offset, line)
         finished += 1
         summarizer.add(line)  # a repeated (task, model, trial) is counted once
-    summary = stored_if_covering(run, summarizer.keys()) or summarizer.summary()
+    summary = stored_if_covering(run, summarizer.keys()) or summarizer.summary(last=True)
     # each (task, model) was read into one TrialTally: the summary's counters and what
     # tracking adds; the summarizer itself is let go here
     tallies = cast(dict[tuple[str, str], TrialTally], summarizer.tallies)
