@@ -479,8 +479,19 @@ def current_summary(run: RunDir, results: Iterable[Line], manifest: Manifest) ->
 
 def stored_if_covering(run: RunDir, keys: set[tuple[str, str]]) -> Summary | None:
     """summary.json when it has a row for every (task, model) given, else None."""
+    return covering(stored_current(run), keys)
+
+
+def stored_current(run: RunDir) -> Summary | None:
+    """summary.json when it counts as this version does (None: absent, or counted under
+    an older rule); a damaged one is a UserError."""
     stored = run.stored_summary()
-    if stored is None or not counted_under_current_rule(stored):
+    return stored if stored is not None and counted_under_current_rule(stored) else None
+
+
+def covering(stored: Summary | None, keys: set[tuple[str, str]]) -> Summary | None:
+    """`stored` when it has a row for every (task, model) given, else None."""
+    if stored is None:
         return None
     covered = {r.key for r in stored.tasks}
     return stored if keys <= covered else None

@@ -225,7 +225,7 @@ class RunDir:
         fix = "delete it to have it recomputed from results.jsonl"
         data = read_json(self.summary_path, fix, self.limits.record_bytes)
         try:
-            return Summary.from_json(data)
+            return Summary.from_json(data, consume=True)  # `data` is read no more
         except RecordError as exc:
             raise UserError(f"{self.summary_path}: {exc}; {fix}") from None
 
