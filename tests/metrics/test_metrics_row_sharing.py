@@ -46,6 +46,8 @@ def test_a_last_summary_hands_the_counts_over_and_closes_the_tallies() -> None:
     assert row.to_json() == again.tasks[0].to_json()
     with pytest.raises(ValueError, match="closed"):
         summarizer.add(_line("a", 2))
+    with pytest.raises(ValueError, match="last summary"):
+        summarizer.summary()  # its tallies let their per-trial figures go
 
 
 def test_a_tasks_arrays_are_trimmed_once_its_k_trials_are_in() -> None:

@@ -103,30 +103,3 @@ def test_long_integer_finds_exactly_the_unfloated_runs(chars: list[str]) -> None
     raw = "".join(chars).encode()
     reference = re.search(rb"(?<![.\d])\d{19,}(?![.\deE])", raw) is not None
     assert _long_integer(raw) == reference
-
-
-def test_a_wide_shallow_text_is_read_by_orjson_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A 10,000-row summary.json has thousands of brackets but three levels: it is not
-    decoded to text and read again by json (which holds both and builds its floats one
-    by one in Python), and it reads as json reads it."""
-    from trialrun.rundir import _json
-
-    rows = [{"task_id": f"t{i}", "pass_k": i / 7, "tags": ["a"], "errors": {}}
-            for i in range(2000)]
-    raw = json.dumps({"tasks": rows}, indent=2).encode("utf-8")
-    expected = _checked(raw)
-
-    def refused(text: str) -> object:
-        raise AssertionError("read by json")
-
-    monkeypatch.setattr(_json, "loads_checked", refused)
-    assert _same(loads_bytes(raw), expected)
-
-
-@pytest.mark.parametrize("depth", [511, 512, 1100])
-def test_nesting_past_the_limit_still_takes_jsons_path(depth: int) -> None:
-    text = "[" * depth + "]" * depth + " "
-    wide = ("[" + ",".join(["{}"] * 600) + "]").encode()
-    for raw in (text.encode(), b"[" + text.encode() + b"," + wide + b"]"):
-        fast, slow = _outcome(loads_bytes, raw), _outcome(_checked, raw)
-        assert fast[0] == slow[0] and (fast == slow or _same(fast[1], slow[1]))

@@ -313,6 +313,7 @@ class Summarizer:
     # run.json's tasks that list tracked metrics: only their tallies keep the per-trial
     # costs and tokens those metrics need
     tracking: set[str] = field(init=False, repr=False)
+    done: bool = field(default=False, init=False, repr=False)  # a `last` summary was made
 
     def __post_init__(self, tasks_meta: list[dict[str, Any]] | None) -> None:
         self.metas = metas_by_id(tasks_meta)
@@ -345,6 +346,8 @@ class Summarizer:
     def summary(self, warnings: list[str] | None = None, *, last: bool = False) -> Summary:
         """The summary of the lines added so far. `last`: no line follows; the rows take
         their tallies' counts instead of copies, and the tallies are closed after."""
+        if self.done:
+            raise ValueError("the last summary was made: its tallies are closed")
         warnings = list(warnings or [])
         meta_by_id = self.metas
         by_key = self.tallies
@@ -399,6 +402,7 @@ class Summarizer:
         expected = sum(m.k or k_default for m in meta_by_id.values()) * len(model_list)
         finished = sum(t.lines for t in by_key.values())
         if last:
+            self.done = True
             for tally in by_key.values():
                 tally.close()  # its counts are the rows' now: no line may change them
         return Summary(

@@ -26,7 +26,6 @@ NONE_YET: array[float] = array("d")
 # likewise the failed graders and error kinds of a tally without any: read-only, so no
 # tally can count into the one every other tally shares (`counted` gives it its own)
 NO_COUNTS: Mapping[str, int] = NO_KEYS  # (the rows' own empty: one for both)
-TOKEN_KEYS = ("prompt", "cached", "completion")
 
 
 def num(value: Any) -> float | None:

@@ -263,28 +263,9 @@ def _long_integer(raw: bytes) -> bool:
             return True
         at = digits.find(_LONG_RUN, end)
     return False
-# orjson reads deeper nesting than json (which refuses ~1,000 levels): a text nested this
-# deep (or, counted first, with this many opening brackets) takes json's path and limit
+# orjson reads deeper nesting than json (which refuses ~1,000 levels): a text with this
+# many opening brackets (its depth is at most that) takes json's path and its limit
 _MANY_BRACKETS = 512
-
-
-def _shallow(value: Any, limit: int = _MANY_BRACKETS) -> bool:
-    """Whether `value`'s arrays and objects nest fewer than `limit` levels (a walk of
-    its containers: a 10,000-row summary.json is read by orjson, not json, which holds
-    the text decoded besides the bytes and its floats made one by one in Python)."""
-    pending = [iter((value,))]
-    while pending:
-        child = next(pending[-1], _DONE)
-        if child is _DONE:
-            pending.pop()
-        elif isinstance(child, (dict, list)):
-            if len(pending) >= limit:
-                return False
-            pending.append(iter(child.values() if isinstance(child, dict) else child))
-    return True
-
-
-_DONE = object()
 
 
 def loads_bytes(raw: bytes, *, finite: bool = True) -> Any:
@@ -293,16 +274,11 @@ def loads_bytes(raw: bytes, *, finite: bool = True) -> Any:
     surrogate and bad UTF-8; a long integer or deep nesting is kept from it); whatever it
     refuses goes through `loads_checked` for json's value or its message (with
     `finite=False`, `loads_limited`: NaN and ±Infinity are read, as json reads them)."""
-    if not _long_integer(raw):
-        few = raw.count(b"[") + raw.count(b"{") < _MANY_BRACKETS
+    if not _long_integer(raw) and raw.count(b"[") + raw.count(b"{") < _MANY_BRACKETS:
         try:
-            value = orjson.loads(raw)
+            return orjson.loads(raw)
         except orjson.JSONDecodeError:
             pass
-        else:
-            if few or _shallow(value):
-                return value
-            del value
     text = raw.decode("utf-8")
     return loads_checked(text) if finite else loads_limited(text)
 
