@@ -39,19 +39,23 @@ class Summary:
         return out
 
     @classmethod
-    def from_json(cls, data: Any, *, consume: bool = False) -> Summary:
+    def from_json(
+        cls, data: Any, *, consume: bool = False, rows: list[SummaryRow] | None = None
+    ) -> Summary:
         """Rows checked: counts are integers, estimators fractions or null. `consume`:
         each of `data`'s task entries is let go once its row is made (a caller that
-        reads `data` no more: a 10,000-row file's objects and rows are not all held)."""
+        reads `data` no more: a 10,000-row file's objects and rows are not all held).
+        `rows`: the task entries already read as rows (`summary_by_rows`)."""
         if not isinstance(data, dict) or not isinstance(data.get("tasks", []), list):
             raise RecordError("expected an object with a 'tasks' list")
         k = data.get("k") if isinstance(data.get("k"), int) else None
         entries = data.get("tasks") or []
-        rows = []
-        for i, row in enumerate(entries):
-            rows.append(SummaryRow.from_json(row, f"tasks[{i}]", k))
-            if consume:
-                entries[i] = None
+        if rows is None:
+            rows = []
+            for i, row in enumerate(entries):
+                rows.append(SummaryRow.from_json(row, f"tasks[{i}]", k))
+                if consume:
+                    entries[i] = None
         models = data.get("models")
         aggregate = data.get("aggregate")
         return cls(
