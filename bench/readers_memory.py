@@ -13,11 +13,14 @@ A reader in constant memory prints about the same peak at every size; the last l
 give the growth per trial from the smallest to the largest size. With the default K the
 tasks grow with the trials (trials / K of them), so that growth is mostly per task;
 `--tasks N` holds the tasks at N (k = trials / N) to show what a trial alone costs.
+`--stored-summary` writes summary.json into the run as a finished run has it (the readers
+then take its rows; by default the run has none and the summary is recomputed).
 Each child also prints its wall time: compare's is reported (times are inflated by load).
 
     python bench/readers_memory.py                  # 10k, 50k, 100k trials, 3 repetitions
     python bench/readers_memory.py --sizes 30000 100000 --repeats 3
     python bench/readers_memory.py --sizes 30000 100000 --tasks 1000
+    python bench/readers_memory.py --sizes 30000 100000 --stored-summary
 """
 
 from __future__ import annotations
@@ -41,9 +44,11 @@ K = 10
 READERS = ("bless", "compare", "gate")
 
 
-def write_run(out: Path, trials: int, k: int = K, tasks: int | None = None) -> Path:
+def write_run(out: Path, trials: int, k: int = K, tasks: int | None = None,
+              stored_summary: bool = False) -> Path:
     """A finished run folder of trials / k tasks × k trials (or `tasks` tasks × trials /
-    tasks trials), lines only."""
+    tasks trials), lines only (with `stored_summary`: and summary.json)."""
+    from trialrun.metrics import summarize_rundir
     from trialrun.rundir import Manifest, ResultLine, RunDir
 
     if tasks is not None:
@@ -68,7 +73,23 @@ def write_run(out: Path, trials: int, k: int = K, tasks: int | None = None) -> P
                 cost_usd=0.0004 + 0.0001 * (trial % 3), latency_s=0.5 + (i % 13) * 0.1,
                 extra={"suite": meta["suite"], "tier": meta["tier"]}), sync=False)
     run.close()
+    if stored_summary:
+        run.write_summary(summarize_rundir(run))
     return run.path
+
+
+def peak_mb() -> float:
+    """This process's own peak RSS in MB: /proc's VmHWM, which starts anew at exec.
+
+    `ru_maxrss` of a child started by fork + exec keeps the parent's RSS at the fork (the
+    bench's parent holds the run it wrote, ~100 MB at 100k trials with --stored-summary),
+    so a reader below that would print the parent's figure."""
+    try:
+        status = Path("/proc/self/status").read_text(encoding="utf-8")
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    kb = next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))
+    return int(kb) / 1024
 
 
 def child(reader: str, run: str, baselines: str) -> None:
@@ -83,7 +104,7 @@ def child(reader: str, run: str, baselines: str) -> None:
     else:
         run_gate("merge", run, baselines_dir=baselines)
     print(time.perf_counter() - started)
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    print(peak_mb())
 
 
 def measure(reader: str, run: Path, baselines: Path, gate_baseline: bool) -> tuple[float, float]:
@@ -112,6 +133,8 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=None,
                         help="hold the tasks at this many (k = trials / tasks); default: "
                              f"trials / {K} tasks of k = {K}")
+    parser.add_argument("--stored-summary", action="store_true",
+                        help="write summary.json into the run, as a finished run has it")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.child:
@@ -122,7 +145,8 @@ def main() -> None:
     try:
         medians: dict[str, dict[int, float]] = {r: {} for r in READERS}
         for size in opts.sizes:
-            run = write_run(tmp / f"results-{size}", size, tasks=opts.tasks)
+            run = write_run(tmp / f"results-{size}", size, tasks=opts.tasks,
+                            stored_summary=opts.stored_summary)
             baselines = tmp / f"baselines-{size}"
             for reader in READERS:
                 seconds: list[float] = []

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import InitVar, dataclass, field
 from itertools import chain
 from typing import Any
@@ -37,7 +37,7 @@ from typing import Any
 from trialrun.core import is_unpinned, parse_model_spec
 from trialrun.metrics._estimators import pass_at_k, pass_hat_k
 from trialrun.metrics._percentile import percentile
-from trialrun.metrics._tally import Tally, tally_of
+from trialrun.metrics._tally import NO_COUNTS, Tally, tally_of
 from trialrun.metrics._task_meta import UNLISTED, TaskMeta, metas_by_id, pos_int
 from trialrun.metrics._tracked import canonical_metric
 from trialrun.rundir import Manifest, ResultLine, RunDir, Summary, SummaryRow, Trajectory
@@ -81,10 +81,12 @@ def task_row(
 
 
 def row_of(
-    task_id: str, model: str, meta: TaskMeta, tally: Tally, k_default: int
+    task_id: str, model: str, meta: TaskMeta, tally: Tally, k_default: int,
+    *, share_counts: bool = False,
 ) -> SummaryRow:
     """One (task, model) row of summary.json from its tally: run.json's task metadata
-    first, the first line's fields for older runs without it."""
+    first, the first line's fields for older runs without it. `share_counts`: the row
+    takes the tally's failed graders and error kinds, not a copy (no line follows)."""
     first = tally.first or {}
     k = meta.k or pos_int(first.get("k")) or k_default
     n, passed, solved, undetermined = tally.n, tally.passed, tally.solved, tally.undetermined
@@ -104,16 +106,16 @@ def row_of(
         solved=solved,
         undetermined=undetermined,
         infra_errors=tally.lines - n,
-        pass_k=pass_hat_k(pass_n, passed, k) if pass_n >= k else None,
-        solve_k=pass_hat_k(solve_n, solved, k) if solve_n >= k else None,
-        pass_at_k=pass_at_k(solve_n, solved, k) if solve_n >= k else None,
+        pass_k=_estimate(pass_hat_k, pass_n, passed, k),
+        solve_k=_estimate(pass_hat_k, solve_n, solved, k),
+        pass_at_k=_estimate(pass_at_k, solve_n, solved, k),
         flaky=0 < solved < solve_n,
         metric=metric,
         policy=meta.policy or _str(first.get("policy")),
         tags=list(meta.tags) if meta.tags is not None else _tags(first.get("tags")),
         mean_turns=_mean(tally.turns),
-        failed_graders=dict(tally.failed),
-        errors=dict(tally.error_kinds),
+        failed_graders=_row_counts(tally.failed, share_counts),
+        errors=_row_counts(tally.error_kinds, share_counts),
         safety_violations=tally.safety,
         trajectory=trajectory_row(tally),
     )
@@ -123,6 +125,27 @@ def row_of(
     if meta.tracked is not None:
         row.tracked = _tracked(meta.tracked, row, tally)
     return row
+
+
+# a task run k times has a pass^k of 0 or 1: every row of such a run shares these two
+_ENDS = {0.0: 0.0, 1.0: 1.0}
+
+
+def _estimate(estimator: Callable[[int, int, int], float], n: int, c: int, k: int
+              ) -> float | None:
+    """`estimator(n, c, k)` (None below k trials), 0.0 and 1.0 one object for every row."""
+    if n < k:
+        return None
+    value = estimator(n, c, k)
+    return _ENDS.get(value, value)
+
+
+def _row_counts(counts: Mapping[str, int], share: bool) -> Mapping[str, int]:
+    """A row's copy of a tally's counts (with `share`: the tally's own); none: the one
+    read-only empty mapping every such row shares."""
+    if not counts:
+        return NO_COUNTS
+    return counts if share else dict(counts)
 
 
 def trajectory_row(source: Tally | Iterable[Line]) -> Trajectory | None:
@@ -290,6 +313,7 @@ class Summarizer:
     # run.json's tasks that list tracked metrics: only their tallies keep the per-trial
     # costs and tokens those metrics need
     tracking: set[str] = field(init=False, repr=False)
+    done: bool = field(default=False, init=False, repr=False)  # a `last` summary was made
 
     def __post_init__(self, tasks_meta: list[dict[str, Any]] | None) -> None:
         self.metas = metas_by_id(tasks_meta)
@@ -304,18 +328,26 @@ class Summarizer:
             tracked = line.task_id in self.tracking
             new = self.tally_type
             tally = self.tallies[pair] = new() if tracked else new.untracked()
+            meta = self.metas.get(line.task_id)
+            tally.expected = (meta.k if meta else None) or pos_int(self.k) or 0
         bit = 1 << line.trial
         if tally.trial_bits & bit:
             self.duplicates += 1
             return
         tally.trial_bits |= bit
         tally.add(line)
+        if tally.lines == tally.expected:
+            tally.trim()  # every trial in: its arrays need grow no more
 
     def keys(self) -> set[tuple[str, str]]:
         """The (task, model) pairs that have at least one line."""
         return set(self.tallies)
 
-    def summary(self, warnings: list[str] | None = None) -> Summary:
+    def summary(self, warnings: list[str] | None = None, *, last: bool = False) -> Summary:
+        """The summary of the lines added so far. `last`: no line follows; the rows take
+        their tallies' counts instead of copies, and the tallies are closed after."""
+        if self.done:
+            raise ValueError("the last summary was made: its tallies are closed")
         warnings = list(warnings or [])
         meta_by_id = self.metas
         by_key = self.tallies
@@ -334,7 +366,7 @@ class Summarizer:
         empty = Tally()
         rows = [
             row_of(tid, m, meta_by_id.get(tid, UNLISTED), by_key.get((tid, m), empty),
-                   k_default)
+                   k_default, share_counts=last)
             for tid, m in chain(listed, unlisted)
         ]
 
@@ -369,6 +401,10 @@ class Summarizer:
             warnings.append(f"model '{m}' is unpinned (-latest/-preview): results may drift")
         expected = sum(m.k or k_default for m in meta_by_id.values()) * len(model_list)
         finished = sum(t.lines for t in by_key.values())
+        if last:
+            self.done = True
+            for tally in by_key.values():
+                tally.close()  # its counts are the rows' now: no line may change them
         return Summary(
             run_id=self.run_id,
             models=model_list,
@@ -447,8 +483,19 @@ def current_summary(run: RunDir, results: Iterable[Line], manifest: Manifest) ->
 
 def stored_if_covering(run: RunDir, keys: set[tuple[str, str]]) -> Summary | None:
     """summary.json when it has a row for every (task, model) given, else None."""
+    return covering(stored_current(run), keys)
+
+
+def stored_current(run: RunDir) -> Summary | None:
+    """summary.json when it counts as this version does (None: absent, or counted under
+    an older rule); a damaged one is a UserError."""
     stored = run.stored_summary()
-    if stored is None or not counted_under_current_rule(stored):
+    return stored if stored is not None and counted_under_current_rule(stored) else None
+
+
+def covering(stored: Summary | None, keys: set[tuple[str, str]]) -> Summary | None:
+    """`stored` when it has a row for every (task, model) given, else None."""
+    if stored is None:
         return None
     covered = {r.key for r in stored.tasks}
     return stored if keys <= covered else None

@@ -13,10 +13,9 @@ from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from types import MappingProxyType
 from typing import Any, Self
 
-from trialrun.rundir import ResultLine
+from trialrun.rundir import NO_KEYS, ResultLine
 
 # what a row takes from its first line when run.json has no task metadata (older runs)
 FIRST_KEYS = ("k", "suite", "tier", "metric", "policy", "tags")
@@ -26,8 +25,7 @@ FIRST_FIELDS = ("provider", *FIRST_KEYS)
 NONE_YET: array[float] = array("d")
 # likewise the failed graders and error kinds of a tally without any: read-only, so no
 # tally can count into the one every other tally shares (`counted` gives it its own)
-NO_COUNTS: Mapping[str, int] = MappingProxyType({})
-TOKEN_KEYS = ("prompt", "cached", "completion")
+NO_COUNTS: Mapping[str, int] = NO_KEYS  # (the rows' own empty: one for both)
 
 
 def num(value: Any) -> float | None:
@@ -120,6 +118,7 @@ class Tally:
     first_tool_s: array[float] = field(default_factory=lambda: NONE_YET)  # own once one
     tracked: bool = True  # False: `costs` and `trial_tokens` stay empty (no tracked metric)
     closed: bool = False  # `close`d: what only the summary reads is let go, no line comes
+    expected: int = 0  # the lines the task should have (its k; 0: unknown): see `trim`
 
     @classmethod
     def untracked(cls) -> Self:
@@ -134,6 +133,15 @@ class Tally:
         self.turns = self.costs = self.trial_tokens = self.all_costs = NONE_YET
         self.first_tool_s = NONE_YET
         self.tracked, self.closed = False, True
+
+    def trim(self) -> None:
+        """Its arrays to their size (a growing array holds up to half again as many
+        slots as values): done once the task's expected lines are in."""
+        for name in ("turns", "latencies", "costs", "trial_tokens", "all_costs",
+                     "first_tool_s"):
+            values = getattr(self, name)
+            if values is not NONE_YET:
+                setattr(self, name, values[:])  # a slice is allocated to its size
 
     def token_sums(self) -> dict[str, int]:
         """prompt, cached and completion tokens summed over every line."""

@@ -35,7 +35,7 @@ from trialrun.rundir._rundir import (
     transcript_line,
 )
 from trialrun.rundir._summary import Summary
-from trialrun.rundir._summary_row import SummaryRow, Trajectory
+from trialrun.rundir._summary_row import NO_KEYS, SummaryRow, Trajectory
 from trialrun.rundir._transcript import Transcript
 from trialrun.rundir._transcript_file import is_transcript, load_transcript
 
@@ -56,6 +56,7 @@ __all__ = [
     "RunDir",
     "RunDirLimits",
     "Summary",
+    "NO_KEYS",
     "SummaryRow",
     "Trajectory",
     "Transcript",

@@ -284,14 +284,21 @@ def loads_bytes(raw: bytes, *, finite: bool = True) -> Any:
 
 
 def read_json(
-    path: Path, fix: str = "restore the file or start a new run", limit: int = MAX_RECORD_BYTES
+    path: Path, fix: str = "restore the file or start a new run", limit: int = MAX_RECORD_BYTES,
+    *, in_parts: Callable[[str], Any] | None = None,
 ) -> Any:
     """A JSON file, or a UserError naming the file, the line (or key) and `fix`.
 
     Only a regular file is read (a FIFO or a device is refused, never waited on), and
-    only up to `limit` bytes (a project's `[rundir] max_record_bytes`, else 64 MB)."""
+    only up to `limit` bytes (a project's `[rundir] max_record_bytes`, else 64 MB).
+    `in_parts(text)`: for a file json (not orjson) reads, what the caller makes of the
+    text piece by piece (summary.json a row at a time); None: the file is read whole."""
     try:
         raw = read_regular(path, limit, fix=fix, limit_fix=record_fix())
+        if in_parts is not None and raw.count(b"[") + raw.count(b"{") >= _MANY_BRACKETS:
+            made = in_parts(raw.decode("utf-8"))
+            if made is not None:
+                return made
         return loads_bytes(raw)
     except FileNotFoundError:
         raise UserError(f"{path}: not found; {fix}") from None

@@ -57,6 +57,7 @@ from trialrun.rundir._limits import RunDirLimits, record_fix
 from trialrun.rundir._manifest import Manifest
 from trialrun.rundir._result_line import ResultLine
 from trialrun.rundir._summary import Summary
+from trialrun.rundir._summary_text import summary_by_rows
 from trialrun.rundir._transcript import Transcript
 from trialrun.rundir._writer import LineWriter
 
@@ -223,9 +224,12 @@ class RunDir:
         if not os.path.lexists(self.summary_path):
             return None
         fix = "delete it to have it recomputed from results.jsonl"
-        data = read_json(self.summary_path, fix, self.limits.record_bytes)
+        data = read_json(self.summary_path, fix, self.limits.record_bytes,
+                         in_parts=summary_by_rows)  # a large one: a row at a time
+        if isinstance(data, Summary):
+            return data
         try:
-            return Summary.from_json(data)
+            return Summary.from_json(data, consume=True)  # `data` is read no more
         except RecordError as exc:
             raise UserError(f"{self.summary_path}: {exc}; {fix}") from None
 

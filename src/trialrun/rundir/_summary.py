@@ -39,15 +39,23 @@ class Summary:
         return out
 
     @classmethod
-    def from_json(cls, data: Any) -> Summary:
-        """Rows checked: counts are integers, estimators fractions or null."""
+    def from_json(
+        cls, data: Any, *, consume: bool = False, rows: list[SummaryRow] | None = None
+    ) -> Summary:
+        """Rows checked: counts are integers, estimators fractions or null. `consume`:
+        each of `data`'s task entries is let go once its row is made (a caller that
+        reads `data` no more: a 10,000-row file's objects and rows are not all held).
+        `rows`: the task entries already read as rows (`summary_by_rows`)."""
         if not isinstance(data, dict) or not isinstance(data.get("tasks", []), list):
             raise RecordError("expected an object with a 'tasks' list")
         k = data.get("k") if isinstance(data.get("k"), int) else None
-        rows = [
-            SummaryRow.from_json(row, f"tasks[{i}]", k)
-            for i, row in enumerate(data.get("tasks") or [])
-        ]
+        entries = data.get("tasks") or []
+        if rows is None:
+            rows = []
+            for i, row in enumerate(entries):
+                rows.append(SummaryRow.from_json(row, f"tasks[{i}]", k))
+                if consume:
+                    entries[i] = None
         models = data.get("models")
         aggregate = data.get("aggregate")
         return cls(

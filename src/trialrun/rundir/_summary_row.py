@@ -9,7 +9,11 @@ back unchanged.
 
 from __future__ import annotations
 
+import math
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from trialrun.rundir._checks import NUMBER, RecordError
@@ -28,6 +32,11 @@ KEYS = (
 )
 
 
+# a row's counts and unknown keys when it has none: one read-only empty mapping for every
+# row (a 10,000-task summary holds three empty dicts a row otherwise)
+NO_KEYS: Mapping[str, Any] = MappingProxyType({})
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -37,21 +46,35 @@ def _is_number(value: Any) -> bool:
 
 
 def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+    """Non-empty text, interned: 10,000 rows read back hold one "golden", one model id."""
+    return sys.intern(value) if isinstance(value, str) and value else None
+
+
+def _name(value: Any) -> str:
+    return sys.intern(str(value))
+
+
+# an estimator of a task run k times is 0 or 1: every row read back shares these two
+_ZERO, _ONE = 0.0, 1.0
 
 
 def _float(value: Any) -> float | None:
-    return float(value) if _is_number(value) else None
+    if not _is_number(value):
+        return None
+    number = float(value)
+    if number == _ONE:
+        return _ONE
+    return _ZERO if number == 0.0 and math.copysign(1.0, number) > 0 else number  # not -0.0
 
 
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _counts(value: Any) -> dict[str, int]:
+def _counts(value: Any) -> Mapping[str, int]:
     if not isinstance(value, dict):
-        return {}
-    return {str(name): count for name, count in value.items() if _is_int(count)}
+        return NO_KEYS
+    return {str(name): count for name, count in value.items() if _is_int(count)} or NO_KEYS
 
 
 @dataclass(slots=True)
@@ -105,14 +128,15 @@ class SummaryRow:
     policy: str | None = None
     tags: list[str] = field(default_factory=list)
     mean_turns: float | None = None
-    failed_graders: dict[str, int] = field(default_factory=dict)  # grader → trials failed
-    errors: dict[str, int] = field(default_factory=dict)  # error kind → trials
+    failed_graders: Mapping[str, int] = field(default_factory=lambda: NO_KEYS)  # grader → trials
+    errors: Mapping[str, int] = field(default_factory=lambda: NO_KEYS)  # error kind → trials
     safety_violations: int = 0
     trajectory: Trajectory | None = None  # None: lines written before these figures
     settled_after: int | None = None  # --early-stop settled the verdict after j trials
     settled: str | None = None  # "met" | "not met" (with settled_after)
     tracked: dict[str, float | None] | None = None  # None: run.json lists no tracked metrics
-    extra: dict[str, Any] = field(default_factory=dict)  # keys this version does not know
+    # keys this version does not know
+    extra: Mapping[str, Any] = field(default_factory=lambda: NO_KEYS)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -163,8 +187,8 @@ class SummaryRow:
         after = data.get("settled_after")
         tracked = data.get("tracked")
         return cls(
-            task_id=str(data.get("task_id")),
-            model=str(data.get("model")),
+            task_id=_name(data.get("task_id")),
+            model=_name(data.get("model")),
             provider=_text(data.get("provider")),
             suite=_text(data.get("suite")),
             tier=_text(data.get("tier")),
@@ -181,7 +205,7 @@ class SummaryRow:
             flaky=data.get("flaky") is True,
             metric=_text(data.get("metric")) or "pass^k",
             policy=_text(data.get("policy")),
-            tags=[str(t) for t in tags] if isinstance(tags := data.get("tags"), list) else [],
+            tags=[_name(t) for t in tags] if isinstance(tags := data.get("tags"), list) else [],
             mean_turns=_float(data.get("mean_turns")),
             failed_graders=_counts(data.get("failed_graders")),
             errors=_counts(data.get("errors")),
@@ -194,7 +218,7 @@ class SummaryRow:
                 if isinstance(tracked, dict)
                 else None
             ),
-            extra={key: value for key, value in data.items() if key not in KEYS},
+            extra={key: value for key, value in data.items() if key not in KEYS} or NO_KEYS,
         )
 
 

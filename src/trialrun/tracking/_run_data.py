@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from trialrun.core import parse_model_spec
-from trialrun.metrics import stored_if_covering, summarizer_for
+from trialrun.errors import UserError
+from trialrun.metrics import covering, stored_current, summarizer_for
 from trialrun.rundir import Manifest, ResultLine, RunDir, RunDirLimits, Summary, SummaryRow
 from trialrun.tasks import SUITE_DEFAULTS
 from trialrun.tracking._trial_tally import TrialTally
@@ -222,13 +223,19 @@ def load_run(
     lines = run.iter_results_with_offsets(warnings, manifest=manifest)  # run.json read
     if read_here and not keep_task_entries:
         manifest.tasks = []  # the entries themselves: a few hundred bytes a task
+    # summary.json read before the lines: its text is let go before the tallies grow (a
+    # damaged one is still named after the lines, as when it was read after them)
+    stored, damaged = _stored(run)
     finished = 0
     for offset, line in lines:
         if each is not None:
             each(offset, line)
         finished += 1
         summarizer.add(line)  # a repeated (task, model, trial) is counted once
-    summary = stored_if_covering(run, summarizer.keys()) or summarizer.summary()
+    if damaged is not None:
+        raise damaged
+    summary = covering(stored, summarizer.keys()) or summarizer.summary(last=True)
+    del stored
     # each (task, model) was read into one TrialTally: the summary's counters and what
     # tracking adds; the summarizer itself is let go here
     tallies = cast(dict[tuple[str, str], TrialTally], summarizer.tallies)
@@ -237,6 +244,14 @@ def load_run(
         tally.close()  # what only the summary reads (per-trial turns, costs) is let go
     return RunData(run.path, manifest, summary, _records(summary, listed, tallies),
                    _models(summary), warnings, finished)
+
+
+def _stored(run: RunDir) -> tuple[Summary | None, UserError | None]:
+    """summary.json as the summary may use it, or why it cannot be read."""
+    try:
+        return stored_current(run), None
+    except UserError as exc:
+        return None, exc
 
 
 _UNLISTED = object()  # a task without a run.json entry: its gates are its first line's

@@ -25,10 +25,6 @@ def _num(value: Any) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 @dataclass(slots=True)
 class Offenders:
     """The trials that broke a rule: how many, and the smallest numbers (sorted)."""
