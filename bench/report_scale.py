@@ -18,6 +18,7 @@ the load at each, through bench/_repeat.py):
 
     python bench/report_scale.py                  # 10,000 trials
     python bench/report_scale.py --trials 100000
+    python bench/report_scale.py --trials 100000 --against 1a829ef   # report only, paired
 
 The last stdout line is one JSON object with every series.
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import io
 import json
 import os
 import resource
@@ -33,6 +35,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 import time
@@ -113,11 +116,15 @@ def fetch(port: int, path: str) -> bytes:
     return body
 
 
-def child_report(run: Path, out: Path) -> dict[str, float]:
-    """`trialrun report RUN --html OUT` as a user runs it; the peak is the command's own."""
+def child_report(run: Path, out: Path, src: str | None = None) -> dict[str, float]:
+    """`trialrun report RUN --html OUT` as a user runs it (with `src`: that trialrun's
+    sources first on the path); the peak is the command's own."""
+    env = dict(os.environ)
+    if src:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH")) if p)
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "trialrun", "report", str(run), "--html", str(out)],
-                   check=True, cwd=out.parent, stderr=subprocess.DEVNULL)
+                   check=True, cwd=out.parent, stderr=subprocess.DEVNULL, env=env)
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {"s": time.perf_counter() - start, "cpu_s": usage.ru_utime + usage.ru_stime,
             "peak_mb": usage.ru_maxrss / 1024}
@@ -167,6 +174,38 @@ def open_in_chromium(report: Path) -> float:
         seconds = time.perf_counter() - start
         browser.close()
     return seconds
+
+
+def old_sources(rev: str, into: Path) -> Path:
+    """The `src/` of git revision `rev` of this repository, extracted under `into`."""
+    root = Path(__file__).resolve().parents[1]
+    archive = subprocess.run(["git", "archive", rev, "src"], cwd=root, capture_output=True,
+                             check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return into / "src"
+
+
+def measure_against(run: Path, tmp: Path, times: int, rev: str) -> list[Series]:
+    """`report --html` of this code and of `rev` on the same run, alternating; the
+    ratios this/rev paired per repetition."""
+    old = str(old_sources(rev, tmp / "old"))
+    rows = {key: Series(name, unit) for key, name, unit in (
+        ("s", "report --html seconds, this code", "s"),
+        ("s_old", f"report --html seconds, {rev}", "s"),
+        ("s_ratio", "report --html seconds this/old, paired", ""),
+        ("mb", "report --html peak, this code", "MB"),
+        ("mb_old", f"report --html peak, {rev}", "MB"),
+        ("mb_ratio", "report --html peak this/old, paired", ""))}
+    for _ in range(times):
+        load = load_now()
+        new = in_child("report", str(run), str(tmp / "new.html"))
+        was = in_child("report", str(run), str(tmp / "old.html"), old)
+        for key, value in (("s", new["s"]), ("s_old", was["s"]), ("mb", new["peak_mb"]),
+                           ("mb_old", was["peak_mb"]), ("s_ratio", new["s"] / was["s"]),
+                           ("mb_ratio", new["peak_mb"] / was["peak_mb"])):
+            rows[key].add(value, load)
+    return list(rows.values())
 
 
 def measure(run: Path, tmp: Path, times: int, browser: bool) -> list[Series]:
@@ -237,11 +276,13 @@ def main() -> None:
     parser.add_argument("-k", type=int, default=10)
     add_repeats_arg(parser)
     parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument("--against", help="a git revision: time only `report --html`, this "
+                        "code and that revision's on the same run, paired")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.child:
         kind, *paths = opts.child
-        result = (child_report(Path(paths[0]), Path(paths[1])) if kind == "report"
+        result = (child_report(Path(paths[0]), Path(paths[1]), *paths[2:]) if kind == "report"
                   else child_index(Path(paths[0])) if kind == "index"
                   else child_view(Path(paths[0])))
         print(json.dumps(result))
@@ -252,6 +293,13 @@ def main() -> None:
         run = write_run(tmp / "results", max(1, opts.trials // opts.k), opts.k)
         print(f"wrote a run of {opts.trials} trials in {time.perf_counter() - start:.1f} s")
         browser = not opts.no_browser and os.access("/usr/bin/chromium", os.X_OK)
+        if opts.against:
+            series = measure_against(run, tmp, max(3, opts.repeats), opts.against)
+            for s in series:
+                print(s.line(".3g"))
+            print(json.dumps({"trials": opts.trials, "against": opts.against,
+                              **{s.name: s.as_json() for s in series}}))
+            return
         series = measure(run, tmp, max(3, opts.repeats), browser)
         for s in series:
             print(s.line(".3g"))
