@@ -15,18 +15,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
 
 from trialrun.reports._server import run_version
 from trialrun.reports._view import RunView
 from trialrun.reports._view_cache import cache_key, store_overview
 from trialrun.rundir import RunDirLimits
-from trialrun.runner import lock_holder
+from trialrun.runner import ctrl_c_raises, lock_holder
 from trialrun.tracking import CompareSettings
 
 VIEW_INDEX_FROM = 10_000  # trials; a smaller run's overview builds in under a second
@@ -83,22 +81,12 @@ def index_after_run(
 
 @contextlib.contextmanager
 def _ctrl_c_stops(child: subprocess.Popen[str]) -> Iterator[None]:
-    """While the index is built, Ctrl-C stops it and interrupts the run's end (exit 130).
-    The run's own handler is gone by then, and asyncio's would only cancel a task that
-    is not awaiting: the press would be lost and the run end 0 seconds later."""
-    def stop(signum: int, frame: FrameType | None) -> None:
-        child.kill()
-        raise KeyboardInterrupt
-
+    """While the index is built, Ctrl-C interrupts the run's end (exit 130) and the
+    child is stopped: the run's own handler is gone by then (`ctrl_c_raises`)."""
     try:
-        previous = signal.signal(signal.SIGINT, stop)
-    except ValueError:  # not the main thread: Ctrl-C is not ours to take
-        yield
-        return
-    try:
-        yield
+        with ctrl_c_raises():
+            yield
     finally:
-        signal.signal(signal.SIGINT, previous)
         if child.poll() is None:
             child.kill()
             child.wait()
