@@ -33,7 +33,10 @@ the trials), trials/s, the share of a core and the context switches per trial (v
 and involuntary, of the same processes: each thread hand-off costs at least one); with
 two process counts, the ratio of trials/s N processes / 1 process, paired per repetition.
 
-Prints trials/s and the fraction of the limit per level, the CPU each side used (as a
+Prints trials/s and the fraction of the limit per level (over the whole run, and over the
+trials alone: from the plan, worker processes' start included, to the last trial, with
+the seconds before and after printed apart; a run of 10,000 trials or more writes the
+viewer's index after its last trial), the CPU each side used (as a
 share of one core: on two cores, trialrun and the server together can use at most 200 %;
 trialrun's share counts its worker processes), whether the goals are met (≥ 85 % at 64 in
 flight; ≥ 90 % and ≤ 1.2 ms CPU per trial at 128; each a median; 2 processes ≥ 1.6× one
@@ -238,11 +241,24 @@ def one_level(
         argv=["bench/latency_bound.py"],
     )
     server_cpu = process_cpu_s(server_pid) if server_pid else 0.0
+    marks: dict[str, float] = {}
+
+    def trials_start(total: int, done: int) -> None:
+        marks["start"] = time.perf_counter()
+
+    def trial_done(line: object) -> None:
+        marks["last"] = time.perf_counter()
+
+    hooks = trialrun.RunHooks(start=trials_start, trial=trial_done)
     started = time.perf_counter()
     cpu = process_and_workers_cpu_s()
     switches = context_switches()
-    outcome = trialrun.run(config)
+    outcome = trialrun.run(config, hooks=hooks)
     wall = time.perf_counter() - started
+    # the trials' own span: from the plan (worker processes' start included) to the last
+    # trial written; what comes before (set-up) and after (summary, the view index of a
+    # run of 10,000 trials or more) is per run, not per trial, and printed apart
+    trials_wall = marks["last"] - marks["start"]
     cpu = process_and_workers_cpu_s() - cpu
     switches = context_switches() - switches
     server_cpu = (process_cpu_s(server_pid) - server_cpu) if server_pid else 0.0
@@ -258,6 +274,9 @@ def one_level(
         "trials_per_s": round(trials / wall, 1),
         "limit_per_s": round(limit, 1),
         "fraction": round(trials / wall / limit, 3),
+        "trials_fraction": round(trials / trials_wall / limit, 3),
+        "before_trials_s": round(marks["start"] - started, 3),
+        "after_trials_s": round(started + wall - marks["last"], 3),
         "cpu_ms_per_trial": round(cpu * 1000 / trials, 2),
         "switches_per_trial": round(switches / trials, 2),
         "cpu_share": round(cpu / wall, 2),  # of one core, trialrun's processes together
@@ -362,9 +381,16 @@ def main(argv: list[str] | None = None) -> int:
         share = _series(f"{label}: trialrun CPU, share of one core", "%", done, "cpu_share", 100)
         switches = _series(f"{label}: context switches per trial", "", done,
                            "switches_per_trial")
+        over_trials = _series(f"{label}: % of the limit over the trials (from the plan, "
+                              "worker start included, to the last trial)", "%", done,
+                              "trials_fraction", 100.0)
+        before = _series(f"{label}: seconds before the trials (set-up)", "s", done,
+                         "before_trials_s")
+        after = _series(f"{label}: seconds after the last trial (summary, view index)", "s",
+                        done, "after_trials_s")
         infra = sum(r["infra_errors"] for r in done)
         goal = GOALS.get(level)
-        for series in (fraction, cpu, rate, share, switches):
+        for series in (fraction, cpu, rate, share, switches, over_trials, before, after):
             print("  " + series.line(".3g"))
         if goal is not None:
             ok = fraction.median >= goal * 100 and infra == 0
@@ -379,14 +405,16 @@ def main(argv: list[str] | None = None) -> int:
         out_levels.append({"in_flight": level, "processes": processes,
                            "fraction": fraction.as_json(), "cpu_ms_per_trial": cpu.as_json(),
                            "trials_per_s": rate.as_json(),
-                           "switches_per_trial": switches.as_json(), "runs": done})
+                           "switches_per_trial": switches.as_json(),
+                           "trials_fraction": over_trials.as_json(), "runs": done})
     ratios = _process_ratios(runs)
     scale_level, scale_processes, scale_goal = SCALE_GOAL
     for series in ratios:
         print("  " + series.line(".3g"))
         if series.name.startswith(f"{scale_level} in flight: {scale_processes} processes"):
             ok = series.median >= scale_goal
-            one = _one_process_share(runs, scale_level)
+            key = "trials_fraction" if "over the trials" in series.name else "fraction"
+            one = _one_process_share(runs, scale_level, key)
             ceiling = "" if ok or one * scale_goal <= 1 else (
                 f" (and unreachable here: one process already holds {one:.1%} of the limit, "
                 f"so {scale_goal}× would be {one * scale_goal:.0%} of it)")
@@ -460,10 +488,12 @@ def _paired(args: argparse.Namespace, levels: list[int], processes_list: list[in
     return 0
 
 
-def _one_process_share(runs: dict[tuple[int, int], list[dict]], level: int) -> float:
-    """The median share of the limit one process holds at `level` in flight (0 unmeasured)."""
+def _one_process_share(runs: dict[tuple[int, int], list[dict]], level: int,
+                       key: str = "fraction") -> float:
+    """The median share of the limit one process holds at `level` in flight (0 unmeasured):
+    over the whole run (`fraction`) or over the trials (`trials_fraction`)."""
     done = runs.get((level, 1), [])
-    return statistics.median(r["fraction"] for r in done) if done else 0.0
+    return statistics.median(r[key] for r in done) if done else 0.0
 
 
 def _process_ratios(runs: dict[tuple[int, int], list[dict]]) -> list[Series]:
@@ -475,9 +505,12 @@ def _process_ratios(runs: dict[tuple[int, int], list[dict]]) -> list[Series]:
         if processes == 1 or not single:
             continue
         ratio = Series(f"{level} in flight: {processes} processes / 1 process, trials/s")
+        over_trials = Series(f"{level} in flight: {processes} processes / 1 process, "
+                             "trials/s over the trials (set-up and after-run steps left out)")
         for one, many in zip(single, done, strict=True):
             ratio.add(many["trials_per_s"] / one["trials_per_s"], many["load"])
-        out.append(ratio)
+            over_trials.add(many["trials_fraction"] / one["trials_fraction"], many["load"])
+        out.extend((ratio, over_trials))
     return out
 
 
