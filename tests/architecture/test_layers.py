@@ -22,7 +22,7 @@ ROOT = "trialrun"  # the package root: the public API, above every unit but the 
 
 # lowest first; a unit may import units of lower layers only
 LAYERS: list[set[str]] = [
-    {"errors", "version"},
+    {"errors", "version", "lazy"},  # lazy: the PEP 562 names-on-first-use of a package
     {"config_keys"},  # the table of trialrun.toml keys: the loader and the reference read it
     {"config"},
     {"core"},
