@@ -68,6 +68,7 @@ from overhead import write_suite  # noqa: E402
 
 GOALS = {64: 0.85, 128: 0.90}  # share of the limit (median), issue 30: ≥ 90 % at 128
 CPU_GOAL_MS = 1.2  # trialrun's CPU per trial (median), issue 30
+GOAL_DELAY_MS = 100.0  # the goals hold for this server delay only
 SCALE_GOAL = (256, 2, 1.6)  # at 256 in flight, 2 worker processes ≥ 1.6 × one process
 
 # The server: asyncio's raw protocol (fast enough for thousands of requests a second).
@@ -315,7 +316,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--in-flight", type=int, action="append",
                         help="levels (default 16 64 128 256)")
-    parser.add_argument("--delay-ms", type=float, default=100.0)
+    parser.add_argument("--delay-ms", type=float, default=GOAL_DELAY_MS,
+                        help="the server's answer time (the goals are checked at 100 only; "
+                             "a short one makes the run bound by trialrun's CPU)")
     parser.add_argument("--seconds", type=float, default=10.0, help="about this long per level")
     parser.add_argument("--max-seconds", type=float, default=3600.0, help="the server's lifetime")
     parser.add_argument("--client", choices=("lean", "sdk"), default="lean")
@@ -372,6 +375,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{repeats} repetitions each, interleaved)")
     met_with: dict[int, bool] = {}
     out_levels = []
+    # the goals are issue 30's, for its server (100 ms answers); another delay is a probe
+    issue_server = args.delay_ms == GOAL_DELAY_MS
     for (level, processes), done in runs.items():
         label = f"{level} in flight, {processes} process{'es' if processes > 1 else ''}"
         fraction = _series(f"{label}: % of the limit", "%", done, "fraction", 100.0)
@@ -389,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
         after = _series(f"{label}: seconds after the last trial (summary, view index)", "s",
                         done, "after_trials_s")
         infra = sum(r["infra_errors"] for r in done)
-        goal = GOALS.get(level)
+        goal = GOALS.get(level) if issue_server else None
         for series in (fraction, cpu, rate, share, switches, over_trials, before, after):
             print("  " + series.line(".3g"))
         if goal is not None:
@@ -397,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
             met_with[processes] = met_with.get(processes, True) and ok
             print(f"    goal ≥ {goal:.0%} (median): {'met' if ok else 'NOT met'}"
                   f"{f'; {infra} infra errors' if infra else ''}")
-        if processes == 1 and level == max(GOALS):
+        if issue_server and processes == 1 and level == max(GOALS):
             ok = cpu.median <= CPU_GOAL_MS
             met_with[processes] = met_with.get(processes, True) and ok
             print(f"    goal CPU ≤ {CPU_GOAL_MS} ms per trial (median): "
@@ -411,7 +416,9 @@ def main(argv: list[str] | None = None) -> int:
     scale_level, scale_processes, scale_goal = SCALE_GOAL
     for series in ratios:
         print("  " + series.line(".3g"))
-        if series.name.startswith(f"{scale_level} in flight: {scale_processes} processes"):
+        if issue_server and series.name.startswith(
+            f"{scale_level} in flight: {scale_processes} processes"
+        ):
             ok = series.median >= scale_goal
             key = "trials_fraction" if "over the trials" in series.name else "fraction"
             one = _one_process_share(runs, scale_level, key)
@@ -424,11 +431,13 @@ def main(argv: list[str] | None = None) -> int:
     if met_with:
         print("goals " + (f"met with processes = {', '.join(map(str, winners))}" if met
                           else "NOT met with any number of processes"))
+    elif not issue_server:
+        print(f"no goals checked: they hold for {GOAL_DELAY_MS:g} ms answers")
     print(json.dumps({"delay_ms": args.delay_ms, "client": args.client, "repeats": repeats,
-                      "levels": out_levels, "goals_met": met,
+                      "levels": out_levels, "goals_met": met if met_with else None,
                       "goals_met_with_processes": winners,
                       "process_ratios": {s.name: s.as_json() for s in ratios}}))
-    return 0 if met else 1
+    return 0 if met or not met_with else 1
 
 
 PAIRED = (("cpu_ms_per_trial", "CPU per trial", "ms"),

@@ -45,6 +45,22 @@ def test_one_level_reports_switches_per_trial(tmp_path: Path) -> None:
     assert result["trials"] == 100 and result["infra_errors"] == 0
     assert result["solved_rate"] == 1.0
     assert result["switches_per_trial"] > 0 and result["cpu_ms_per_trial"] > 0
+    # the trials' own span is inside the call's: set-up and after-run steps apart
+    assert result["trials_fraction"] >= result["fraction"] > 0
+    assert result["before_trials_s"] >= 0 and result["after_trials_s"] >= 0
+
+
+def test_a_probe_at_another_delay_checks_no_goal(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = _load()
+    code = bench.main(["--in-flight", "4", "--processes", "1", "--processes", "2",
+                       "--seconds", "0.3", "--delay-ms", "10"])
+    out = capsys.readouterr().out
+    assert code == 0
+    *text, last = out.strip().splitlines()
+    assert not [line for line in text if "goal" in line and "no goals checked" not in line]
+    assert json.loads(last)["goals_met"] is None
+    assert "no goals checked: they hold for 100 ms answers" in out
+    assert "4 in flight: 2 processes / 1 process, trials/s over the trials" in out
 
 
 def test_against_a_revision_pairs_each_run_with_the_old_code(
