@@ -58,7 +58,7 @@ def test_a_tasks_arrays_are_trimmed_once_its_k_trials_are_in() -> None:
         if trial < 9:
             grown = tally.latencies.buffer_info()
     trimmed = tally.latencies.buffer_info()
-    assert len(tally.latencies) == len(tally.turns) == len(tally.all_costs) == 10
+    assert len(tally.latencies) == tally.turn_count == tally.cost_count == 10
     assert trimmed[0] != grown[0]  # a new buffer, of the values' size
     assert tally.latencies.__sizeof__() < 64 + 10 * 8 + 8
 

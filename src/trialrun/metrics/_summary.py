@@ -36,6 +36,7 @@ from typing import Any
 
 from trialrun.core import is_unpinned, parse_model_spec
 from trialrun.metrics._estimators import pass_at_k, pass_hat_k
+from trialrun.metrics._exact_sum import Exact, combined, rounded
 from trialrun.metrics._percentile import percentile
 from trialrun.metrics._tally import NO_COUNTS, Tally, tally_of
 from trialrun.metrics._task_meta import UNLISTED, TaskMeta, metas_by_id, pos_int
@@ -53,16 +54,9 @@ def _mean(values: Any) -> float | None:
     return sum(values) / len(values) if len(values) else None
 
 
-def _sum_over(arrays: list[array[float]]) -> float | None:
-    """The sum of the arrays' values, in order (as over their concatenation); None if
-    they hold none."""
-    return sum(chain.from_iterable(arrays)) if any(arrays) else None
-
-
-def _mean_over(arrays: list[array[float]]) -> float | None:
-    """The mean of the arrays' values, summed in order; None if they hold none."""
-    n = sum(len(a) for a in arrays)
-    return sum(chain.from_iterable(arrays)) / n if n else None
+def _exact_mean(total: Exact, count: int) -> float | None:
+    """The mean of `count` values from their exact sum (rounded once); None for none."""
+    return rounded(total) / count if count else None
 
 
 def _str(value: Any) -> str | None:
@@ -113,7 +107,7 @@ def row_of(
         metric=metric,
         policy=meta.policy or _str(first.get("policy")),
         tags=list(meta.tags) if meta.tags is not None else _tags(first.get("tags")),
-        mean_turns=_mean(tally.turns),
+        mean_turns=_exact_mean(tally.turn_sum, tally.turn_count),
         failed_graders=_row_counts(tally.failed, share_counts),
         errors=_row_counts(tally.error_kinds, share_counts),
         safety_violations=tally.safety,
@@ -181,7 +175,7 @@ def tracked_values(
 
 
 def _tracked(names: Sequence[Any], row: SummaryRow, tally: Tally) -> dict[str, float | None]:
-    turns = _mean(tally.turns)
+    turns = _exact_mean(tally.turn_sum, tally.turn_count)
     solve_n = row.n - row.undetermined
     pass_n = row.pass_total
     trajectory = row.trajectory
@@ -193,8 +187,8 @@ def _tracked(names: Sequence[Any], row: SummaryRow, tally: Tally) -> dict[str, f
         "solve_rate": row.solved / solve_n if solve_n else None,
         "latency_p50": percentile(list(tally.latencies), 50),
         "latency_p95": percentile(list(tally.latencies), 95),
-        "cost": _mean(tally.costs),
-        "tokens": _mean(tally.trial_tokens),
+        "cost": _exact_mean(tally.cost_sum, tally.cost_count),
+        "tokens": _exact_mean(tally.token_sum, tally.token_count),
         "turns": turns,
         "steps": turns,
         "tool_calls": tally.tool_calls / tally.n if tally.n else None,
@@ -249,8 +243,10 @@ def _aggregate(
     latencies = array("d")  # 8 bytes a trial: a percentile needs them together
     for t in tallies:
         latencies.extend(t.latencies)
-    # summed over the tallies' own arrays, in their order: no copy of the trials
-    turns, costs = [t.turns for t in tallies], [t.all_costs for t in tallies]
+    # exact per-task sums, added up and rounded once: the same double as a sum over the
+    # lines in any order (math.fsum of them)
+    turn_count = sum(t.turn_count for t in tallies)
+    cost_count = sum(t.cost_count + t.infra_cost_count for t in tallies)
     tokens = {"prompt": 0, "cached": 0, "completion": 0}
     for t in tallies:
         for key, count in t.token_sums().items():
@@ -268,11 +264,15 @@ def _aggregate(
         "undetermined": sum(r.undetermined for r in rows),
         "infra_errors": sum(r.infra_errors for r in rows),
         "safety_violations": sum(r.safety_violations for r in rows),
-        "mean_turns": _mean_over(turns),
+        "mean_turns": (
+            combined(t.turn_sum for t in tallies) / turn_count if turn_count else None
+        ),
         "latency_p50_s": percentile(latencies, 50),
         "latency_p95_s": percentile(latencies, 95),
         "tokens": tokens,
-        "cost_usd": _sum_over(costs),
+        "cost_usd": (
+            combined(s for t in tallies for s in t.cost_sums()) if cost_count else None
+        ),
     }
     settled = sum(1 for r in rows if r.settled_after is not None)
     if settled:  # only runs that stopped early carry the key: older summaries read the same
@@ -310,14 +310,10 @@ class Summarizer:
     # summary (tracking's `TrialTally`) passes its subclass, so a line is read once
     tally_type: type[Tally] = field(default=Tally, kw_only=True)
     metas: dict[str, TaskMeta] = field(init=False, repr=False)  # run.json's tasks by id
-    # run.json's tasks that list tracked metrics: only their tallies keep the per-trial
-    # costs and tokens those metrics need
-    tracking: set[str] = field(init=False, repr=False)
     done: bool = field(default=False, init=False, repr=False)  # a `last` summary was made
 
     def __post_init__(self, tasks_meta: list[dict[str, Any]] | None) -> None:
         self.metas = metas_by_id(tasks_meta)
-        self.tracking = {tid for tid, m in self.metas.items() if m.tracked is not None}
 
     def add(self, line: Line) -> None:
         """Fold a line in; a trial seen before is counted in `duplicates` instead."""
@@ -325,9 +321,7 @@ class Summarizer:
         tally = self.tallies.get(pair)
         if tally is None:  # the key's text shared with run.json's (interned there)
             pair = (sys.intern(line.task_id), sys.intern(line.model))
-            tracked = line.task_id in self.tracking
-            new = self.tally_type
-            tally = self.tallies[pair] = new() if tracked else new.untracked()
+            tally = self.tallies[pair] = self.tally_type()
             meta = self.metas.get(line.task_id)
             tally.expected = (meta.k if meta else None) or pos_int(self.k) or 0
         bit = 1 << line.trial

@@ -1,9 +1,10 @@
 """`Tally`: one (task, model)'s results lines folded into counters, line by line.
 
 A summary is computed from tallies, never from held lines, so reading a 100k-trial run
-takes memory for its tasks, not its trials: per trial only the few numbers a percentile
-or a mean needs (latency, turns, tokens, cost) are kept, as packed doubles, in file order
-(so sums come out bit for bit as a sum over the lines would).
+takes memory for its tasks, not its trials. Per trial only the latency is kept (8 bytes,
+packed: a percentile needs every one); turns, tokens and costs only feed means and sums,
+so they are kept as exact running sums (`Exact`), which any path (this task's mean, the
+run's, a sum over the lines in file order) rounds once, to `math.fsum` of the values.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Self
+from typing import Any
 
+from trialrun.metrics._exact_sum import ZERO, Exact, plus
 from trialrun.rundir import NO_KEYS, ResultLine
 
 # what a row takes from its first line when run.json has no task metadata (older runs)
@@ -103,12 +105,17 @@ class Tally:
     prompt_tokens: int = 0  # token sums over every line
     cached_tokens: int = 0
     completion_tokens: int = 0
-    turns: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
+    # exact sums (and how many values each holds) over the counted trials that report
+    # the figure: turns, cost, tokens (prompt + completion); and the infra errors' costs
+    turn_sum: Exact = ZERO
+    turn_count: int = 0
+    cost_sum: Exact = ZERO
+    cost_count: int = 0
+    token_sum: Exact = ZERO
+    token_count: int = 0
+    infra_cost_sum: Exact = ZERO  # with `cost_sum`: the cost of every line
+    infra_cost_count: int = 0
     latencies: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
-    # the next two feed tracked metrics only: kept when `tracked` (see `Summarizer`)
-    costs: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
-    trial_tokens: array[float] = field(default_factory=lambda: array("d"))  # counted, reported
-    all_costs: array[float] = field(default_factory=lambda: array("d"))  # every line, numeric
     # trajectory figures, over counted trials whose lines carry them
     with_trajectory: int = 0
     repeated_calls: int = 0
@@ -116,37 +123,32 @@ class Tally:
     with_tool_errors: int = 0  # trials with a failed call (`recovered` is not None)
     recovered: int = 0
     first_tool_s: array[float] = field(default_factory=lambda: NONE_YET)  # own once one
-    tracked: bool = True  # False: `costs` and `trial_tokens` stay empty (no tracked metric)
     closed: bool = False  # `close`d: what only the summary reads is let go, no line comes
     expected: int = 0  # the lines the task should have (its k; 0: unknown): see `trim`
 
-    @classmethod
-    def untracked(cls) -> Self:
-        """A tally for a task without tracked metrics: its cost and token arrays are the
-        shared empty one (never appended to), not two of its own."""
-        return cls(costs=NONE_YET, trial_tokens=NONE_YET, tracked=False)
-
     def close(self) -> None:
-        """Let go of the per-trial figures only a summary reads (turns, costs, tokens,
-        first-tool times) once it is made: the counters and the latencies stay. A closed
-        tally takes no more lines."""
-        self.turns = self.costs = self.trial_tokens = self.all_costs = NONE_YET
+        """Let go of the per-trial figures only a summary reads (first-tool times) once
+        it is made: the counters, sums and latencies stay. A closed tally takes no more
+        lines."""
         self.first_tool_s = NONE_YET
-        self.tracked, self.closed = False, True
+        self.closed = True
 
     def trim(self) -> None:
         """Its arrays to their size (a growing array holds up to half again as many
         slots as values): done once the task's expected lines are in."""
-        for name in ("turns", "latencies", "costs", "trial_tokens", "all_costs",
-                     "first_tool_s"):
-            values = getattr(self, name)
-            if values is not NONE_YET:
-                setattr(self, name, values[:])  # a slice is allocated to its size
+        self.latencies = self.latencies[:]  # a slice is allocated to its size
+        if self.first_tool_s is not NONE_YET:
+            self.first_tool_s = self.first_tool_s[:]
 
     def token_sums(self) -> dict[str, int]:
         """prompt, cached and completion tokens summed over every line."""
         return {"prompt": self.prompt_tokens, "cached": self.cached_tokens,
                 "completion": self.completion_tokens}
+
+    def cost_sums(self) -> tuple[Exact, ...]:
+        """The exact cost sums that make the cost of every line (counted, infra)."""
+        return (self.cost_sum,) if not self.infra_cost_count else (
+            self.cost_sum, self.infra_cost_sum)
 
     def _fold(self, line: ResultLine, failed: list[dict[str, Any]]) -> None:
         """What a subclass keeps of a line besides these counters: called first, before
@@ -178,9 +180,10 @@ class Tally:
             self.cached_tokens += int(num(tok.get("cached")) or 0)
             self.completion_tokens += int(num(tok.get("completion")) or 0)
         cost = num(line.cost_usd)
-        if cost is not None:
-            self.all_costs.append(cost)
         if line.is_infra:
+            if cost is not None:
+                self.infra_cost_sum = plus(self.infra_cost_sum, cost)
+                self.infra_cost_count += 1
             return
         self.n += 1
         self.passed += line.passed is True
@@ -189,17 +192,17 @@ class Tally:
         self.tool_calls += len(line.tool_calls)
         if line.repeated_calls is not None:
             self._add_trajectory(line)
-        for value, into in (
-            (num(line.turns), self.turns),
-            (num(line.latency_s), self.latencies),
-        ):
-            if value is not None:
-                into.append(value)
-        if self.tracked:
-            if cost is not None:
-                self.costs.append(cost)
-            if (tokens := line_tokens(line)) is not None:
-                self.trial_tokens.append(tokens)
+        if (turns := num(line.turns)) is not None:
+            self.turn_sum = plus(self.turn_sum, turns)
+            self.turn_count += 1
+        if (latency := num(line.latency_s)) is not None:
+            self.latencies.append(latency)
+        if cost is not None:
+            self.cost_sum = plus(self.cost_sum, cost)
+            self.cost_count += 1
+        if (tokens := line_tokens(line)) is not None:
+            self.token_sum = plus(self.token_sum, tokens)
+            self.token_count += 1
 
     def _add_trajectory(self, line: ResultLine) -> None:
         self.with_trajectory += 1

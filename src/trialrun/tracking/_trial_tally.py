@@ -13,16 +13,23 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from trialrun.metrics import Tally, counted, percentile
+from trialrun.metrics import (
+    ZERO,
+    Exact,
+    Tally,
+    combined,
+    counted,
+    num,
+    parts,
+    percentile,
+    plus,
+    rounded,
+)
 from trialrun.rundir import ResultLine
 
 FORBIDDEN_GRADER = "forbiddenTools"
 INFRA = "infra"  # the error kind of an infra error
 SHOWN_TRIALS = 8  # trial numbers a gate message names before "and N more"
-
-
-def _num(value: Any) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
 @dataclass(slots=True)
@@ -62,10 +69,9 @@ class TrialTally(Tally):
     its counters (lines, counted trials, tool calls, failed graders, latencies) serve
     tracking too, and only what the summary does not count is added here."""
 
-    latency_total_s: float = 0.0  # over every line (the JUnit test case's time)
-    turn_sum: float = 0.0  # sums over counted lines (a missing figure adds 0)
-    token_sum: float = 0.0  # prompt + completion
-    cost_sum: float = 0.0
+    # the infra errors' latencies, exactly summed: with the counted lines' `latencies`,
+    # the time of every line (`latency_total_s`)
+    infra_latency_sum: Exact = ZERO
     # the failed graders of counted lines, once an infra line failed one (None: the
     # summary's `failed`, which then counts the same trials)
     counted_failed: dict[str, int] | None = None
@@ -85,6 +91,12 @@ class TrialTally(Tally):
     def counted(self) -> int:
         """Lines without an infra error."""
         return self.n
+
+    @property
+    def latency_total_s(self) -> float:
+        """Every line's latency summed (the JUnit test case's time; a missing one adds 0),
+        rounded once."""
+        return combined((*self.latencies, *parts(self.infra_latency_sum)))
 
     @property
     def latencies_s(self) -> array[float]:
@@ -107,7 +119,6 @@ class TrialTally(Tally):
     def _fold(self, line: ResultLine, failed: list[dict[str, Any]]) -> None:
         if not self.lines:
             self.first_gates = line.extra.get("gates")
-        self.latency_total_s += _num(line.latency_s)
         if line.safety_violation:
             self.safety_trials = _own(self.safety_trials)
             self.safety_trials.add(line.trial)
@@ -119,6 +130,8 @@ class TrialTally(Tally):
         if line.is_infra:
             if failed and self.counted_failed is None:  # from here `failed` counts more
                 self.counted_failed = dict(self.failed)
+            if (latency := num(line.latency_s)) is not None:
+                self.infra_latency_sum = plus(self.infra_latency_sum, latency)
             return
         if line.solve is False or line.passed is False:
             self.not_solved = _own(self.not_solved)
@@ -126,10 +139,6 @@ class TrialTally(Tally):
         if self.counted_failed is not None:
             for name in dict.fromkeys(str(v.get("grader")) for v in failed):
                 self.counted_failed = counted(self.counted_failed, name)
-        tok = line.tokens if isinstance(line.tokens, dict) else {}
-        self.turn_sum += _num(line.turns)
-        self.token_sum += _num(tok.get("prompt")) + _num(tok.get("completion"))
-        self.cost_sum += _num(line.cost_usd)
 
     def metrics(self) -> dict[str, Any]:
         """Per-trial means over the counted trials (turns, tool calls, tokens, cost), the
@@ -140,8 +149,8 @@ class TrialTally(Tally):
         """`metrics()` as a read-only mapping computed on reading: it holds the sums and
         this tally's latencies, not a dict and a copy of them (a comparison keeps one per
         task of the first run while it reads the second)."""
-        return TaskMetrics(self.n, self.turn_sum, self.tool_calls, self.token_sum,
-                           self.cost_sum, self.latencies)
+        return TaskMetrics(self.n, rounded(self.turn_sum), self.tool_calls,
+                           rounded(self.token_sum), rounded(self.cost_sum), self.latencies)
 
 
 class TaskMetrics(Mapping[str, Any]):
