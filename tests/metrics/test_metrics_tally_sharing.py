@@ -8,7 +8,7 @@ from typing import Any
 
 from trialrun.metrics import rounded, summarize
 from trialrun.metrics._summary import Summarizer
-from trialrun.metrics._tally import NONE_YET
+from trialrun.metrics._tally import NO_TRAJECTORY, NONE_YET
 from trialrun.rundir import ResultLine
 
 
@@ -34,7 +34,7 @@ def test_equal_but_different_values_are_not_shared() -> None:
     ]
     rows = {r.task_id: r for r in summarize(lines, None, k=3).tasks}
     assert (rows["a"].k, rows["b"].k, rows["c"].k) == (1, 3, 3)
-    assert rows["d"].tags == ["{'x': 1}"] and rows["a"].tags == []
+    assert rows["d"].tags == ("{'x': 1}",) and rows["a"].tags == ()
 
 
 def _priced(task_id: str, trial: int) -> ResultLine:
@@ -64,16 +64,16 @@ def test_costs_and_tokens_are_exact_sums_not_per_trial_arrays() -> None:
     assert whole.to_json() == summarizer.summary().to_json()
 
 
-def test_what_a_tally_has_nothing_of_is_one_shared_empty_array() -> None:
+def test_what_a_tally_has_nothing_of_is_one_shared_empty_record() -> None:
     summarizer = Summarizer([{"task_id": "a"}, {"task_id": "b"}], "r", None, 1)
     summarizer.add(_priced("a", 0))
     summarizer.add(ResultLine(task_id="b", model="openai-compat:m-2026-01-01", trial=0,
                               passed=True, solve=True, repeated_calls=0, tool_errors=0,
                               time_to_first_tool_s=0.25))
     a, b = (summarizer.tallies[(t, "openai-compat:m-2026-01-01")] for t in ("a", "b"))
-    assert a.first_tool_s is NONE_YET  # the one shared empty array
-    assert len(a.first_tool_s) == 0 and list(b.first_tool_s) == [0.25]
-    assert b.first_tool_s is not a.first_tool_s
+    assert a.trajectory is NO_TRAJECTORY  # the one shared empty record
+    assert a.trajectory.first_tool_s is NONE_YET and len(NONE_YET) == 0
+    assert list(b.trajectory.first_tool_s) == [0.25] and b.trajectory is not a.trajectory
     rows = {r.task_id: r for r in summarizer.summary().tasks}
     trajectory = rows["b"].trajectory
     assert trajectory is not None and trajectory.time_to_first_tool_s == 0.25

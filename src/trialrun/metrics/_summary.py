@@ -41,7 +41,15 @@ from trialrun.metrics._percentile import percentile
 from trialrun.metrics._tally import NO_COUNTS, Tally, tally_of
 from trialrun.metrics._task_meta import UNLISTED, TaskMeta, metas_by_id, pos_int
 from trialrun.metrics._tracked import canonical_metric
-from trialrun.rundir import Manifest, ResultLine, RunDir, Summary, SummaryRow, Trajectory
+from trialrun.rundir import (
+    Manifest,
+    ResultLine,
+    RunDir,
+    Summary,
+    SummaryRow,
+    Trajectory,
+    shared_tags,
+)
 
 Line = ResultLine
 
@@ -63,8 +71,8 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _tags(value: Any) -> list[str]:
-    return [str(v) for v in value] if isinstance(value, (list, tuple)) else []
+def _tags(value: Any) -> tuple[str, ...]:
+    return shared_tags(value) if isinstance(value, (list, tuple)) else ()
 
 
 def task_row(
@@ -106,7 +114,7 @@ def row_of(
         flaky=0 < solved < solve_n,
         metric=metric,
         policy=meta.policy or _str(first.get("policy")),
-        tags=list(meta.tags) if meta.tags is not None else _tags(first.get("tags")),
+        tags=meta.tags if meta.tags is not None else _tags(first.get("tags")),
         mean_turns=_exact_mean(tally.turn_sum, tally.turn_count),
         failed_graders=_row_counts(tally.failed, share_counts),
         errors=_row_counts(tally.error_kinds, share_counts),
@@ -149,16 +157,17 @@ def trajectory_row(source: Tally | Iterable[Line]) -> Trajectory | None:
     `time_to_first_tool_s`. None for lines written before these figures existed, so
     older runs summarize as they did."""
     tally = source if isinstance(source, Tally) else tally_of(list(source))
-    if not tally.with_trajectory:
+    figures = tally.trajectory
+    if not figures.trials:
         return None
     return Trajectory(
-        repeated_calls=tally.repeated_calls / tally.with_trajectory,
-        tool_errors=tally.tool_errors / tally.with_trajectory,
+        repeated_calls=figures.repeated_calls / figures.trials,
+        tool_errors=figures.tool_errors / figures.trials,
         recovered_rate=(
-            tally.recovered / tally.with_tool_errors if tally.with_tool_errors else None
+            figures.recovered / figures.with_tool_errors if figures.with_tool_errors else None
         ),
-        trials_with_tool_errors=tally.with_tool_errors,
-        time_to_first_tool_s=percentile(list(tally.first_tool_s), 50),
+        trials_with_tool_errors=figures.with_tool_errors,
+        time_to_first_tool_s=percentile(list(figures.first_tool_s), 50),
     )
 
 

@@ -14,6 +14,7 @@ from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from trialrun.metrics._exact_sum import ZERO, Exact, plus
@@ -28,6 +29,26 @@ NONE_YET: array[float] = array("d")
 # likewise the failed graders and error kinds of a tally without any: read-only, so no
 # tally can count into the one every other tally shares (`counted` gives it its own)
 NO_COUNTS: Mapping[str, int] = NO_KEYS  # (the rows' own empty: one for both)
+
+
+# finished tasks' counts, one read-only mapping for every equal one (in the same order):
+# 10,000 tasks that each failed a grader once or twice hold a few
+_COUNTS: dict[tuple[tuple[str, int], ...], Mapping[str, int]] = {}
+MAX_SHARED_COUNTS = 4096  # distinct counts kept for sharing (past that, each its own)
+
+
+def shared_counts(counts: Mapping[str, int]) -> Mapping[str, int]:
+    """`counts` as the read-only mapping every equal one shares (`counted` copies it
+    before counting into it)."""
+    if not isinstance(counts, dict) or not counts:
+        return counts
+    key = tuple(counts.items())
+    found = _COUNTS.get(key)
+    if found is None:
+        if len(_COUNTS) >= MAX_SHARED_COUNTS:
+            return counts
+        found = _COUNTS[key] = MappingProxyType(dict(counts))
+    return found
 
 
 def num(value: Any) -> float | None:
@@ -83,6 +104,22 @@ def line_tokens(line: ResultLine) -> float | None:
 
 
 @dataclass(slots=True)
+class TrajectoryTally:
+    """A task's trajectory figures, over its counted trials whose lines carry them."""
+
+    trials: int = 0  # counted trials with trajectory figures
+    repeated_calls: int = 0
+    tool_errors: int = 0
+    with_tool_errors: int = 0  # trials with a failed call (`recovered` is not None)
+    recovered: int = 0
+    first_tool_s: array[float] = field(default_factory=lambda: array("d"))
+
+
+# every tally's trajectory until a line carries one (never added to: a tally makes its own)
+NO_TRAJECTORY = TrajectoryTally(first_tool_s=NONE_YET)
+
+
+@dataclass(slots=True)
 class Tally:
     """Counters of one (task, model); `add` each of its lines once, in file order.
 
@@ -116,13 +153,7 @@ class Tally:
     infra_cost_sum: Exact = ZERO  # with `cost_sum`: the cost of every line
     infra_cost_count: int = 0
     latencies: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
-    # trajectory figures, over counted trials whose lines carry them
-    with_trajectory: int = 0
-    repeated_calls: int = 0
-    tool_errors: int = 0
-    with_tool_errors: int = 0  # trials with a failed call (`recovered` is not None)
-    recovered: int = 0
-    first_tool_s: array[float] = field(default_factory=lambda: NONE_YET)  # own once one
+    trajectory: TrajectoryTally = field(default_factory=lambda: NO_TRAJECTORY)  # own once one
     closed: bool = False  # `close`d: what only the summary reads is let go, no line comes
     expected: int = 0  # the lines the task should have (its k; 0: unknown): see `trim`
 
@@ -130,15 +161,19 @@ class Tally:
         """Let go of the per-trial figures only a summary reads (first-tool times) once
         it is made: the counters, sums and latencies stay. A closed tally takes no more
         lines."""
-        self.first_tool_s = NONE_YET
+        if self.trajectory is not NO_TRAJECTORY:
+            self.trajectory.first_tool_s = NONE_YET
         self.closed = True
 
     def trim(self) -> None:
         """Its arrays to their size (a growing array holds up to half again as many
-        slots as values): done once the task's expected lines are in."""
+        slots as values) and its counts shared: done once the task's expected lines are
+        in."""
         self.latencies = self.latencies[:]  # a slice is allocated to its size
-        if self.first_tool_s is not NONE_YET:
-            self.first_tool_s = self.first_tool_s[:]
+        if self.trajectory.first_tool_s is not NONE_YET:
+            self.trajectory.first_tool_s = self.trajectory.first_tool_s[:]
+        self.failed = shared_counts(self.failed)
+        self.error_kinds = shared_counts(self.error_kinds)
 
     def token_sums(self) -> dict[str, int]:
         """prompt, cached and completion tokens summed over every line."""
@@ -205,17 +240,20 @@ class Tally:
             self.token_count += 1
 
     def _add_trajectory(self, line: ResultLine) -> None:
-        self.with_trajectory += 1
-        self.repeated_calls += int(line.repeated_calls or 0)
-        self.tool_errors += int(line.tool_errors or 0)
+        if self.trajectory is NO_TRAJECTORY:
+            self.trajectory = TrajectoryTally(first_tool_s=NONE_YET)
+        figures = self.trajectory
+        figures.trials += 1
+        figures.repeated_calls += int(line.repeated_calls or 0)
+        figures.tool_errors += int(line.tool_errors or 0)
         if line.recovered is not None:
-            self.with_tool_errors += 1
-            self.recovered += line.recovered is True
+            figures.with_tool_errors += 1
+            figures.recovered += line.recovered is True
         first = num(line.time_to_first_tool_s)
         if first is not None:
-            if self.first_tool_s is NONE_YET:
-                self.first_tool_s = array("d")
-            self.first_tool_s.append(first)
+            if figures.first_tool_s is NONE_YET:
+                figures.first_tool_s = array("d")
+            figures.first_tool_s.append(first)
 
 
 def tally_of(lines: list[ResultLine]) -> Tally:

@@ -35,7 +35,7 @@ from trialrun.rundir._rundir import (
     transcript_line,
 )
 from trialrun.rundir._summary import Summary
-from trialrun.rundir._summary_row import NO_KEYS, SummaryRow, Trajectory
+from trialrun.rundir._summary_row import NO_KEYS, SummaryRow, Trajectory, shared_tags
 from trialrun.rundir._transcript import Transcript
 from trialrun.rundir._transcript_file import is_transcript, load_transcript
 
@@ -58,6 +58,7 @@ __all__ = [
     "Summary",
     "NO_KEYS",
     "SummaryRow",
+    "shared_tags",
     "Trajectory",
     "Transcript",
     "WriteError",

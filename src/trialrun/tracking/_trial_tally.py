@@ -44,13 +44,25 @@ class Offenders:
     def add(self, trial: int) -> None:
         self.count += 1
         if len(self.first) < SHOWN_TRIALS or trial < self.first[-1]:
-            self.first = tuple(sorted((*self.first, trial))[:SHOWN_TRIALS])
+            self.first = _shared_trials(tuple(sorted((*self.first, trial))[:SHOWN_TRIALS]))
 
     def names(self) -> str:
         """"1, 2, 5" or "1, 2, … 8 and 3 more" (the smallest trial numbers first)."""
         shown = ", ".join(str(t) for t in self.first)
         left = self.count - len(self.first)
         return shown + (f" and {left} more" if left > 0 else "")
+
+
+_TRIALS: dict[tuple[int, ...], tuple[int, ...]] = {}
+MAX_SHARED_TRIALS = 4096  # distinct trial-number tuples kept for sharing
+
+
+def _shared_trials(trials: tuple[int, ...]) -> tuple[int, ...]:
+    """One tuple for every equal one: 10,000 tasks that each failed a trial or two
+    name a few dozen distinct lists of trial numbers."""
+    if len(_TRIALS) < MAX_SHARED_TRIALS:
+        return _TRIALS.setdefault(trials, trials)
+    return _TRIALS.get(trials, trials)
 
 
 NOBODY = Offenders()  # every tally's offenders until one trial breaks the rule (never added to)
