@@ -8,6 +8,7 @@ is the one reader every command uses, so a damaged folder gets one answer everyw
 
 from trialrun.rundir._baseline import FORMAT as BASELINE_FORMAT
 from trialrun.rundir._baseline import Baseline, baseline_name
+from trialrun.rundir._baseline_text import baseline_by_tasks, packed_entry
 from trialrun.rundir._checks import RecordError
 from trialrun.rundir._json import (
     JsonLimitError,
@@ -48,6 +49,8 @@ __all__ = [
     "VIEW_CACHE",
     "WORKSPACES",
     "Baseline",
+    "baseline_by_tasks",
+    "packed_entry",
     "JsonLimitError",
     "Manifest",
     "RecordError",
