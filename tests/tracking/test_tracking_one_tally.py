@@ -19,7 +19,7 @@ from trialrun.metrics._task_meta import UNLISTED
 from trialrun.rundir import Manifest, ResultLine, RunDir
 from trialrun.tracking import load_run
 from trialrun.tracking._counts import view_of_run
-from trialrun.tracking._trial_tally import TrialTally
+from trialrun.tracking._trial_tally import TrialFigures, TrialTally
 
 MODEL = "openai-compat:one-tally-2026-01-01"
 GRADERS = ("contains", "forbiddenTools", "judge")
@@ -116,9 +116,10 @@ def _write_run(out: Path, tasks: int = 4, k: int = 3) -> Path:
 def test_each_task_is_read_into_the_summarys_own_tally(tmp_path: Path) -> None:
     run = load_run(_write_run(tmp_path / "results"))
     for record in run.records:
-        assert isinstance(record.trials, Tally)  # one record: the summary's counters
+        # what the summary's own tally (a TrialTally) kept once the row was made
+        assert isinstance(record.trials, TrialFigures)
         assert record.trials.lines == record.trials.finished == 3
-        assert record.trials.failed_graders is record.trials.failed  # counted once
+        assert record.trials.failed_graders is record.row.failed_graders  # counted once
 
 
 def test_a_read_tally_keeps_its_latencies_and_lets_the_summary_figures_go(
@@ -129,8 +130,8 @@ def test_a_read_tally_keeps_its_latencies_and_lets_the_summary_figures_go(
     assert (first.turn_sum, first.turn_count) == (second.turn_sum, 3) == (6.0, 3)
     assert list(first.latencies_s) == [0.5, 1.5, 2.5]
     assert first.metrics()["turns"] == 2.0 and first.metrics()["cost_usd"] == 0.001
-    with pytest.raises(ValueError, match="closed"):  # nothing appends to the shared empty
-        first.add(ResultLine(task_id="t0", model=MODEL, trial=2, passed=True, solve=True))
+    assert not hasattr(first, "add") and not hasattr(first, "first")  # figures, no tally
+    assert not hasattr(first, "__dict__")
 
 
 def test_the_shared_empty_counts_cannot_be_written() -> None:

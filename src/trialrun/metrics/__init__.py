@@ -27,7 +27,7 @@ from trialrun.metrics._summary import (
     tracked_values,
     trajectory_row,
 )
-from trialrun.metrics._tally import NO_COUNTS, Tally, counted, num
+from trialrun.metrics._tally import NO_COUNTS, Tally, TallyTotals, counted, num
 from trialrun.metrics._tracked import METRIC_ALIASES, TRACKED_METRICS, canonical_metric
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "rounded",
     "Summarizer",
     "Tally",
+    "TallyTotals",
     "counted",
     "METRIC_ALIASES",
     "TRACKED_METRICS",

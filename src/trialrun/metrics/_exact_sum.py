@@ -18,7 +18,7 @@ good, as `sum` would give it: nothing is exact there.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 Exact = float | complex | tuple[float, ...]
 
@@ -54,14 +54,13 @@ def rounded(total: Exact) -> float:
     return math.fsum(parts(total))
 
 
-def combined(totals: Iterable[Exact]) -> float:
+def combined(totals: Sequence[Exact]) -> float:
     """The sum of several exact sums, rounded once: `math.fsum` of every value any of them
     was given, whatever the grouping. Non-finite sums add as `sum` adds them."""
-    every = [p for t in totals for p in parts(t)]
     try:
-        return math.fsum(every)
+        return math.fsum(p for t in totals for p in parts(t))
     except OverflowError:  # the exact total is past the largest double
-        return sum(every)
+        return sum(p for t in totals for p in parts(t))
     except ValueError:  # inf and -inf
         return math.nan
 

@@ -120,7 +120,41 @@ NO_TRAJECTORY = TrajectoryTally(first_tool_s=NONE_YET)
 
 
 @dataclass(slots=True)
-class Tally:
+class TallyTotals:
+    """What a summary's aggregates read of a task (its row made): how many lines, the
+    counted trials' latencies, and the exact sums behind the run's means and totals.
+
+    A `Tally` is one; a last summary keeps of each task only `Tally.totals()`."""
+
+    lines: int = 0
+    n: int = 0  # counted: not infra
+    tool_calls: int = 0  # over counted trials
+    prompt_tokens: int = 0  # token sums over every line
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+    # exact sums (and how many values each holds) over the counted trials that report
+    # the figure: turns, cost; and the infra errors' costs (with `cost_sum`: every line's)
+    turn_sum: Exact = ZERO
+    turn_count: int = 0
+    cost_sum: Exact = ZERO
+    cost_count: int = 0
+    infra_cost_sum: Exact = ZERO
+    infra_cost_count: int = 0
+    latencies: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
+
+    def token_sums(self) -> dict[str, int]:
+        """prompt, cached and completion tokens summed over every line."""
+        return {"prompt": self.prompt_tokens, "cached": self.cached_tokens,
+                "completion": self.completion_tokens}
+
+    def cost_sums(self) -> tuple[Exact, ...]:
+        """The exact cost sums that make the cost of every line (counted, infra)."""
+        return (self.cost_sum,) if not self.infra_cost_count else (
+            self.cost_sum, self.infra_cost_sum)
+
+
+@dataclass(slots=True)
+class Tally(TallyTotals):
     """Counters of one (task, model); `add` each of its lines once, in file order.
 
     A subclass sees every line first through `_fold` (tracking's `TrialTally` keeps its
@@ -129,30 +163,15 @@ class Tally:
     first: dict[str, Any] | None = None  # provider and FIRST_KEYS of the first line
     trial_bits: int = 0  # bit t set: trial t added (by `Summarizer`); k bits, not a set
     settled_after: int | None = None  # early stop: the trials that settled the verdict
-    lines: int = 0
-    n: int = 0  # counted: not infra
     passed: int = 0
     solved: int = 0
     undetermined: int = 0
     safety: int = 0
-    tool_calls: int = 0  # over counted trials
     # grader → trials failed, error kind → trials (every line); NO_COUNTS until one
     failed: Mapping[str, int] = field(default_factory=lambda: NO_COUNTS)
     error_kinds: Mapping[str, int] = field(default_factory=lambda: NO_COUNTS)
-    prompt_tokens: int = 0  # token sums over every line
-    cached_tokens: int = 0
-    completion_tokens: int = 0
-    # exact sums (and how many values each holds) over the counted trials that report
-    # the figure: turns, cost, tokens (prompt + completion); and the infra errors' costs
-    turn_sum: Exact = ZERO
-    turn_count: int = 0
-    cost_sum: Exact = ZERO
-    cost_count: int = 0
-    token_sum: Exact = ZERO
+    token_sum: Exact = ZERO  # prompt + completion, over counted trials that report them
     token_count: int = 0
-    infra_cost_sum: Exact = ZERO  # with `cost_sum`: the cost of every line
-    infra_cost_count: int = 0
-    latencies: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
     trajectory: TrajectoryTally = field(default_factory=lambda: NO_TRAJECTORY)  # own once one
     closed: bool = False  # `close`d: what only the summary reads is let go, no line comes
     expected: int = 0  # the lines the task should have (its k; 0: unknown): see `trim`
@@ -175,15 +194,10 @@ class Tally:
         self.failed = shared_counts(self.failed)
         self.error_kinds = shared_counts(self.error_kinds)
 
-    def token_sums(self) -> dict[str, int]:
-        """prompt, cached and completion tokens summed over every line."""
-        return {"prompt": self.prompt_tokens, "cached": self.cached_tokens,
-                "completion": self.completion_tokens}
-
-    def cost_sums(self) -> tuple[Exact, ...]:
-        """The exact cost sums that make the cost of every line (counted, infra)."""
-        return (self.cost_sum,) if not self.infra_cost_count else (
-            self.cost_sum, self.infra_cost_sum)
+    def totals(self) -> TallyTotals:
+        """What is kept of this task once its row is made (a last summary): here the
+        tally itself; a subclass may hand over a leaner record (tracking's)."""
+        return self
 
     def _fold(self, line: ResultLine, failed: list[dict[str, Any]]) -> None:
         """What a subclass keeps of a line besides these counters: called first, before
