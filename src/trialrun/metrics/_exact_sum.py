@@ -27,15 +27,35 @@ ZERO: Exact = 0.0
 
 def plus(total: Exact, value: float) -> Exact:
     """`total` with `value` added, exactly."""
-    if isinstance(total, float):
+    if type(total) is float:
         nearest = total + value
+        if nearest - total == value and nearest - value == total:
+            return nearest  # exact (either difference is exact for the larger addend)
+        if not math.isfinite(nearest):
+            return nearest
         # Fast2Sum: the rounding error of the addition, exactly (the larger one first)
         larger, smaller = (total, value) if abs(total) >= abs(value) else (value, total)
-        error = smaller - (nearest - larger)
-        if not error or not math.isfinite(nearest):
-            return nearest
-        return complex(nearest, error)
+        return complex(nearest, smaller - (nearest - larger))
+    if type(total) is complex:  # two partials, the common inexact case: unrolled
+        return _grown_two(total.imag, total.real, value)
     return _grown(parts(total), value)
+
+
+def _grown_two(low: float, high: float, value: float) -> Exact:
+    """`_grown((low, high), value)`, its loop unrolled (no tuple, no list)."""
+    x, y = (low, value) if abs(value) < abs(low) else (value, low)
+    first = x + y
+    below = y - (first - x)
+    x, y = (high, first) if abs(first) < abs(high) else (first, high)
+    top = x + y
+    if not math.isfinite(top):  # an overflow (or a non-finite value): plain from here
+        return sum((low, high), value)
+    above = y - (top - x)
+    if below and above:
+        return (below, above, top)
+    if below or above:
+        return complex(top, below or above)
+    return top
 
 
 def parts(total: Exact) -> tuple[float, ...]:

@@ -224,10 +224,12 @@ class Tally(TallyTotals):
         if line.safety_violation:
             self.safety += 1
         tok = line.tokens
+        prompt = completion = None
         if isinstance(tok, dict):
-            self.prompt_tokens += int(num(tok.get("prompt")) or 0)
+            prompt, completion = num(tok.get("prompt")), num(tok.get("completion"))
+            self.prompt_tokens += int(prompt or 0)
             self.cached_tokens += int(num(tok.get("cached")) or 0)
-            self.completion_tokens += int(num(tok.get("completion")) or 0)
+            self.completion_tokens += int(completion or 0)
         cost = num(line.cost_usd)
         if line.is_infra:
             if cost is not None:
@@ -249,8 +251,8 @@ class Tally(TallyTotals):
         if cost is not None:
             self.cost_sum = plus(self.cost_sum, cost)
             self.cost_count += 1
-        if (tokens := line_tokens(line)) is not None:
-            self.token_sum = plus(self.token_sum, tokens)
+        if prompt is not None or completion is not None:  # as `line_tokens` adds them
+            self.token_sum = plus(self.token_sum, (prompt or 0.0) + (completion or 0.0))
             self.token_count += 1
 
     def _add_trajectory(self, line: ResultLine) -> None:
