@@ -108,6 +108,8 @@ def test_equal_task_entries_tags_and_counts_are_one_object_each() -> None:
     assert len({id(r.tags) for r in rows}) == 1 and rows[0].tags == ("a", "b")
     back = [SummaryRow.from_json(r.to_json()) for r in rows]
     assert len({id(r.tags) for r in back}) == 1 and back[0].tags is rows[0].tags
+    assert len({id(r.failed_graders) for r in back}) == 1  # summary.json's rows read back
+    assert dict(back[0].failed_graders) == {"contains": 1}
 
 
 def test_offending_trials_of_equal_numbers_are_one_tuple(tmp_path: Path) -> None:

@@ -83,10 +83,24 @@ def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
+_COUNTS: dict[tuple[tuple[str, int], ...], Mapping[str, int]] = {}
+MAX_SHARED_COUNTS = 4096  # distinct counts kept for sharing (past that, each row's own)
+
+
 def _counts(value: Any) -> Mapping[str, int]:
+    """A row's counts read back: one read-only mapping for every equal one (10,000 rows
+    that each failed a grader once or twice hold a few)."""
     if not isinstance(value, dict):
         return NO_KEYS
-    return {str(name): count for name, count in value.items() if _is_int(count)} or NO_KEYS
+    pairs = tuple((_name(name), count) for name, count in value.items() if _is_int(count))
+    if not pairs:
+        return NO_KEYS
+    found = _COUNTS.get(pairs)
+    if found is None:
+        found = MappingProxyType(dict(pairs))
+        if len(_COUNTS) < MAX_SHARED_COUNTS:
+            _COUNTS[pairs] = found
+    return found
 
 
 @dataclass(slots=True)
