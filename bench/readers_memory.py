@@ -6,8 +6,10 @@ then runs in a fresh child process, which prints its own peak resident set size:
 
 - bless:   `trialrun.tracking.bless(run)` into an empty baselines folder;
 - compare: `trialrun.tracking.compare_runs(run, run)` (the run read twice);
-- gate:    `trialrun.tracking.run_gate("merge", run)` without a baseline (with
-           `--gate-baseline`: against the blessed one).
+- gate:    `trialrun.tracking.run_gate("merge", run)` without a baseline;
+- gate+baseline: `trialrun gate merge RUN --baselines DIR`, the CLI a CI merge gate runs,
+           against the baseline bless wrote (the comparison, its bootstrap bounds and the
+           baseline file's entries; exit 1 is the synthetic suite's missing suites).
 
 A reader in constant memory prints about the same peak at every size; the last lines
 give the growth per trial from the smallest to the largest size. With the default K the
@@ -15,12 +17,14 @@ tasks grow with the trials (trials / K of them), so that growth is mostly per ta
 `--tasks N` holds the tasks at N (k = trials / N) to show what a trial alone costs.
 `--stored-summary` writes summary.json into the run as a finished run has it (the readers
 then take its rows; by default the run has none and the summary is recomputed).
-Each child also prints its wall time: compare's is reported (times are inflated by load).
+Each child also prints its wall time: compare's and gate+baseline's are reported (times are
+inflated by load).
 
     python bench/readers_memory.py                  # 10k, 50k, 100k trials, 3 repetitions
     python bench/readers_memory.py --sizes 30000 100000 --repeats 3
     python bench/readers_memory.py --sizes 30000 100000 --tasks 1000
     python bench/readers_memory.py --sizes 30000 100000 --stored-summary
+    python bench/readers_memory.py --sizes 30000 100000 --readers gate+baseline
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from _repeat import Series, add_repeats_arg, repeat  # noqa: E402
 
 MODEL = "openai-compat:bench-model-2026-01-01"
 K = 10
-READERS = ("bless", "compare", "gate")
+READERS = ("bless", "compare", "gate", "gate+baseline")
 
 
 def write_run(out: Path, trials: int, k: int = K, tasks: int | None = None,
@@ -94,6 +98,7 @@ def peak_mb() -> float:
 
 def child(reader: str, run: str, baselines: str) -> None:
     """Run one reader in this (fresh) process; print its seconds and peak RSS in MB."""
+    from trialrun.cli import main as cli
     from trialrun.tracking import bless, compare_runs, run_gate
 
     started = time.perf_counter()
@@ -101,18 +106,25 @@ def child(reader: str, run: str, baselines: str) -> None:
         bless(run, baselines)
     elif reader == "compare":
         compare_runs(run, run, alpha=0.05, method="exact")
-    else:
+    elif reader == "gate":
         run_gate("merge", run, baselines_dir=baselines)
+    else:  # the command line, its report printed to stdout (taken in by the bench)
+        sys.argv = ["trialrun", "gate", "merge", run, "--baselines", baselines]
+        try:
+            cli()
+        except SystemExit as exc:
+            if exc.code not in (0, 1):  # 2: bad input, the bench's own fault
+                raise
     print(time.perf_counter() - started)
     print(peak_mb())
 
 
-def measure(reader: str, run: Path, baselines: Path, gate_baseline: bool) -> tuple[float, float]:
+def measure(reader: str, run: Path, baselines: Path) -> tuple[float, float]:
     """(peak MB, seconds) of one reader in a fresh process."""
     if reader == "bless":
         shutil.rmtree(baselines, ignore_errors=True)
         baselines.mkdir()
-    if reader == "gate" and not gate_baseline:
+    if reader == "gate":
         baselines = baselines.with_name(baselines.name + "-empty")
         baselines.mkdir(exist_ok=True)
     out = subprocess.run(
@@ -127,9 +139,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 50_000, 100_000])
     add_repeats_arg(parser)
-    parser.add_argument("--gate-baseline", action="store_true",
-                        help="gate against the blessed baseline (its latency bootstrap takes "
-                             "minutes of CPU past 30k trials); default: no baseline")
+    parser.add_argument("--readers", nargs="+", choices=READERS, default=list(READERS),
+                        help="the readers to measure (default: all; gate+baseline after bless)")
     parser.add_argument("--tasks", type=int, default=None,
                         help="hold the tasks at this many (k = trials / tasks); default: "
                              f"trials / {K} tasks of k = {K}")
@@ -143,17 +154,19 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="trialrun-readers-bench-"))
     figures: dict[str, dict[str, object]] = {}
     try:
-        medians: dict[str, dict[int, float]] = {r: {} for r in READERS}
+        medians: dict[str, dict[int, float]] = {r: {} for r in opts.readers}
         for size in opts.sizes:
             run = write_run(tmp / f"results-{size}", size, tasks=opts.tasks,
                             stored_summary=opts.stored_summary)
             baselines = tmp / f"baselines-{size}"
-            for reader in READERS:
+            if "gate+baseline" in opts.readers and "bless" not in opts.readers:
+                measure("bless", run, baselines)  # the baseline it gates against
+            for reader in opts.readers:
                 seconds: list[float] = []
 
                 def once(r: str = reader, p: Path = run, b: Path = baselines,
                          kept: list[float] = seconds) -> float:
-                    peak, took = measure(r, p, b, opts.gate_baseline)
+                    peak, took = measure(r, p, b)
                     kept.append(took)
                     return peak
 
@@ -162,16 +175,16 @@ def main() -> None:
                 print(series.line(".1f"), flush=True)
                 medians[reader][size] = series.median
                 figures[f"{reader}_{size}"] = series.as_json()
-                if reader == "compare":
-                    timed = Series(f"compare time at {size} trials", "s")
+                if reader in ("compare", "gate+baseline"):
+                    timed = Series(f"{reader} time at {size} trials", "s")
                     for took, load in zip(seconds, series.loads, strict=True):
                         timed.add(took, load)
                     print(timed.line(".1f"), flush=True)
-                    figures[f"compare_s_{size}"] = timed.as_json()
+                    figures[f"{reader}_s_{size}"] = timed.as_json()
             shutil.rmtree(run.parent, ignore_errors=True)
         low, high = min(opts.sizes), max(opts.sizes)
         if high > low:
-            for reader in READERS:
+            for reader in opts.readers:
                 grow = (medians[reader][high] - medians[reader][low]) * 1024 / (high - low)
                 print(f"{reader}: {grow:.3f} KB per trial from {low} to {high} trials")
                 figures[f"{reader}_kb_per_trial"] = {"median": round(grow, 3)}

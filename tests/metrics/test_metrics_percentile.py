@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trialrun.metrics import percentile
+from trialrun.metrics._percentile import percentiles_over
 
 
 def _by_sorting(values: list[float], q: float) -> float:
@@ -53,3 +54,35 @@ def test_a_large_array_is_not_unpacked_into_floats() -> None:
         tracemalloc.stop()
     assert p95 == _by_sorting(list(values), 95)
     assert peak < 24 * len(values)  # a list of floats takes 32 bytes a value
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(st.lists(floats, max_size=30), min_size=1, max_size=12),
+       q=qs, chunk=st.integers(2, 16), packed=st.booleans())
+def test_percentiles_over_parts_are_those_of_their_concatenation(
+    parts: list[list[float]], q: float, chunk: int, packed: bool
+) -> None:
+    """A run's aggregate takes its percentiles over every task's latencies without pooling
+    them: the same doubles as over the pooled array, at every q."""
+    given = [array("d", p) if packed else p for p in parts]
+    pooled = [x for p in parts for x in p]
+    got = percentiles_over(given, (q, 50.0), chunk=chunk)
+    expected = [percentile(array("d", pooled), x, chunk=chunk) for x in (q, 50.0)]
+    assert list(map(repr, got)) == list(map(repr, expected))  # bit for bit (0.0, -0.0)
+    assert (got[0] is None) == (not pooled)
+
+
+def test_percentiles_over_many_tasks_pool_nothing() -> None:
+    """One sorted packed copy (8 bytes a value) serves both figures: no pooled array, no
+    float object per value."""
+    parts = [array("d", ((t * 31 + i * 7919) % 1009 / 100 + 0.001 for i in range(10)))
+             for t in range(10_000)]
+    tracemalloc.start()
+    try:
+        p50, p95 = percentiles_over(parts, (50, 95))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    pooled = [x for p in parts for x in p]
+    assert (p50, p95) == (_by_sorting(pooled, 50), _by_sorting(pooled, 95))
+    assert peak < 12 * len(pooled)  # pooled and sorted: 16 bytes a value

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from trialrun.metrics import summarize
+from trialrun.metrics import Tally, summarize
 from trialrun.metrics._summary import Summarizer
 from trialrun.rundir import ResultLine, SummaryRow
 
@@ -40,7 +40,9 @@ def test_a_last_summary_hands_the_counts_over_and_closes_the_tallies() -> None:
     summarizer.add(_line("a", 1))
     again = summarizer.summary()  # another may follow: the rows' own copies
     [row] = summarizer.summary(last=True).tasks
-    tally = summarizer.tallies[("a", MODEL)]
+    assert not summarizer.tallies  # let go as the rows were made: `kept` has their totals
+    tally = summarizer.kept[("a", MODEL)]
+    assert isinstance(tally, Tally)  # a plain tally keeps itself (a TrialTally: less)
     assert row.failed_graders is tally.failed and row.errors is tally.error_kinds
     assert again.tasks[0].failed_graders is not tally.failed
     assert row.to_json() == again.tasks[0].to_json()
@@ -58,7 +60,7 @@ def test_a_tasks_arrays_are_trimmed_once_its_k_trials_are_in() -> None:
         if trial < 9:
             grown = tally.latencies.buffer_info()
     trimmed = tally.latencies.buffer_info()
-    assert len(tally.latencies) == len(tally.turns) == len(tally.all_costs) == 10
+    assert len(tally.latencies) == tally.turn_count == tally.cost_count == 10
     assert trimmed[0] != grown[0]  # a new buffer, of the values' size
     assert tally.latencies.__sizeof__() < 64 + 10 * 8 + 8
 

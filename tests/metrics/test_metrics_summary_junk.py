@@ -77,7 +77,7 @@ def test_wrongly_typed_tokens_are_refused_and_meta_k_ignored_not_fatal():
     s = summarize(lines, [{"task_id": "a", "k": "x", "tier": 3, "tags": "t"}], models=[M], k=None)
     row = s.tasks[0]
     assert row.k == 1  # the bad k falls back to the default
-    assert row.tier is None and row.tags == []
+    assert row.tier is None and row.tags == ()
     assert s.aggregate[M]["tokens"] == {"prompt": 3, "cached": 0, "completion": 3}
     assert row.solved == 3
 

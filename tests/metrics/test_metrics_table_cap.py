@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from rich.console import Console
 
 from trialrun.metrics import Summarizer, summarize
@@ -38,7 +40,8 @@ def test_summarizer_fed_line_by_line_holds_no_line_and_counts_duplicates_once() 
     assert (row.n, row.solved, row.flaky) == (4, 2, True)
     agg = streamed.aggregate["m:x"]
     assert agg["latency_p50_s"] == 2.0 and agg["trials"] == 28
-    assert agg["cost_usd"] == sum(0.001 * (t + 1) for t in range(7) for _ in range(4))
+    # exactly rounded: math.fsum over the lines' costs (not a running sum's last ulp)
+    assert agg["cost_usd"] == math.fsum(0.001 * (t + 1) for t in range(7) for _ in range(4))
 
 
 def test_a_long_table_shows_the_worst_tasks_and_says_how_many_are_left_out() -> None:

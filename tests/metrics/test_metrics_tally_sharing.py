@@ -3,10 +3,12 @@ rows read from it stay what each task's own lines say."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from trialrun.metrics import summarize
+from trialrun.metrics import rounded, summarize
 from trialrun.metrics._summary import Summarizer
+from trialrun.metrics._tally import NO_TRAJECTORY, NONE_YET
 from trialrun.rundir import ResultLine
 
 
@@ -32,7 +34,7 @@ def test_equal_but_different_values_are_not_shared() -> None:
     ]
     rows = {r.task_id: r for r in summarize(lines, None, k=3).tasks}
     assert (rows["a"].k, rows["b"].k, rows["c"].k) == (1, 3, 3)
-    assert rows["d"].tags == ["{'x': 1}"] and rows["a"].tags == []
+    assert rows["d"].tags == ("{'x': 1}",) and rows["a"].tags == ()
 
 
 def _priced(task_id: str, trial: int) -> ResultLine:
@@ -41,7 +43,7 @@ def _priced(task_id: str, trial: int) -> ResultLine:
                       tokens={"prompt": 100 + trial, "completion": 7})
 
 
-def test_only_tasks_with_tracked_metrics_keep_per_trial_costs_and_tokens() -> None:
+def test_costs_and_tokens_are_exact_sums_not_per_trial_arrays() -> None:
     metas: list[dict[str, Any]] = [
         {"task_id": "plain", "k": 3},
         {"task_id": "tracked", "k": 3, "tracked_metrics": ["cost", "tokens", "latency_p95"]},
@@ -51,9 +53,9 @@ def test_only_tasks_with_tracked_metrics_keep_per_trial_costs_and_tokens() -> No
         for trial in range(3):
             summarizer.add(_priced(task_id, trial))
     tallies = {tid: t for (tid, _), t in summarizer.tallies.items()}
-    assert len(tallies["plain"].costs) == len(tallies["plain"].trial_tokens) == 0
-    assert list(tallies["tracked"].costs) == [0.0, 0.01, 0.02]
-    assert list(tallies["tracked"].trial_tokens) == [107.0, 108.0, 109.0]
+    for tally in tallies.values():  # one number each, whatever the trials
+        assert rounded(tally.cost_sum) == math.fsum([0.0, 0.01, 0.02])
+        assert tally.token_sum == 324.0 and tally.token_count == tally.cost_count == 3
     rows = {r.task_id: r for r in summarizer.summary().tasks}
     assert rows["plain"].tracked is None
     assert rows["tracked"].tracked == {"cost": 0.01, "tokens": 108.0, "latency_p95": 2.9}
@@ -62,16 +64,16 @@ def test_only_tasks_with_tracked_metrics_keep_per_trial_costs_and_tokens() -> No
     assert whole.to_json() == summarizer.summary().to_json()
 
 
-def test_what_a_tally_has_nothing_of_is_one_shared_empty_array() -> None:
+def test_what_a_tally_has_nothing_of_is_one_shared_empty_record() -> None:
     summarizer = Summarizer([{"task_id": "a"}, {"task_id": "b"}], "r", None, 1)
     summarizer.add(_priced("a", 0))
     summarizer.add(ResultLine(task_id="b", model="openai-compat:m-2026-01-01", trial=0,
                               passed=True, solve=True, repeated_calls=0, tool_errors=0,
                               time_to_first_tool_s=0.25))
     a, b = (summarizer.tallies[(t, "openai-compat:m-2026-01-01")] for t in ("a", "b"))
-    assert a.costs is a.trial_tokens is a.first_tool_s is b.costs  # one empty array
-    assert len(a.costs) == 0 and list(b.first_tool_s) == [0.25]
-    assert b.first_tool_s is not a.first_tool_s
+    assert a.trajectory is NO_TRAJECTORY  # the one shared empty record
+    assert a.trajectory.first_tool_s is NONE_YET and len(NONE_YET) == 0
+    assert list(b.trajectory.first_tool_s) == [0.25] and b.trajectory is not a.trajectory
     rows = {r.task_id: r for r in summarizer.summary().tasks}
     trajectory = rows["b"].trajectory
     assert trajectory is not None and trajectory.time_to_first_tool_s == 0.25

@@ -62,9 +62,9 @@ def test_rows_from_entries_match_a_summary_of_the_same_lines(
         assert row.suite == (_str(entry.get("suite")) or "golden")
         assert row.tier == _str(entry.get("tier"))  # listed: never the line's
         tags = entry.get("tags")
-        expected = ([str(t) for t in tags] if isinstance(tags, list) else []
-                    ) if "tags" in entry else ["line"]
-        assert row.tags == expected and isinstance(row.tags, list)
+        expected = (tuple(str(t) for t in tags) if isinstance(tags, list) else ()
+                    ) if "tags" in entry else ("line",)
+        assert row.tags == expected and isinstance(row.tags, tuple)
         assert (row.tracked is None) == (not isinstance(entry.get("tracked_metrics"), list))
 
 

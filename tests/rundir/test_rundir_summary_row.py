@@ -53,7 +53,7 @@ def test_a_sparse_old_row_gets_defaults_and_keeps_unknown_keys() -> None:
         {"task_id": "t", "model": M, "n": 3, "passed": 3, "solved": 2, "infra_errors": 1,
          "pass_k": None, "solve_k": None, "from_the_future": {"x": 1}}]}
     [row] = Summary.from_json(data).tasks
-    assert (row.k, row.metric, row.tags, row.policy, row.undetermined) == (4, "pass^k", [], None, 0)
+    assert (row.k, row.metric, row.tags, row.policy, row.undetermined) == (4, "pass^k", (), None, 0)
     assert row.pass_total == 4 and row.insufficient
     assert row.extra == {"from_the_future": {"x": 1}}
     assert row.to_json()["from_the_future"] == {"x": 1} and "pass_n" not in row.to_json()

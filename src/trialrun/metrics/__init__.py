@@ -8,6 +8,7 @@ from trialrun.metrics._estimators import (
     pass_hat_k_fraction,
     wilson_interval,
 )
+from trialrun.metrics._exact_sum import ZERO, Exact, combined, parts, plus, rounded
 from trialrun.metrics._percentile import percentile
 from trialrun.metrics._summary import (
     Summarizer,
@@ -26,13 +27,21 @@ from trialrun.metrics._summary import (
     tracked_values,
     trajectory_row,
 )
-from trialrun.metrics._tally import NO_COUNTS, Tally, counted
+from trialrun.metrics._tally import NO_COUNTS, Tally, TallyTotals, counted, num
 from trialrun.metrics._tracked import METRIC_ALIASES, TRACKED_METRICS, canonical_metric
 
 __all__ = [
     "NO_COUNTS",
+    "ZERO",
+    "Exact",
+    "combined",
+    "num",
+    "parts",
+    "plus",
+    "rounded",
     "Summarizer",
     "Tally",
+    "TallyTotals",
     "counted",
     "METRIC_ALIASES",
     "TRACKED_METRICS",

@@ -28,19 +28,27 @@ so a summary of any number of trials holds its tasks, not its lines.
 from __future__ import annotations
 
 import sys
-from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import InitVar, dataclass, field
 from itertools import chain
-from typing import Any
+from typing import Any, cast
 
 from trialrun.core import is_unpinned, parse_model_spec
 from trialrun.metrics._estimators import pass_at_k, pass_hat_k
-from trialrun.metrics._percentile import percentile
-from trialrun.metrics._tally import NO_COUNTS, Tally, tally_of
+from trialrun.metrics._exact_sum import Exact, combined, rounded
+from trialrun.metrics._percentile import percentile, percentiles_over
+from trialrun.metrics._tally import NO_COUNTS, Tally, TallyTotals, tally_of
 from trialrun.metrics._task_meta import UNLISTED, TaskMeta, metas_by_id, pos_int
 from trialrun.metrics._tracked import canonical_metric
-from trialrun.rundir import Manifest, ResultLine, RunDir, Summary, SummaryRow, Trajectory
+from trialrun.rundir import (
+    Manifest,
+    ResultLine,
+    RunDir,
+    Summary,
+    SummaryRow,
+    Trajectory,
+    shared_tags,
+)
 
 Line = ResultLine
 
@@ -49,28 +57,25 @@ def is_infra(line: Line) -> bool:
     return line.is_infra
 
 
-def _mean(values: Any) -> float | None:
-    return sum(values) / len(values) if len(values) else None
+def _mean_over(rows: list[SummaryRow], figure: str) -> float | None:
+    """The mean of the rows' `figure` where they have one (summed in row order, as
+    `sum` of a list of them), None where none has; no list of them is made."""
+    count = sum(1 for r in rows if getattr(r, figure) is not None)
+    total = sum(value for r in rows if (value := getattr(r, figure)) is not None)
+    return total / count if count else None
 
 
-def _sum_over(arrays: list[array[float]]) -> float | None:
-    """The sum of the arrays' values, in order (as over their concatenation); None if
-    they hold none."""
-    return sum(chain.from_iterable(arrays)) if any(arrays) else None
-
-
-def _mean_over(arrays: list[array[float]]) -> float | None:
-    """The mean of the arrays' values, summed in order; None if they hold none."""
-    n = sum(len(a) for a in arrays)
-    return sum(chain.from_iterable(arrays)) / n if n else None
+def _exact_mean(total: Exact, count: int) -> float | None:
+    """The mean of `count` values from their exact sum (rounded once); None for none."""
+    return rounded(total) / count if count else None
 
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _tags(value: Any) -> list[str]:
-    return [str(v) for v in value] if isinstance(value, (list, tuple)) else []
+def _tags(value: Any) -> tuple[str, ...]:
+    return shared_tags(value) if isinstance(value, (list, tuple)) else ()
 
 
 def task_row(
@@ -112,8 +117,8 @@ def row_of(
         flaky=0 < solved < solve_n,
         metric=metric,
         policy=meta.policy or _str(first.get("policy")),
-        tags=list(meta.tags) if meta.tags is not None else _tags(first.get("tags")),
-        mean_turns=_mean(tally.turns),
+        tags=meta.tags if meta.tags is not None else _tags(first.get("tags")),
+        mean_turns=_exact_mean(tally.turn_sum, tally.turn_count),
         failed_graders=_row_counts(tally.failed, share_counts),
         errors=_row_counts(tally.error_kinds, share_counts),
         safety_violations=tally.safety,
@@ -155,16 +160,17 @@ def trajectory_row(source: Tally | Iterable[Line]) -> Trajectory | None:
     `time_to_first_tool_s`. None for lines written before these figures existed, so
     older runs summarize as they did."""
     tally = source if isinstance(source, Tally) else tally_of(list(source))
-    if not tally.with_trajectory:
+    figures = tally.trajectory
+    if not figures.trials:
         return None
     return Trajectory(
-        repeated_calls=tally.repeated_calls / tally.with_trajectory,
-        tool_errors=tally.tool_errors / tally.with_trajectory,
+        repeated_calls=figures.repeated_calls / figures.trials,
+        tool_errors=figures.tool_errors / figures.trials,
         recovered_rate=(
-            tally.recovered / tally.with_tool_errors if tally.with_tool_errors else None
+            figures.recovered / figures.with_tool_errors if figures.with_tool_errors else None
         ),
-        trials_with_tool_errors=tally.with_tool_errors,
-        time_to_first_tool_s=percentile(list(tally.first_tool_s), 50),
+        trials_with_tool_errors=figures.with_tool_errors,
+        time_to_first_tool_s=percentile(list(figures.first_tool_s), 50),
     )
 
 
@@ -181,7 +187,7 @@ def tracked_values(
 
 
 def _tracked(names: Sequence[Any], row: SummaryRow, tally: Tally) -> dict[str, float | None]:
-    turns = _mean(tally.turns)
+    turns = _exact_mean(tally.turn_sum, tally.turn_count)
     solve_n = row.n - row.undetermined
     pass_n = row.pass_total
     trajectory = row.trajectory
@@ -193,8 +199,8 @@ def _tracked(names: Sequence[Any], row: SummaryRow, tally: Tally) -> dict[str, f
         "solve_rate": row.solved / solve_n if solve_n else None,
         "latency_p50": percentile(list(tally.latencies), 50),
         "latency_p95": percentile(list(tally.latencies), 95),
-        "cost": _mean(tally.costs),
-        "tokens": _mean(tally.trial_tokens),
+        "cost": _exact_mean(tally.cost_sum, tally.cost_count),
+        "tokens": _exact_mean(tally.token_sum, tally.token_count),
         "turns": turns,
         "steps": turns,
         "tool_calls": tally.tool_calls / tally.n if tally.n else None,
@@ -239,18 +245,16 @@ def aggregate(
 
 
 def _aggregate(
-    rows: list[SummaryRow], tallies: list[Tally], *, tiers: bool = True
+    rows: list[SummaryRow], tallies: Sequence[TallyTotals], *, tiers: bool = True
 ) -> dict[str, Any]:
-    pass_ks = [r.pass_k for r in rows if r.pass_k is not None]
-    solve_ks = [r.solve_k for r in rows if r.solve_k is not None]
-    at_ks = [r.pass_at_k for r in rows if r.pass_at_k is not None]
     pass_total = sum(r.pass_total for r in rows)
     solve_total = sum(r.n - r.undetermined for r in rows)
-    latencies = array("d")  # 8 bytes a trial: a percentile needs them together
-    for t in tallies:
-        latencies.extend(t.latencies)
-    # summed over the tallies' own arrays, in their order: no copy of the trials
-    turns, costs = [t.turns for t in tallies], [t.all_costs for t in tallies]
+    # over every task's latencies, one packed sorted copy (8 bytes a trial), not pooled
+    p50, p95 = percentiles_over([t.latencies for t in tallies], (50, 95))
+    # exact per-task sums, added up and rounded once: the same double as a sum over the
+    # lines in any order (math.fsum of them)
+    turn_count = sum(t.turn_count for t in tallies)
+    cost_count = sum(t.cost_count + t.infra_cost_count for t in tallies)
     tokens = {"prompt": 0, "cached": 0, "completion": 0}
     for t in tallies:
         for key, count in t.token_sums().items():
@@ -258,9 +262,9 @@ def _aggregate(
     out: dict[str, Any] = {
         "tasks": len(rows),
         "trials": sum(t.lines for t in tallies),
-        "pass_k_rate": _mean(pass_ks),
-        "solve_k_rate": _mean(solve_ks),
-        "pass_at_k_rate": _mean(at_ks),
+        "pass_k_rate": _mean_over(rows, "pass_k"),
+        "solve_k_rate": _mean_over(rows, "solve_k"),
+        "pass_at_k_rate": _mean_over(rows, "pass_at_k"),
         "mean_pass_rate": sum(r.passed for r in rows) / pass_total if pass_total else None,
         "mean_solve_rate": sum(r.solved for r in rows) / solve_total if solve_total else None,
         "flaky_task_count": sum(1 for r in rows if r.flaky),
@@ -268,11 +272,15 @@ def _aggregate(
         "undetermined": sum(r.undetermined for r in rows),
         "infra_errors": sum(r.infra_errors for r in rows),
         "safety_violations": sum(r.safety_violations for r in rows),
-        "mean_turns": _mean_over(turns),
-        "latency_p50_s": percentile(latencies, 50),
-        "latency_p95_s": percentile(latencies, 95),
+        "mean_turns": (
+            combined([t.turn_sum for t in tallies]) / turn_count if turn_count else None
+        ),
+        "latency_p50_s": p50,
+        "latency_p95_s": p95,
         "tokens": tokens,
-        "cost_usd": _sum_over(costs),
+        "cost_usd": (
+            combined([s for t in tallies for s in t.cost_sums()]) if cost_count else None
+        ),
     }
     settled = sum(1 for r in rows if r.settled_after is not None)
     if settled:  # only runs that stopped early carry the key: older summaries read the same
@@ -288,6 +296,49 @@ def _aggregate(
             entry["solved_k"] += _meets(r.solve_k)
         out["by_tier"] = by_tier
     return out
+
+
+_BITS: dict[int, int] = {}  # the trials seen of finished tasks, one int for each value
+MAX_SHARED_BITS = 1024
+
+
+def _shared_bits(bits: int) -> int:
+    """`bits` as the one int every finished task with the same trials holds (k = 10:
+    trials 0 to 9 are 1023, an int of its own, 32 bytes, in every task otherwise)."""
+    if len(_BITS) < MAX_SHARED_BITS:
+        return _BITS.setdefault(bits, bits)
+    return _BITS.get(bits, bits)
+
+
+def _aggregates(
+    models: list[str], rows: list[SummaryRow], totals: Mapping[tuple[str, str], TallyTotals]
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Each model's aggregate, and its aggregates by suite and by tag."""
+    empty = TallyTotals()
+    aggregate_by_model: dict[str, Any] = {}
+    by_suite: dict[str, Any] = {}
+    by_tag: dict[str, Any] = {}
+    for model in models:
+        mrows = [r for r in rows if r.model == model]
+        mtallies = [totals.get(r.key, empty) for r in mrows]
+        aggregate_by_model[model] = _aggregate(mrows, mtallies)
+        groups: dict[str, dict[str, tuple[list[SummaryRow], list[TallyTotals]]]] = {
+            "suite": {}, "tag": {}
+        }
+        for r, tally in zip(mrows, mtallies, strict=True):
+            names = {"suite": [r.suite] if r.suite else [], "tag": r.tags}
+            for kind, values in names.items():
+                for value in values:
+                    bucket = groups[kind].setdefault(value, ([], []))
+                    bucket[0].append(r)
+                    bucket[1].append(tally)
+        by_suite[model] = {
+            s: _aggregate(*g, tiers=False) for s, g in groups["suite"].items()
+        }
+        by_tag[model] = {
+            t: _aggregate(*g, tiers=False) for t, g in sorted(groups["tag"].items())
+        }
+    return aggregate_by_model, by_suite, by_tag
 
 
 @dataclass(slots=True)
@@ -310,24 +361,23 @@ class Summarizer:
     # summary (tracking's `TrialTally`) passes its subclass, so a line is read once
     tally_type: type[Tally] = field(default=Tally, kw_only=True)
     metas: dict[str, TaskMeta] = field(init=False, repr=False)  # run.json's tasks by id
-    # run.json's tasks that list tracked metrics: only their tallies keep the per-trial
-    # costs and tokens those metrics need
-    tracking: set[str] = field(init=False, repr=False)
     done: bool = field(default=False, init=False, repr=False)  # a `last` summary was made
+    # after a `last` summary: each (task, model)'s `Tally.totals()` (`tallies` is emptied)
+    kept: dict[tuple[str, str], TallyTotals] = field(
+        default_factory=dict, init=False, repr=False)
 
     def __post_init__(self, tasks_meta: list[dict[str, Any]] | None) -> None:
         self.metas = metas_by_id(tasks_meta)
-        self.tracking = {tid for tid, m in self.metas.items() if m.tracked is not None}
 
     def add(self, line: Line) -> None:
         """Fold a line in; a trial seen before is counted in `duplicates` instead."""
+        if self.done:
+            raise ValueError("the last summary was made: its tallies are closed")
         pair = (line.task_id, line.model)
         tally = self.tallies.get(pair)
         if tally is None:  # the key's text shared with run.json's (interned there)
             pair = (sys.intern(line.task_id), sys.intern(line.model))
-            tracked = line.task_id in self.tracking
-            new = self.tally_type
-            tally = self.tallies[pair] = new() if tracked else new.untracked()
+            tally = self.tallies[pair] = self.tally_type()
             meta = self.metas.get(line.task_id)
             tally.expected = (meta.k if meta else None) or pos_int(self.k) or 0
         bit = 1 << line.trial
@@ -338,6 +388,7 @@ class Summarizer:
         tally.add(line)
         if tally.lines == tally.expected:
             tally.trim()  # every trial in: its arrays need grow no more
+            tally.trial_bits = _shared_bits(tally.trial_bits)
 
     def keys(self) -> set[tuple[str, str]]:
         """The (task, model) pairs that have at least one line."""
@@ -345,7 +396,9 @@ class Summarizer:
 
     def summary(self, warnings: list[str] | None = None, *, last: bool = False) -> Summary:
         """The summary of the lines added so far. `last`: no line follows; the rows take
-        their tallies' counts instead of copies, and the tallies are closed after."""
+        their tallies' counts instead of copies, and each tally is let go as its row is
+        made, `kept` holding what the aggregates (and a subclass's reader) still read of
+        it (`Tally.totals()`)."""
         if self.done:
             raise ValueError("the last summary was made: its tallies are closed")
         warnings = list(warnings or [])
@@ -361,50 +414,31 @@ class Summarizer:
                 model_list.append(model)
         # every (task of run.json, model), then the pairs only the lines have
         listed = ((tid, m) for m in model_list for tid in meta_by_id)
-        unlisted = (key for key in by_key if key[0] not in meta_by_id)
+        unlisted = [key for key in by_key if key[0] not in meta_by_id]
         k_default = pos_int(self.k) or 1
         empty = Tally()
-        rows = [
-            row_of(tid, m, meta_by_id.get(tid, UNLISTED), by_key.get((tid, m), empty),
-                   k_default, share_counts=last)
-            for tid, m in chain(listed, unlisted)
-        ]
+        # a last summary turns each tally into its totals in place (one table, no second)
+        totals = cast(dict[tuple[str, str], TallyTotals], by_key)
+        rows = []
+        for key in chain(listed, unlisted):
+            folded = by_key.get(key)
+            rows.append(row_of(key[0], key[1], meta_by_id.get(key[0], UNLISTED),
+                               folded or empty, k_default, share_counts=last))
+            if last and folded is not None:  # its row made: only its totals are read on
+                folded.close()
+                totals[key] = folded.totals()
+        if last:
+            self.kept, self.tallies = totals, {}
 
-        aggregate_by_model: dict[str, Any] = {}
-        by_suite: dict[str, Any] = {}
-        by_tag: dict[str, Any] = {}
-        for model in model_list:
-            mrows = [r for r in rows if r.model == model]
-            mtallies = [by_key.get(r.key, empty) for r in mrows]
-            aggregate_by_model[model] = _aggregate(mrows, mtallies)
-            groups: dict[str, dict[str, tuple[list[SummaryRow], list[Tally]]]] = {
-                "suite": {}, "tag": {}
-            }
-            for r, tally in zip(mrows, mtallies, strict=True):
-                names = {"suite": [r.suite] if r.suite else [], "tag": r.tags}
-                for kind, values in names.items():
-                    for value in values:
-                        bucket = groups[kind].setdefault(value, ([], []))
-                        bucket[0].append(r)
-                        bucket[1].append(tally)
-            by_suite[model] = {
-                s: _aggregate(*g, tiers=False) for s, g in groups["suite"].items()
-            }
-            by_tag[model] = {
-                t: _aggregate(*g, tiers=False) for t, g in sorted(groups["tag"].items())
-            }
-
+        aggregate_by_model, by_suite, by_tag = _aggregates(model_list, rows, totals)
         unpinned = [
             m for m in model_list if m.strip() and is_unpinned(parse_model_spec(m).model_id or m)
         ]
         for m in unpinned:
             warnings.append(f"model '{m}' is unpinned (-latest/-preview): results may drift")
         expected = sum(m.k or k_default for m in meta_by_id.values()) * len(model_list)
-        finished = sum(t.lines for t in by_key.values())
-        if last:
-            self.done = True
-            for tally in by_key.values():
-                tally.close()  # its counts are the rows' now: no line may change them
+        finished = sum(t.lines for t in totals.values())
+        self.done = last
         return Summary(
             run_id=self.run_id,
             models=model_list,

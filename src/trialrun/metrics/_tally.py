@@ -1,9 +1,10 @@
 """`Tally`: one (task, model)'s results lines folded into counters, line by line.
 
 A summary is computed from tallies, never from held lines, so reading a 100k-trial run
-takes memory for its tasks, not its trials: per trial only the few numbers a percentile
-or a mean needs (latency, turns, tokens, cost) are kept, as packed doubles, in file order
-(so sums come out bit for bit as a sum over the lines would).
+takes memory for its tasks, not its trials. Per trial only the latency is kept (8 bytes,
+packed: a percentile needs every one); turns, tokens and costs only feed means and sums,
+so they are kept as exact running sums (`Exact`), which any path (this task's mean, the
+run's, a sum over the lines in file order) rounds once, to `math.fsum` of the values.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Self
+from types import MappingProxyType
+from typing import Any
 
+from trialrun.metrics._exact_sum import ZERO, Exact, plus
 from trialrun.rundir import NO_KEYS, ResultLine
 
 # what a row takes from its first line when run.json has no task metadata (older runs)
@@ -26,6 +29,26 @@ NONE_YET: array[float] = array("d")
 # likewise the failed graders and error kinds of a tally without any: read-only, so no
 # tally can count into the one every other tally shares (`counted` gives it its own)
 NO_COUNTS: Mapping[str, int] = NO_KEYS  # (the rows' own empty: one for both)
+
+
+# finished tasks' counts, one read-only mapping for every equal one (in the same order):
+# 10,000 tasks that each failed a grader once or twice hold a few
+_COUNTS: dict[tuple[tuple[str, int], ...], Mapping[str, int]] = {}
+MAX_SHARED_COUNTS = 4096  # distinct counts kept for sharing (past that, each its own)
+
+
+def shared_counts(counts: Mapping[str, int]) -> Mapping[str, int]:
+    """`counts` as the read-only mapping every equal one shares (`counted` copies it
+    before counting into it)."""
+    if not isinstance(counts, dict) or not counts:
+        return counts
+    key = tuple(counts.items())
+    found = _COUNTS.get(key)
+    if found is None:
+        if len(_COUNTS) >= MAX_SHARED_COUNTS:
+            return counts
+        found = _COUNTS[key] = MappingProxyType(dict(counts))
+    return found
 
 
 def num(value: Any) -> float | None:
@@ -81,7 +104,57 @@ def line_tokens(line: ResultLine) -> float | None:
 
 
 @dataclass(slots=True)
-class Tally:
+class TrajectoryTally:
+    """A task's trajectory figures, over its counted trials whose lines carry them."""
+
+    trials: int = 0  # counted trials with trajectory figures
+    repeated_calls: int = 0
+    tool_errors: int = 0
+    with_tool_errors: int = 0  # trials with a failed call (`recovered` is not None)
+    recovered: int = 0
+    first_tool_s: array[float] = field(default_factory=lambda: array("d"))
+
+
+# every tally's trajectory until a line carries one (never added to: a tally makes its own)
+NO_TRAJECTORY = TrajectoryTally(first_tool_s=NONE_YET)
+
+
+@dataclass(slots=True)
+class TallyTotals:
+    """What a summary's aggregates read of a task (its row made): how many lines, the
+    counted trials' latencies, and the exact sums behind the run's means and totals.
+
+    A `Tally` is one; a last summary keeps of each task only `Tally.totals()`."""
+
+    lines: int = 0
+    n: int = 0  # counted: not infra
+    tool_calls: int = 0  # over counted trials
+    prompt_tokens: int = 0  # token sums over every line
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+    # exact sums (and how many values each holds) over the counted trials that report
+    # the figure: turns, cost; and the infra errors' costs (with `cost_sum`: every line's)
+    turn_sum: Exact = ZERO
+    turn_count: int = 0
+    cost_sum: Exact = ZERO
+    cost_count: int = 0
+    infra_cost_sum: Exact = ZERO
+    infra_cost_count: int = 0
+    latencies: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
+
+    def token_sums(self) -> dict[str, int]:
+        """prompt, cached and completion tokens summed over every line."""
+        return {"prompt": self.prompt_tokens, "cached": self.cached_tokens,
+                "completion": self.completion_tokens}
+
+    def cost_sums(self) -> tuple[Exact, ...]:
+        """The exact cost sums that make the cost of every line (counted, infra)."""
+        return (self.cost_sum,) if not self.infra_cost_count else (
+            self.cost_sum, self.infra_cost_sum)
+
+
+@dataclass(slots=True)
+class Tally(TallyTotals):
     """Counters of one (task, model); `add` each of its lines once, in file order.
 
     A subclass sees every line first through `_fold` (tracking's `TrialTally` keeps its
@@ -90,63 +163,41 @@ class Tally:
     first: dict[str, Any] | None = None  # provider and FIRST_KEYS of the first line
     trial_bits: int = 0  # bit t set: trial t added (by `Summarizer`); k bits, not a set
     settled_after: int | None = None  # early stop: the trials that settled the verdict
-    lines: int = 0
-    n: int = 0  # counted: not infra
     passed: int = 0
     solved: int = 0
     undetermined: int = 0
     safety: int = 0
-    tool_calls: int = 0  # over counted trials
     # grader → trials failed, error kind → trials (every line); NO_COUNTS until one
     failed: Mapping[str, int] = field(default_factory=lambda: NO_COUNTS)
     error_kinds: Mapping[str, int] = field(default_factory=lambda: NO_COUNTS)
-    prompt_tokens: int = 0  # token sums over every line
-    cached_tokens: int = 0
-    completion_tokens: int = 0
-    turns: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
-    latencies: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
-    # the next two feed tracked metrics only: kept when `tracked` (see `Summarizer`)
-    costs: array[float] = field(default_factory=lambda: array("d"))  # counted, numeric
-    trial_tokens: array[float] = field(default_factory=lambda: array("d"))  # counted, reported
-    all_costs: array[float] = field(default_factory=lambda: array("d"))  # every line, numeric
-    # trajectory figures, over counted trials whose lines carry them
-    with_trajectory: int = 0
-    repeated_calls: int = 0
-    tool_errors: int = 0
-    with_tool_errors: int = 0  # trials with a failed call (`recovered` is not None)
-    recovered: int = 0
-    first_tool_s: array[float] = field(default_factory=lambda: NONE_YET)  # own once one
-    tracked: bool = True  # False: `costs` and `trial_tokens` stay empty (no tracked metric)
+    token_sum: Exact = ZERO  # prompt + completion, over counted trials that report them
+    token_count: int = 0
+    trajectory: TrajectoryTally = field(default_factory=lambda: NO_TRAJECTORY)  # own once one
     closed: bool = False  # `close`d: what only the summary reads is let go, no line comes
     expected: int = 0  # the lines the task should have (its k; 0: unknown): see `trim`
 
-    @classmethod
-    def untracked(cls) -> Self:
-        """A tally for a task without tracked metrics: its cost and token arrays are the
-        shared empty one (never appended to), not two of its own."""
-        return cls(costs=NONE_YET, trial_tokens=NONE_YET, tracked=False)
-
     def close(self) -> None:
-        """Let go of the per-trial figures only a summary reads (turns, costs, tokens,
-        first-tool times) once it is made: the counters and the latencies stay. A closed
-        tally takes no more lines."""
-        self.turns = self.costs = self.trial_tokens = self.all_costs = NONE_YET
-        self.first_tool_s = NONE_YET
-        self.tracked, self.closed = False, True
+        """Let go of the per-trial figures only a summary reads (first-tool times) once
+        it is made: the counters, sums and latencies stay. A closed tally takes no more
+        lines."""
+        if self.trajectory is not NO_TRAJECTORY:
+            self.trajectory.first_tool_s = NONE_YET
+        self.closed = True
 
     def trim(self) -> None:
         """Its arrays to their size (a growing array holds up to half again as many
-        slots as values): done once the task's expected lines are in."""
-        for name in ("turns", "latencies", "costs", "trial_tokens", "all_costs",
-                     "first_tool_s"):
-            values = getattr(self, name)
-            if values is not NONE_YET:
-                setattr(self, name, values[:])  # a slice is allocated to its size
+        slots as values) and its counts shared: done once the task's expected lines are
+        in."""
+        self.latencies = self.latencies[:]  # a slice is allocated to its size
+        if self.trajectory.first_tool_s is not NONE_YET:
+            self.trajectory.first_tool_s = self.trajectory.first_tool_s[:]
+        self.failed = shared_counts(self.failed)
+        self.error_kinds = shared_counts(self.error_kinds)
 
-    def token_sums(self) -> dict[str, int]:
-        """prompt, cached and completion tokens summed over every line."""
-        return {"prompt": self.prompt_tokens, "cached": self.cached_tokens,
-                "completion": self.completion_tokens}
+    def totals(self) -> TallyTotals:
+        """What is kept of this task once its row is made (a last summary): here the
+        tally itself; a subclass may hand over a leaner record (tracking's)."""
+        return self
 
     def _fold(self, line: ResultLine, failed: list[dict[str, Any]]) -> None:
         """What a subclass keeps of a line besides these counters: called first, before
@@ -173,14 +224,17 @@ class Tally:
         if line.safety_violation:
             self.safety += 1
         tok = line.tokens
+        prompt = completion = None
         if isinstance(tok, dict):
-            self.prompt_tokens += int(num(tok.get("prompt")) or 0)
+            prompt, completion = num(tok.get("prompt")), num(tok.get("completion"))
+            self.prompt_tokens += int(prompt or 0)
             self.cached_tokens += int(num(tok.get("cached")) or 0)
-            self.completion_tokens += int(num(tok.get("completion")) or 0)
+            self.completion_tokens += int(completion or 0)
         cost = num(line.cost_usd)
-        if cost is not None:
-            self.all_costs.append(cost)
         if line.is_infra:
+            if cost is not None:
+                self.infra_cost_sum = plus(self.infra_cost_sum, cost)
+                self.infra_cost_count += 1
             return
         self.n += 1
         self.passed += line.passed is True
@@ -189,30 +243,33 @@ class Tally:
         self.tool_calls += len(line.tool_calls)
         if line.repeated_calls is not None:
             self._add_trajectory(line)
-        for value, into in (
-            (num(line.turns), self.turns),
-            (num(line.latency_s), self.latencies),
-        ):
-            if value is not None:
-                into.append(value)
-        if self.tracked:
-            if cost is not None:
-                self.costs.append(cost)
-            if (tokens := line_tokens(line)) is not None:
-                self.trial_tokens.append(tokens)
+        if (turns := num(line.turns)) is not None:
+            self.turn_sum = plus(self.turn_sum, turns)
+            self.turn_count += 1
+        if (latency := num(line.latency_s)) is not None:
+            self.latencies.append(latency)
+        if cost is not None:
+            self.cost_sum = plus(self.cost_sum, cost)
+            self.cost_count += 1
+        if prompt is not None or completion is not None:  # as `line_tokens` adds them
+            self.token_sum = plus(self.token_sum, (prompt or 0.0) + (completion or 0.0))
+            self.token_count += 1
 
     def _add_trajectory(self, line: ResultLine) -> None:
-        self.with_trajectory += 1
-        self.repeated_calls += int(line.repeated_calls or 0)
-        self.tool_errors += int(line.tool_errors or 0)
+        if self.trajectory is NO_TRAJECTORY:
+            self.trajectory = TrajectoryTally(first_tool_s=NONE_YET)
+        figures = self.trajectory
+        figures.trials += 1
+        figures.repeated_calls += int(line.repeated_calls or 0)
+        figures.tool_errors += int(line.tool_errors or 0)
         if line.recovered is not None:
-            self.with_tool_errors += 1
-            self.recovered += line.recovered is True
+            figures.with_tool_errors += 1
+            figures.recovered += line.recovered is True
         first = num(line.time_to_first_tool_s)
         if first is not None:
-            if self.first_tool_s is NONE_YET:
-                self.first_tool_s = array("d")
-            self.first_tool_s.append(first)
+            if figures.first_tool_s is NONE_YET:
+                figures.first_tool_s = array("d")
+            figures.first_tool_s.append(first)
 
 
 def tally_of(lines: list[ResultLine]) -> Tally:

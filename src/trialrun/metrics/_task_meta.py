@@ -12,6 +12,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from trialrun.rundir import shared_tags
+
 
 def pos_int(value: Any) -> int | None:
     """A k: an int >= 1 (not a bool); anything else is None (the caller falls back)."""
@@ -36,8 +38,7 @@ def _shared(values: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def _tags(value: Any) -> tuple[str, ...]:
-    tags = [str(v) for v in value] if isinstance(value, (list, tuple)) else []
-    return tuple(_shared(tuple(sys.intern(t) for t in tags)))
+    return shared_tags(value) if isinstance(value, (list, tuple)) else ()
 
 
 @dataclass(slots=True, frozen=True)
@@ -75,9 +76,15 @@ UNLISTED = TaskMeta()  # a task run.json does not list (an older run: no entries
 
 def metas_by_id(entries: Any) -> dict[str, TaskMeta]:
     """run.json's task entries (a list) by id, in their order (a later entry of the same
-    id wins); entries that are no object or have no task id are passed over."""
+    id wins); entries that are no object or have no task id are passed over. Equal
+    records are one object: 10,000 tasks of a few suites, tiers and tags hold a few."""
     out: dict[str, TaskMeta] = {}
+    equal: dict[TaskMeta, TaskMeta] = {}
     for entry in entries if isinstance(entries, list) else ():
         if isinstance(entry, dict) and entry.get("task_id"):
-            out[sys.intern(str(entry["task_id"]))] = TaskMeta.of(entry)
+            meta = TaskMeta.of(entry)
+            if meta.tracked is None or all(isinstance(m, str) for m in meta.tracked):
+                # (other tracked names may be equal and differ: 1 and True)
+                meta = equal.setdefault(meta, meta)
+            out[sys.intern(str(entry["task_id"]))] = meta
     return out

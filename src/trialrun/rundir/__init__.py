@@ -8,6 +8,7 @@ is the one reader every command uses, so a damaged folder gets one answer everyw
 
 from trialrun.rundir._baseline import FORMAT as BASELINE_FORMAT
 from trialrun.rundir._baseline import Baseline, baseline_name
+from trialrun.rundir._baseline_text import baseline_by_tasks, packed_entry
 from trialrun.rundir._checks import RecordError
 from trialrun.rundir._json import (
     JsonLimitError,
@@ -35,7 +36,7 @@ from trialrun.rundir._rundir import (
     transcript_line,
 )
 from trialrun.rundir._summary import Summary
-from trialrun.rundir._summary_row import NO_KEYS, SummaryRow, Trajectory
+from trialrun.rundir._summary_row import NO_KEYS, SummaryRow, Trajectory, shared_tags
 from trialrun.rundir._transcript import Transcript
 from trialrun.rundir._transcript_file import is_transcript, load_transcript
 
@@ -48,6 +49,8 @@ __all__ = [
     "VIEW_CACHE",
     "WORKSPACES",
     "Baseline",
+    "baseline_by_tasks",
+    "packed_entry",
     "JsonLimitError",
     "Manifest",
     "RecordError",
@@ -58,6 +61,7 @@ __all__ = [
     "Summary",
     "NO_KEYS",
     "SummaryRow",
+    "shared_tags",
     "Trajectory",
     "Transcript",
     "WriteError",

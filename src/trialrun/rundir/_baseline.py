@@ -2,11 +2,13 @@
 
 Format "trialrun-baseline/1". Per task: the run's counts and estimators plus per-trial
 means and the raw latencies (so P95 can be recomputed over any subset of tasks). Task
-entries and the aggregate stay plain dicts: their keys are the file's keys.
+entries and the aggregate stay plain dicts: their keys are the file's keys (a file read
+holds each entry's `metrics.latencies_s` packed, an `array("d")`; `to_json` lists it).
 """
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +28,14 @@ def baseline_name(provider: str, model_id: str) -> str:
     """
     name = model_name(model_id)
     return f"{provider}-{slugify(name)}.json" if name else f"{provider}.json"
+
+
+def _unpacked(entry: Any) -> Any:
+    """A task entry with its `metrics.latencies_s` as a list (a copy) when it is packed."""
+    metrics = entry.get("metrics") if isinstance(entry, dict) else None
+    if isinstance(metrics, dict) and isinstance(metrics.get("latencies_s"), array):
+        return {**entry, "metrics": {**metrics, "latencies_s": metrics["latencies_s"].tolist()}}
+    return entry
 
 
 @dataclass(slots=True)
@@ -62,6 +72,8 @@ class Baseline:
                 continue
             if key == "source" and value is None:
                 continue
+            if key == "tasks":  # packed latencies (a file read) written as the file's lists
+                value = [_unpacked(entry) for entry in value]
             out[key] = value
         out.update(self.extra)
         return out

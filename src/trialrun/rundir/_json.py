@@ -296,9 +296,12 @@ def read_json(
     try:
         raw = read_regular(path, limit, fix=fix, limit_fix=record_fix())
         if in_parts is not None and raw.count(b"[") + raw.count(b"{") >= _MANY_BRACKETS:
-            made = in_parts(raw.decode("utf-8"))
+            text = raw.decode("utf-8")
+            del raw  # the text alone is held while it is read in parts (not both)
+            made = in_parts(text)
             if made is not None:
                 return made
+            raw = text.encode("utf-8")  # the same bytes (they decoded)
         return loads_bytes(raw)
     except FileNotFoundError:
         raise UserError(f"{path}: not found; {fix}") from None

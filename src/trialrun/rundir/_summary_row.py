@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -67,14 +67,40 @@ def _float(value: Any) -> float | None:
     return _ZERO if number == 0.0 and math.copysign(1.0, number) > 0 else number  # not -0.0
 
 
+_TAGS: dict[tuple[str, ...], tuple[str, ...]] = {}
+MAX_SHARED_TAGS = 4096  # distinct tag lists kept for sharing (past that, each row's own)
+
+
+def shared_tags(tags: Iterable[Any]) -> tuple[str, ...]:
+    """Tags as text (interned), one tuple for every equal list."""
+    own = tuple(_name(t) for t in tags)
+    if not own:
+        return ()
+    return _TAGS.setdefault(own, own) if len(_TAGS) < MAX_SHARED_TAGS else _TAGS.get(own, own)
+
+
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
+_COUNTS: dict[tuple[tuple[str, int], ...], Mapping[str, int]] = {}
+MAX_SHARED_COUNTS = 4096  # distinct counts kept for sharing (past that, each row's own)
+
+
 def _counts(value: Any) -> Mapping[str, int]:
+    """A row's counts read back: one read-only mapping for every equal one (10,000 rows
+    that each failed a grader once or twice hold a few)."""
     if not isinstance(value, dict):
         return NO_KEYS
-    return {str(name): count for name, count in value.items() if _is_int(count)} or NO_KEYS
+    pairs = tuple((_name(name), count) for name, count in value.items() if _is_int(count))
+    if not pairs:
+        return NO_KEYS
+    found = _COUNTS.get(pairs)
+    if found is None:
+        found = MappingProxyType(dict(pairs))
+        if len(_COUNTS) < MAX_SHARED_COUNTS:
+            _COUNTS[pairs] = found
+    return found
 
 
 @dataclass(slots=True)
@@ -126,7 +152,8 @@ class SummaryRow:
     flaky: bool = False
     metric: str = "pass^k"
     policy: str | None = None
-    tags: list[str] = field(default_factory=list)
+    # one tuple for every row with the same tags (a 10,000-task summary holds a few)
+    tags: tuple[str, ...] = ()
     mean_turns: float | None = None
     failed_graders: Mapping[str, int] = field(default_factory=lambda: NO_KEYS)  # grader → trials
     errors: Mapping[str, int] = field(default_factory=lambda: NO_KEYS)  # error kind → trials
@@ -205,7 +232,7 @@ class SummaryRow:
             flaky=data.get("flaky") is True,
             metric=_text(data.get("metric")) or "pass^k",
             policy=_text(data.get("policy")),
-            tags=[_name(t) for t in tags] if isinstance(tags := data.get("tags"), list) else [],
+            tags=shared_tags(tags) if isinstance(tags := data.get("tags"), list) else (),
             mean_turns=_float(data.get("mean_turns")),
             failed_graders=_counts(data.get("failed_graders")),
             errors=_counts(data.get("errors")),

@@ -16,7 +16,9 @@ from trialrun.rundir import (
     BASELINE_FORMAT,
     Baseline,
     RecordError,
+    baseline_by_tasks,
     baseline_name,
+    packed_entry,
     read_json,
     write_json_atomic,
     write_json_streamed_atomic,
@@ -184,8 +186,12 @@ def load_baseline(path: Path | str) -> Baseline:
     path = Path(path)
     if not path.is_file():
         raise UserError(f"{path}: baseline not found; bless a run with `trialrun bless RUN_DIR`")
-    data = read_json(path, "restore it or bless the run again")
+    # a large file a task entry at a time, its latencies packed (8 bytes a trial); one of
+    # few entries (each of many trials) read whole, then packed likewise
+    data = read_json(path, "restore it or bless the run again", in_parts=baseline_by_tasks)
     if isinstance(data, dict) and data.get("format") == FORMAT:
+        if isinstance(tasks := data.get("tasks"), list):
+            data["tasks"] = [packed_entry(entry) for entry in tasks]
         try:
             return Baseline.from_json(data)
         except RecordError as exc:

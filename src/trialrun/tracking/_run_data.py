@@ -20,10 +20,10 @@ from typing import Any, cast
 
 from trialrun.core import parse_model_spec
 from trialrun.errors import UserError
-from trialrun.metrics import covering, stored_current, summarizer_for
+from trialrun.metrics import TallyTotals, covering, stored_current, summarizer_for
 from trialrun.rundir import Manifest, ResultLine, RunDir, RunDirLimits, Summary, SummaryRow
 from trialrun.tasks import SUITE_DEFAULTS
-from trialrun.tracking._trial_tally import TrialTally
+from trialrun.tracking._trial_tally import TrialFigures, TrialTally
 
 GATE_KEYS = {"merge": "ci_merge_gate", "nightly": "nightly", "release": "release_candidate"}
 
@@ -35,7 +35,7 @@ class TaskRecord:
     row: SummaryRow
     model_id: str
     gates: dict[str, bool] = field(default_factory=dict)
-    trials: TrialTally = field(default_factory=TrialTally)
+    trials: TrialFigures = field(default_factory=TrialFigures)
 
     @property
     def task_id(self) -> str:
@@ -237,12 +237,12 @@ def load_run(
     summary = covering(stored, summarizer.keys()) or summarizer.summary(last=True)
     del stored
     # each (task, model) was read into one TrialTally: the summary's counters and what
-    # tracking adds; the summarizer itself is let go here
-    tallies = cast(dict[tuple[str, str], TrialTally], summarizer.tallies)
+    # tracking adds; a last summary kept of each only its TrialFigures (a stored summary
+    # leaves the tallies, turned into theirs one by one); the summarizer is let go here
+    kept = summarizer.kept if summarizer.done else cast(
+        dict[tuple[str, str], TallyTotals], summarizer.tallies)
     del summarizer
-    for tally in tallies.values():
-        tally.close()  # what only the summary reads (per-trial turns, costs) is let go
-    return RunData(run.path, manifest, summary, _records(summary, listed, tallies),
+    return RunData(run.path, manifest, summary, _records(summary, listed, kept),
                    _models(summary), warnings, finished)
 
 
@@ -273,23 +273,35 @@ def _listed_gates(manifest: Manifest) -> dict[str, Any]:
     return out
 
 
+def _figures(kept: TallyTotals | None) -> TrialFigures:
+    """What a record keeps of its task: the figures a last summary kept, or a stored
+    summary's tally made into them (let go after)."""
+    if isinstance(kept, TrialFigures):
+        return kept
+    if isinstance(kept, TrialTally):
+        kept.close()
+        return kept.totals()
+    return TrialFigures()
+
+
 def _records(
-    summary: Summary, listed: dict[str, Any], tallies: dict[tuple[str, str], TrialTally]
+    summary: Summary, listed: dict[str, Any], kept: dict[tuple[str, str], TallyTotals]
 ) -> list[TaskRecord]:
-    """A record per summary row; the tallies are handed over (emptied), and what repeats
-    from task to task (model id, gate flags) is one object shared by the records."""
+    """A record per summary row; what was kept of each task is handed over (`kept` is
+    emptied), and what repeats from task to task (model id, gate flags) is one object
+    shared by the records."""
     model_ids: dict[str, str] = {}
     shared_gates: dict[tuple[tuple[str, bool], ...], dict[str, bool]] = {}
     records = []
     for row in summary.tasks:
-        tally = tallies.pop(row.key, None) or TrialTally()
+        figures = _figures(kept.pop(row.key, None))
         raw = listed.get(row.task_id, _UNLISTED)
-        gates = _gates_of(tally.first_gates if raw is _UNLISTED else raw, row.suite)
+        gates = _gates_of(figures.first_gates if raw is _UNLISTED else raw, row.suite)
         gates = shared_gates.setdefault(tuple(gates.items()), gates)
         model_id = model_ids.get(row.model)
         if model_id is None:
             model_id = model_ids[row.model] = parse_model_spec(row.model).model_id
-        records.append(TaskRecord(row, model_id, gates, tally))
+        records.append(TaskRecord(row, model_id, gates, figures))
     return records
 
 

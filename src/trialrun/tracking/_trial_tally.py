@@ -13,16 +13,25 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from trialrun.metrics import Tally, counted, percentile
+from trialrun.metrics import (
+    NO_COUNTS,
+    ZERO,
+    Exact,
+    Tally,
+    TallyTotals,
+    combined,
+    counted,
+    num,
+    parts,
+    percentile,
+    plus,
+    rounded,
+)
 from trialrun.rundir import ResultLine
 
 FORBIDDEN_GRADER = "forbiddenTools"
 INFRA = "infra"  # the error kind of an infra error
 SHOWN_TRIALS = 8  # trial numbers a gate message names before "and N more"
-
-
-def _num(value: Any) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
 @dataclass(slots=True)
@@ -37,7 +46,7 @@ class Offenders:
     def add(self, trial: int) -> None:
         self.count += 1
         if len(self.first) < SHOWN_TRIALS or trial < self.first[-1]:
-            self.first = tuple(sorted((*self.first, trial))[:SHOWN_TRIALS])
+            self.first = _shared_trials(tuple(sorted((*self.first, trial))[:SHOWN_TRIALS]))
 
     def names(self) -> str:
         """"1, 2, 5" or "1, 2, … 8 and 3 more" (the smallest trial numbers first)."""
@@ -46,35 +55,62 @@ class Offenders:
         return shown + (f" and {left} more" if left > 0 else "")
 
 
+_TRIALS: dict[tuple[int, ...], tuple[int, ...]] = {}
+MAX_SHARED_TRIALS = 4096  # distinct trial-number tuples kept for sharing
+
+
+def _shared_trials(trials: tuple[int, ...]) -> tuple[int, ...]:
+    """One tuple for every equal one: 10,000 tasks that each failed a trial or two
+    name a few dozen distinct lists of trial numbers."""
+    if len(_TRIALS) < MAX_SHARED_TRIALS:
+        return _TRIALS.setdefault(trials, trials)
+    return _TRIALS.get(trials, trials)
+
+
 NOBODY = Offenders()  # every tally's offenders until one trial breaks the rule (never added to)
 
 
+# finished tasks' offenders, one record for every equal one (never added to: see `_own`)
+_OFFENDERS: dict[tuple[int, tuple[int, ...]], Offenders] = {}
+MAX_SHARED_OFFENDERS = 4096
+
+
+def _shared(offenders: Offenders) -> Offenders:
+    """The record every finished task with the same offenders shares."""
+    if offenders is NOBODY:
+        return offenders
+    key = (offenders.count, offenders.first)
+    found = _OFFENDERS.get(key)
+    if found is None:
+        if len(_OFFENDERS) >= MAX_SHARED_OFFENDERS:
+            return offenders
+        found = _OFFENDERS[key] = offenders
+    return found
+
+
 def _own(offenders: Offenders) -> Offenders:
-    """Offenders a tally may add to: a new record in place of the shared `NOBODY`."""
-    return Offenders() if offenders is NOBODY else offenders
+    """Offenders a tally may add to: a new record in place of a shared one (`NOBODY`, or
+    the record of a finished task's offenders, should a line still come)."""
+    if offenders is NOBODY:
+        return Offenders()
+    if _OFFENDERS.get((offenders.count, offenders.first)) is offenders:
+        return Offenders(offenders.count, offenders.first)
+    return offenders
 
 
-@dataclass(slots=True)
-class TrialTally(Tally):
-    """One task × model's lines folded into sums, counts and offending trial numbers.
+class _Reading:
+    """What tracking reads of a task, alike on the `TrialTally` its lines are folded into
+    and on the `TrialFigures` kept of it once its summary row is made."""
 
-    The summary's own `Tally` of the task (the `Summarizer` of `load_run` makes these):
-    its counters (lines, counted trials, tool calls, failed graders, latencies) serve
-    tracking too, and only what the summary does not count is added here."""
-
-    latency_total_s: float = 0.0  # over every line (the JUnit test case's time)
-    turn_sum: float = 0.0  # sums over counted lines (a missing figure adds 0)
-    token_sum: float = 0.0  # prompt + completion
-    cost_sum: float = 0.0
-    # the failed graders of counted lines, once an infra line failed one (None: the
-    # summary's `failed`, which then counts the same trials)
-    counted_failed: dict[str, int] | None = None
-    safety_trials: Offenders = field(default_factory=lambda: NOBODY)
-    # (trial, "grader: reason") of the smallest trial with a safety violation
-    first_safety: tuple[int, str | None] | None = None
-    forbidden: Offenders = field(default_factory=lambda: NOBODY)  # failed a forbiddenTools verdict
-    not_solved: Offenders = field(default_factory=lambda: NOBODY)  # counted, solve or pass False
-    first_gates: Any = None  # older runs (no run.json task entry): the first line's gates
+    __slots__ = ()
+    lines: int
+    n: int
+    tool_calls: int
+    latencies: array[float]
+    turn_sum: Exact
+    token_sum: Exact
+    cost_sum: Exact
+    infra_latency_sum: Exact
 
     @property
     def finished(self) -> int:
@@ -87,9 +123,82 @@ class TrialTally(Tally):
         return self.n
 
     @property
+    def latency_total_s(self) -> float:
+        """Every line's latency summed (the JUnit test case's time; a missing one adds 0),
+        rounded once."""
+        return combined((*self.latencies, *parts(self.infra_latency_sum)))
+
+    @property
     def latencies_s(self) -> array[float]:
         """The counted lines' numeric latencies, in file order (the summary's array)."""
         return self.latencies
+
+    def metrics(self) -> dict[str, Any]:
+        """Per-trial means over the counted trials (turns, tool calls, tokens, cost), the
+        latency percentiles and the latencies: a baseline task entry's "metrics"."""
+        return dict(self.metrics_view())
+
+    def metrics_view(self) -> TaskMetrics:
+        """`metrics()` as a read-only mapping computed on reading: it holds the sums and
+        this tally's latencies, not a dict and a copy of them (a comparison keeps one per
+        task of the first run while it reads the second)."""
+        return TaskMetrics(self.n, rounded(self.turn_sum), self.tool_calls,
+                           rounded(self.token_sum), rounded(self.cost_sum), self.latencies)
+
+
+@dataclass(slots=True)
+class TrialFigures(TallyTotals, _Reading):
+    """What tracking keeps of a task × model once its summary row is made (a
+    `TrialTally`'s `totals()`): its aggregates' totals, per-trial means and latencies,
+    counted failures and the trials that broke a rule; nothing the row already holds."""
+
+    token_sum: Exact = ZERO  # prompt + completion, over counted trials
+    failed_graders: Mapping[str, int] = field(default_factory=lambda: NO_COUNTS)  # counted
+    errors: Mapping[str, int] = field(default_factory=lambda: NO_COUNTS)  # counted trials
+    infra_latency_sum: Exact = ZERO
+    safety_trials: Offenders = field(default_factory=lambda: NOBODY)
+    first_safety: tuple[int, str | None] | None = None
+    forbidden: Offenders = field(default_factory=lambda: NOBODY)
+    not_solved: Offenders = field(default_factory=lambda: NOBODY)
+    first_gates: Any = None
+
+
+@dataclass(slots=True)
+class TrialTally(Tally, _Reading):
+    """One task × model's lines folded into sums, counts and offending trial numbers.
+
+    The summary's own `Tally` of the task (the `Summarizer` of `load_run` makes these):
+    its counters (lines, counted trials, tool calls, failed graders, latencies) serve
+    tracking too, and only what the summary does not count is added here. Once the
+    task's row is made, `totals()` is what is kept (`TrialFigures`)."""
+
+    # the infra errors' latencies, exactly summed: with the counted lines' `latencies`,
+    # the time of every line (`latency_total_s`)
+    infra_latency_sum: Exact = ZERO
+    # the failed graders of counted lines, once an infra line failed one (None: the
+    # summary's `failed`, which then counts the same trials)
+    counted_failed: dict[str, int] | None = None
+    safety_trials: Offenders = field(default_factory=lambda: NOBODY)
+    # (trial, "grader: reason") of the smallest trial with a safety violation
+    first_safety: tuple[int, str | None] | None = None
+    forbidden: Offenders = field(default_factory=lambda: NOBODY)  # failed a forbiddenTools verdict
+    not_solved: Offenders = field(default_factory=lambda: NOBODY)  # counted, solve or pass False
+    first_gates: Any = None  # older runs (no run.json task entry): the first line's gates
+
+    def totals(self) -> TrialFigures:
+        """What tracking and the summary's aggregates read on, once the row is made."""
+        return TrialFigures(
+            lines=self.lines, n=self.n, tool_calls=self.tool_calls,
+            prompt_tokens=self.prompt_tokens, cached_tokens=self.cached_tokens,
+            completion_tokens=self.completion_tokens, turn_sum=self.turn_sum,
+            turn_count=self.turn_count, cost_sum=self.cost_sum, cost_count=self.cost_count,
+            infra_cost_sum=self.infra_cost_sum, infra_cost_count=self.infra_cost_count,
+            latencies=self.latencies, token_sum=self.token_sum,
+            failed_graders=self.failed_graders, errors=self.errors,
+            infra_latency_sum=self.infra_latency_sum, safety_trials=self.safety_trials,
+            first_safety=self.first_safety, forbidden=self.forbidden,
+            not_solved=self.not_solved, first_gates=self.first_gates,
+        )
 
     @property
     def failed_graders(self) -> Mapping[str, int]:
@@ -104,10 +213,17 @@ class TrialTally(Tally):
             return kinds
         return {kind: count for kind, count in kinds.items() if kind != INFRA}
 
+    def trim(self) -> None:
+        """The summary's trim, and the offending trials shared with every task that has
+        the same (one record, not one a task)."""
+        Tally.trim(self)
+        self.safety_trials = _shared(self.safety_trials)
+        self.forbidden = _shared(self.forbidden)
+        self.not_solved = _shared(self.not_solved)
+
     def _fold(self, line: ResultLine, failed: list[dict[str, Any]]) -> None:
         if not self.lines:
             self.first_gates = line.extra.get("gates")
-        self.latency_total_s += _num(line.latency_s)
         if line.safety_violation:
             self.safety_trials = _own(self.safety_trials)
             self.safety_trials.add(line.trial)
@@ -119,6 +235,8 @@ class TrialTally(Tally):
         if line.is_infra:
             if failed and self.counted_failed is None:  # from here `failed` counts more
                 self.counted_failed = dict(self.failed)
+            if (latency := num(line.latency_s)) is not None:
+                self.infra_latency_sum = plus(self.infra_latency_sum, latency)
             return
         if line.solve is False or line.passed is False:
             self.not_solved = _own(self.not_solved)
@@ -126,22 +244,6 @@ class TrialTally(Tally):
         if self.counted_failed is not None:
             for name in dict.fromkeys(str(v.get("grader")) for v in failed):
                 self.counted_failed = counted(self.counted_failed, name)
-        tok = line.tokens if isinstance(line.tokens, dict) else {}
-        self.turn_sum += _num(line.turns)
-        self.token_sum += _num(tok.get("prompt")) + _num(tok.get("completion"))
-        self.cost_sum += _num(line.cost_usd)
-
-    def metrics(self) -> dict[str, Any]:
-        """Per-trial means over the counted trials (turns, tool calls, tokens, cost), the
-        latency percentiles and the latencies: a baseline task entry's "metrics"."""
-        return dict(self.metrics_view())
-
-    def metrics_view(self) -> TaskMetrics:
-        """`metrics()` as a read-only mapping computed on reading: it holds the sums and
-        this tally's latencies, not a dict and a copy of them (a comparison keeps one per
-        task of the first run while it reads the second)."""
-        return TaskMetrics(self.n, self.turn_sum, self.tool_calls, self.token_sum,
-                           self.cost_sum, self.latencies)
 
 
 class TaskMetrics(Mapping[str, Any]):
