@@ -215,6 +215,10 @@ def load_run(
     A repeated (task, model, trial) line is counted once, as the summary counts it.
     """
     run = RunDir.open(run_dir, limits=limits)
+    # summary.json read first: its text (a big allocation, handed back when let go) is
+    # not held on top of what run.json's entries leave, nor beside the tallies (a
+    # damaged one is still named after the lines, as when it was read after them)
+    stored, damaged = _stored(run)
     read_here = manifest is None
     manifest = manifest if manifest is not None else run.manifest()
     warnings: list[str] = []
@@ -223,9 +227,6 @@ def load_run(
     lines = run.iter_results_with_offsets(warnings, manifest=manifest)  # run.json read
     if read_here and not keep_task_entries:
         manifest.tasks = []  # the entries themselves: a few hundred bytes a task
-    # summary.json read before the lines: its text is let go before the tallies grow (a
-    # damaged one is still named after the lines, as when it was read after them)
-    stored, damaged = _stored(run)
     finished = 0
     for offset, line in lines:
         if each is not None:
