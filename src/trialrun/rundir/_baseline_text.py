@@ -18,14 +18,7 @@ import sys
 from array import array
 from typing import Any
 
-from trialrun.rundir._summary_text import (
-    _DECODER,
-    _after,
-    _finite,
-    _NotPlain,
-    _refuse_constant,
-    _token,
-)
+from trialrun.rundir._json_entries import entries, finite, read_object, refuse_constant
 
 TEXT_KEYS = ("suite", "tier", "policy", "metric")  # a few distinct values over the tasks
 
@@ -36,7 +29,7 @@ def _interned_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 # an entry's objects with their keys interned: one "latencies_s" for every entry
 _ENTRY_DECODER = json.JSONDecoder(
-    parse_constant=_refuse_constant, parse_float=_finite, object_pairs_hook=_interned_keys
+    parse_constant=refuse_constant, parse_float=finite, object_pairs_hook=_interned_keys
 )
 
 
@@ -66,33 +59,8 @@ def baseline_by_tasks(text: str) -> dict[str, Any] | None:
 
 
 def _read(text: str) -> dict[str, Any]:
-    at = _token(text, 0)
-    if text[at] != "{":
-        raise _NotPlain("not an object")
-    data: dict[str, Any] = {}
-    at = _token(text, at + 1)
-    while text[at] != "}":
-        key, at = _DECODER.raw_decode(text, at)
-        at = _token(text, at)
-        if not isinstance(key, str) or key in data or text[at] != ":":
-            raise _NotPlain("a repeated or odd key")
-        at = _token(text, at + 1)
-        if key == "tasks" and text[at] == "[":
-            data[key], at = _entries(text, at)
-        else:
-            data[key], at = _DECODER.raw_decode(text, at)
-        at = _after(text, at, "}")
-    if _token(text, at + 1) != len(text):
-        raise _NotPlain("text after the object")
-    return data
-
-
-def _entries(text: str, at: int) -> tuple[list[Any], int]:
-    """The packed entries of the `tasks` array starting at `at`, and where it ends."""
-    entries: list[Any] = []
-    at = _token(text, at + 1)
-    while text[at] != "]":
-        entry, at = _ENTRY_DECODER.raw_decode(text, at)
-        entries.append(packed_entry(entry))
-        at = _after(text, at, "]")
-    return entries, at + 1
+    return read_object(
+        text, lambda text, at, data: entries(
+            text, at, _ENTRY_DECODER, lambda entry, n: packed_entry(entry)
+        )
+    )
