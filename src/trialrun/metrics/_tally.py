@@ -14,11 +14,11 @@ from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from types import MappingProxyType
 from typing import Any
 
 from trialrun.metrics._exact_sum import ZERO, Exact, plus
 from trialrun.rundir import NO_KEYS, ResultLine
+from trialrun.rundir import shared_counts as shared_row_counts
 
 # what a row takes from its first line when run.json has no task metadata (older runs)
 FIRST_KEYS = ("k", "suite", "tier", "metric", "policy", "tags")
@@ -31,24 +31,13 @@ NONE_YET: array[float] = array("d")
 NO_COUNTS: Mapping[str, int] = NO_KEYS  # (the rows' own empty: one for both)
 
 
-# finished tasks' counts, one read-only mapping for every equal one (in the same order):
-# 10,000 tasks that each failed a grader once or twice hold a few
-_COUNTS: dict[tuple[tuple[str, int], ...], Mapping[str, int]] = {}
-MAX_SHARED_COUNTS = 4096  # distinct counts kept for sharing (past that, each its own)
-
-
 def shared_counts(counts: Mapping[str, int]) -> Mapping[str, int]:
     """`counts` as the read-only mapping every equal one shares (`counted` copies it
-    before counting into it)."""
+    before counting into it): 10,000 tasks that each failed a grader once or twice hold
+    a few."""
     if not isinstance(counts, dict) or not counts:
         return counts
-    key = tuple(counts.items())
-    found = _COUNTS.get(key)
-    if found is None:
-        if len(_COUNTS) >= MAX_SHARED_COUNTS:
-            return counts
-        found = _COUNTS[key] = MappingProxyType(dict(counts))
-    return found
+    return shared_row_counts(tuple(counts.items()))
 
 
 def num(value: Any) -> float | None:
@@ -92,15 +81,6 @@ def counted(counts: Mapping[str, int], key: str) -> dict[str, int]:
 def failed_verdicts(line: ResultLine) -> list[dict[str, Any]]:
     """The line's verdicts that failed (`passed` False)."""
     return [v for v in line.verdicts if isinstance(v, dict) and v.get("passed") is False]
-
-
-def line_tokens(line: ResultLine) -> float | None:
-    """prompt + completion tokens of one trial (None when it reported neither)."""
-    tok = line.tokens
-    if not isinstance(tok, dict):
-        return None
-    parts = [num(tok.get("prompt")), num(tok.get("completion"))]
-    return None if all(p is None for p in parts) else sum(p or 0.0 for p in parts)
 
 
 @dataclass(slots=True)
@@ -251,7 +231,7 @@ class Tally(TallyTotals):
         if cost is not None:
             self.cost_sum = plus(self.cost_sum, cost)
             self.cost_count += 1
-        if prompt is not None or completion is not None:  # as `line_tokens` adds them
+        if prompt is not None or completion is not None:  # prompt + completion
             self.token_sum = plus(self.token_sum, (prompt or 0.0) + (completion or 0.0))
             self.token_count += 1
 

@@ -36,7 +36,13 @@ from trialrun.rundir._rundir import (
     transcript_line,
 )
 from trialrun.rundir._summary import Summary
-from trialrun.rundir._summary_row import NO_KEYS, SummaryRow, Trajectory, shared_tags
+from trialrun.rundir._summary_row import (
+    NO_KEYS,
+    SummaryRow,
+    Trajectory,
+    shared_counts,
+    shared_tags,
+)
 from trialrun.rundir._transcript import Transcript
 from trialrun.rundir._transcript_file import is_transcript, load_transcript
 
@@ -61,6 +67,7 @@ __all__ = [
     "Summary",
     "NO_KEYS",
     "SummaryRow",
+    "shared_counts",
     "shared_tags",
     "Trajectory",
     "Transcript",

@@ -93,8 +93,12 @@ def _counts(value: Any) -> Mapping[str, int]:
     if not isinstance(value, dict):
         return NO_KEYS
     pairs = tuple((_name(name), count) for name, count in value.items() if _is_int(count))
-    if not pairs:
-        return NO_KEYS
+    return shared_counts(pairs) if pairs else NO_KEYS
+
+
+def shared_counts(pairs: tuple[tuple[str, int], ...]) -> Mapping[str, int]:
+    """The read-only mapping of (name, count) `pairs` that every equal one shares (rows
+    read back, finished tallies), up to MAX_SHARED_COUNTS distinct ones."""
     found = _COUNTS.get(pairs)
     if found is None:
         found = MappingProxyType(dict(pairs))
