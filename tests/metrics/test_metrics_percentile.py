@@ -11,15 +11,30 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trialrun.metrics import percentile
-from trialrun.metrics._percentile import percentiles_over
+from trialrun.metrics._percentile import interpolate, percentiles_over
 
 
 def _by_sorting(values: list[float], q: float) -> float:
+    """The two order statistics by `sorted()`; the rule between them is `interpolate`'s,
+    which `test_interpolation_at_the_extremes` pins down."""
     ordered = sorted(values)
     pos = (len(ordered) - 1) * q / 100
     low = math.floor(pos)
     high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+    return interpolate(ordered[low], ordered[high], pos - low)
+
+
+def test_interpolation_at_the_extremes() -> None:
+    """A difference past the largest double (1e308 - -1e308) neither gives NaN at q = 0
+    nor overflows between; an ordinary difference keeps numpy's rule bit for bit."""
+    wide = array("d", [1e308, -1e308])
+    assert percentile(wide, 0) == -1e308
+    assert percentile(wide, 100) == 1e308
+    assert percentile(wide, 50) == 0.0
+    assert percentile(wide, 75) == 5e307
+    assert interpolate(0.1, 0.7, 0.3) == 0.1 + (0.7 - 0.1) * 0.3
+    assert math.isnan(interpolate(-math.inf, math.inf, 0.5))
+    assert interpolate(math.inf, math.inf, 0.5) == math.inf
 
 
 floats = st.one_of(

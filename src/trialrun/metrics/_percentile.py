@@ -37,7 +37,7 @@ def percentile(values: Sequence[float], q: float, *, chunk: int = CHUNK) -> floa
     else:
         ordered = sorted(values)
         first, second = ordered[low], ordered[high]
-    return first + (second - first) * (pos - low)
+    return interpolate(first, second, pos - low)
 
 
 def percentiles_over(
@@ -71,8 +71,20 @@ def percentiles_over(
         low = math.floor(pos)
         first = _smallest(runs, chunk, low)
         second = _smallest(runs, chunk, min(low + 1, n - 1))
-        out.append(first + (second - first) * (pos - low))
+        out.append(interpolate(first, second, pos - low))
     return out
+
+
+def interpolate(first: float, second: float, fraction: float) -> float:
+    """`first + (second - first) * fraction` (numpy's linear rule), except where the
+    difference overflows (1e308 and -1e308): then the weighted sum, which does not, and
+    `first` itself at fraction 0 rather than inf * 0 = NaN."""
+    difference = second - first
+    if math.isfinite(difference):
+        return first + difference * fraction
+    if fraction == 0:
+        return first
+    return first * (1 - fraction) + second * fraction
 
 
 def _plain_part(values: Sequence[float]) -> bool:
