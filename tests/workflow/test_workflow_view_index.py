@@ -109,3 +109,44 @@ def test_ctrl_c_while_the_index_is_built_ends_the_run_with_130(tmp_path: Path) -
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc for the child")
+def test_the_gate_reads_the_run_while_the_index_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index's child starts as the run ends and the other steps run beside it, not
+    after it: the gate finds the child still running, and the index is still written."""
+    from trialrun.workflow import _after_run
+
+    seen: list[list[int]] = []
+    real_gate = _after_run.run_gate
+
+    def gate_watching_the_child(*args: object, **kwargs: object) -> object:
+        seen.append([pid for pid in child_pids(os.getpid(), "_view_index") if alive(pid)])
+        return real_gate(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_after_run, "run_gate", gate_watching_the_child)
+    run = _run(tmp_path, AfterRun(view_index_from=1, gate="merge"))
+    assert len(seen) == 1 and seen[0], "the index was written before the gate ran"
+    assert run.follow_up is not None and run.follow_up.gate is not None
+    assert run.follow_up.warnings == [] and (run.path / VIEW_CACHE).is_file()
+    assert not any(alive(pid) for pid in seen[0])
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc for the child")
+def test_a_step_that_fails_stops_the_index_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from trialrun.workflow import _after_run
+
+    children: list[int] = []
+
+    def failing_gate(*args: object, **kwargs: object) -> object:
+        children.extend(child_pids(os.getpid(), "_view_index"))
+        raise RuntimeError("the gate broke")
+
+    monkeypatch.setattr(_after_run, "run_gate", failing_gate)
+    with pytest.raises(RuntimeError, match="the gate broke"):
+        _run(tmp_path, AfterRun(view_index_from=1, gate="merge"))
+    assert children and not any(alive(pid) for pid in children)

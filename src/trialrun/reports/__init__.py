@@ -16,6 +16,8 @@ from trialrun.lazy import lazy_exports
 _EXPORTS: dict[str, str] = {
     "VIEW_INDEX_FROM": "trialrun.reports._view_index",
     "index_after_run": "trialrun.reports._view_index",
+    "PendingIndex": "trialrun.reports._view_index",
+    "start_index_after_run": "trialrun.reports._view_index",
     "view_index_command": "trialrun.reports._view_index",
     "write_view_index": "trialrun.reports._view_index",
     "HISTORY_RUNS": "trialrun.reports._across",
@@ -51,7 +53,9 @@ if TYPE_CHECKING:
     from trialrun.reports._view import RunView
     from trialrun.reports._view_index import (
         VIEW_INDEX_FROM,
+        PendingIndex,
         index_after_run,
+        start_index_after_run,
         view_index_command,
         write_view_index,
     )
@@ -72,7 +76,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "VIEW_INDEX_FROM",
+    "PendingIndex",
     "index_after_run",
+    "start_index_after_run",
     "view_index_command",
     "write_view_index",
     "HISTORY_RUNS",

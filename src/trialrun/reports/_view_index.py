@@ -60,23 +60,60 @@ def view_index_command(
             "--record-bytes", str(limits.record_bytes), "--file-bytes", str(limits.file_bytes)]
 
 
+class PendingIndex:
+    """The index's child, started as the run ends and waited for after the other steps
+    (history record, compare, gate), which read the run alongside it. Leaving the block
+    early (an error, Ctrl-C) stops the child."""
+
+    def __init__(self, run_dir: Path, child: subprocess.Popen[str] | None) -> None:
+        self.run_dir = run_dir
+        self._child = child
+
+    def wait(self) -> str | None:
+        """A warning when the child failed (the run stands either way), else None."""
+        child, self._child = self._child, None
+        if child is None:
+            return None
+        with _ctrl_c_stops(child):
+            _, err = child.communicate()
+        if child.returncode != 0:
+            last = (err.strip().splitlines() or ["no message"])[-1]
+            return f"the viewer's index of {self.run_dir} was not written ({last}); " \
+                   "`trialrun view` builds it on the first visit"
+        return None
+
+    def __enter__(self) -> PendingIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        child, self._child = self._child, None
+        if child is not None and child.poll() is None:
+            child.kill()
+            child.communicate()
+
+
+def start_index_after_run(
+    run_dir: Path, trials: int, settings: CompareSettings, limits: RunDirLimits,
+    *, from_trials: int | None = VIEW_INDEX_FROM,
+) -> PendingIndex:
+    """Start writing the index of a run of `trials` finished trials when it is large
+    enough (`from_trials`; None: never); nothing to wait for otherwise."""
+    if from_trials is None or trials < from_trials:
+        return PendingIndex(run_dir, None)
+    return PendingIndex(run_dir, subprocess.Popen(
+        view_index_command(run_dir, settings, limits),
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+
+
 def index_after_run(
     run_dir: Path, trials: int, settings: CompareSettings, limits: RunDirLimits,
     *, from_trials: int = VIEW_INDEX_FROM,
 ) -> str | None:
     """Write the index of a run of `trials` finished trials when it is large enough;
     a warning when the child failed (the run stands either way), else None."""
-    if trials < from_trials:
-        return None
-    child = subprocess.Popen(view_index_command(run_dir, settings, limits),
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    with _ctrl_c_stops(child):
-        _, err = child.communicate()
-    if child.returncode != 0:
-        last = (err.strip().splitlines() or ["no message"])[-1]
-        return f"the viewer's index of {run_dir} was not written ({last}); " \
-               "`trialrun view` builds it on the first visit"
-    return None
+    with start_index_after_run(run_dir, trials, settings, limits,
+                               from_trials=from_trials) as pending:
+        return pending.wait()
 
 
 @contextlib.contextmanager

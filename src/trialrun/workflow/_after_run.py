@@ -1,9 +1,10 @@
 """The steps after a run, the same for `trialrun run`, the pytest plugin and
 `trialrun.run()`: JUnit/Markdown files, the viewer's index of a large run (on unless
-turned off), a history record, each model against its blessed baseline, a gate. Each
-other step is asked for (`AfterRun`) and checked before the run; what it found is a
-typed `FollowUp`. The run is complete and kept whatever happens here: a damaged baseline
-or a store that fails is a warning, not a failed run."""
+turned off; a child writes it alongside the other steps), a history record, each model
+against its blessed baseline, a gate. Each other step is asked for (`AfterRun`) and
+checked before the run; what it found is a typed `FollowUp`. The run is complete and
+kept whatever happens here: a damaged baseline or a store that fails is a warning, not a
+failed run."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 from trialrun.config import ProjectConfig
 from trialrun.core import parse_model_spec
 from trialrun.errors import UserError
-from trialrun.reports import VIEW_INDEX_FROM, index_after_run
+from trialrun.reports import VIEW_INDEX_FROM, start_index_after_run
 from trialrun.rundir import RunDirLimits
 from trialrun.tracking import (
     GATES,
@@ -81,14 +82,21 @@ def follow_up(
     trials); `project`: the run's trialrun.toml as its entry point loaded it
     (`[history]`, `[compare]`, `[baselines]`, `[gates.*]`, `[rundir]`)."""
     out = FollowUp()
-    if after.junit is not None or after.markdown is not None:
-        out.warnings.extend(_files(run_dir, after, project))
-    if interrupted:
-        return out
-    if after.view_index_from is not None and (note := index_after_run(
+    with start_index_after_run(  # a child writes the viewer's index meanwhile
             run_dir, trials, CompareSettings.of(project), RunDirLimits.of(project),
-            from_trials=after.view_index_from)):
-        out.warnings.append(note)
+            from_trials=None if interrupted else after.view_index_from) as index:
+        if after.junit is not None or after.markdown is not None:
+            out.warnings.extend(_files(run_dir, after, project))
+        if not interrupted:
+            _record_compare_gate(run_dir, after, project, out)
+        if note := index.wait():
+            out.warnings.append(note)
+    return out
+
+
+def _record_compare_gate(
+    run_dir: Path, after: AfterRun, project: ProjectConfig, out: FollowUp
+) -> None:
     if after.record and (note := record_run(run_dir, after.trigger, after.store, project)):
         out.warnings.append(note)
     run: RunData | Path = run_dir
@@ -99,7 +107,6 @@ def follow_up(
         _compare(run, folder, CompareSettings.of(project), out)
     if after.gate is not None:
         out.gate = run_gate(after.gate, run, baselines_dir=after.baselines, config=project)
-    return out
 
 
 def _files(run_dir: Path, after: AfterRun, project: ProjectConfig) -> list[str]:
