@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from trialrun.runner._plan import TrialSpec
     from trialrun.runner._sink import TrialSink
     from trialrun.runner._trial import RunContext
+    from trialrun.tasks import Task
 
 MAX_PROCESSES = 256
 RETRIES = 1  # a trial whose worker died is run once more, then it is an infra error
@@ -76,6 +77,17 @@ class _Slot:
     reader: asyncio.StreamReader | None = None
     pending: dict[tuple[str, str, int], TrialSpec] = field(default_factory=dict)
     deaths: int = 0
+    sent: set[str] = field(default_factory=set)  # ids of the tasks its worker holds
+
+    def run_message(self, specs: list[TrialSpec]) -> tuple[str, list[Any], list[Any]]:
+        """`("run", keys, tasks)`: the trials, and the tasks its worker has not been sent."""
+        new = {}
+        for spec in specs:
+            task_id = spec.task.task_id
+            if task_id not in self.sent and task_id not in new:
+                new[task_id] = spec.task
+        self.sent.update(new)
+        return ("run", [spec.key for spec in specs], list(new.values()))
 
     def send(self, message: Any) -> None:
         if self.writer is not None and not self.writer.is_closing():
@@ -96,7 +108,8 @@ def _driver_path() -> list[str]:
 
 
 async def _start(slot: _Slot, setup: WorkerSetup) -> None:
-    """Start the slot's worker process and wait until it has built its models and tools."""
+    """Start the slot's worker process and wait until it has built its models and agent."""
+    slot.sent.clear()  # a fresh worker holds no task yet
     ours, theirs = socket.socketpair()
     try:
         slot.proc = subprocess.Popen(  # this Python, this package
@@ -167,10 +180,10 @@ class WorkerProcesses:
         processes = max(1, min(self.processes, in_flight, len(trials)))
         shares = [in_flight // processes + (i < in_flight % processes) for i in range(processes)]
         tasks = {spec.task.task_id: spec.task for spec in trials}
+        packs = {name: None for task in tasks.values() for name in _pack_names(task)}
         return [
             WorkerSetup(
                 job=self.job,
-                tasks=list(tasks.values()),
                 task_slugs={tid: ctx.prep[tid].task_slug for tid in tasks},
                 model_slugs=dict(ctx.model_slugs),
                 run_path=ctx.rundir.path,
@@ -178,9 +191,18 @@ class WorkerProcesses:
                 in_flight=share,
                 keep_artifacts=ctx.keep_artifacts,
                 sys_path=_driver_path(),
+                tool_packs=list(packs),
             )
             for share in shares
         ]
+
+
+def _pack_names(task: Task) -> list[str]:
+    """The tool packs a task's `environment.tools` names."""
+    names: list[str] = []
+    for entry in task.environment.tools:
+        names.extend([entry] if isinstance(entry, str) else entry)
+    return names
 
 
 class _Spread:
@@ -202,15 +224,15 @@ class _Spread:
         self.finished += 1
 
     def hand_out(self, slot: _Slot, n: int) -> None:
-        batch: list[tuple[str, str, int]] = []
+        batch: list[TrialSpec] = []
         while not self.stop and self.queue and len(batch) < n:
             spec = self.queue.popleft()
             if self.sink.skips(spec):
                 continue
             slot.pending[spec.key] = spec
-            batch.append(spec.key)
+            batch.append(spec)
         if batch:
-            slot.send(("run", batch))
+            slot.send(slot.run_message(batch))
 
     def lose(self, slot: _Slot, why: str) -> None:
         """The slot's worker died: its trials run once more, or are infra errors."""
@@ -247,6 +269,8 @@ class _Spread:
                 return
             if message[0] == "crash":
                 raise RuntimeError(f"worker process {slot.number}:\n{message[1]}")
+            if message[0] == "error":  # preparing a task failed there: as at its start
+                raise UserError(message[1])
             for line, transcript in message[1]:
                 self.write(slot.pending.pop(line.key), line, transcript)
             self.hand_out(slot, share - len(slot.pending))
