@@ -78,11 +78,15 @@ FIGURES = {
 def _spawned_s(code: str) -> tuple[float, float]:
     """Wall and CPU seconds of `python -c code`, a fresh process with the worker's
     environment."""
-    from trialrun.runner._processes import _worker_env
+    import trialrun.runner._processes as processes
 
+    spawn = sys.modules.get("trialrun.runner._spawn")  # older code: none, `_worker_env`
+    worker_env = vars(spawn if spawn is not None else processes).get("worker_env") or vars(
+        processes
+    )["_worker_env"]
     cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code], check=True, env=_worker_env())
+    subprocess.run([sys.executable, "-c", code], check=True, env=worker_env())
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime

@@ -6,7 +6,9 @@ prepares it then, once: set up for a suite of five tasks and given trials of two
 prepares two. The driver sends a task to a worker once; a fresh worker gets it again. A
 tool pack the worker does not know is still one line at its start, a task that cannot
 be prepared on its first trial one line too; importing the worker module leaves the
-driver's planning, resume and task loading unloaded.
+driver's planning, resume and task loading unloaded. The workers are started before the
+run loads its tasks; those its plan does not need (one trial, fewer trials than workers,
+a bad task file) are gone when it returns.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
-from trialrun import UserError
+from trialrun import RunHooks, UserError
 from trialrun import run as run_eval
 from trialrun.runner._frames import WorkerSetup, read_frame
 from trialrun.runner._plan import TrialSpec
@@ -195,3 +198,43 @@ def test_importing_the_worker_leaves_the_drivers_planning_unloaded() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           check=True)  # fmt: skip
     assert done.stdout.split() == []
+
+
+def _our_workers() -> list[psutil.Process]:
+    return [
+        child
+        for child in psutil.Process().children(recursive=True)
+        if "trialrun.runner._proc_worker" in " ".join(child.cmdline())
+    ]
+
+
+def test_the_workers_are_started_before_the_tasks_are_loaded(tmp_path: Path) -> None:
+    seen: list[int] = []
+    hooks = RunHooks(loaded=lambda tasks, k: seen.append(len(_our_workers())))
+    suite = _suite(tmp_path, 3, pack="vault")[0].source.parent
+    done = run_eval(suite, [_model(tmp_path)], out=tmp_path / "o", k=2, processes=2,
+                    concurrency=4, handle_sigint=False, fsync=False, hooks=hooks)  # fmt: skip
+    assert seen == [2]  # both running when the loaded tasks were handed to the hooks
+    assert done.summary.finished_trials == 6
+    assert not _our_workers()
+
+
+@pytest.mark.parametrize(("trials", "processes"), [(1, 2), (2, 4)])
+def test_workers_the_plan_does_not_need_are_gone(
+    tmp_path: Path, trials: int, processes: int
+) -> None:
+    """One trial runs in this process; two trials need two of the four workers."""
+    tasks = _suite(tmp_path, trials, pack="vault")
+    done = run_eval(tasks, [_model(tmp_path)], out=tmp_path / "o", k=1, processes=processes,
+                    concurrency=4, handle_sigint=False, fsync=False)  # fmt: skip
+    assert done.summary.finished_trials == trials
+    assert not _our_workers()
+
+
+def test_a_bad_task_file_leaves_no_early_worker(tmp_path: Path) -> None:
+    suite = _suite(tmp_path, 1, pack="vault")[0].source.parent
+    (suite / "bad.yaml").write_text("task_id: bad\nsuite: golden\n")
+    with pytest.raises((UserError, SystemExit)):
+        run_eval(suite, [_model(tmp_path)], out=tmp_path / "o", processes=2, concurrency=4,
+                 handle_sigint=False, fsync=False)  # fmt: skip
+    assert not _our_workers()

@@ -20,12 +20,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 from collections import deque
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trialrun.errors import UserError
@@ -33,6 +31,7 @@ from trialrun.runner._executor import Executed
 from trialrun.runner._frames import WorkerSetup, frame, read_frame
 from trialrun.runner._interrupt import on_interrupt
 from trialrun.runner._remote import WorkerJob, infra_line
+from trialrun.runner._spawn import EarlyWorkers, Spawned, spawn_worker
 
 if TYPE_CHECKING:
     from trialrun.runner._plan import TrialSpec
@@ -78,6 +77,7 @@ class _Slot:
     pending: dict[tuple[str, str, int], TrialSpec] = field(default_factory=dict)
     deaths: int = 0
     sent: set[str] = field(default_factory=set)  # ids of the tasks its worker holds
+    early: Spawned | None = None  # a worker started before the plan, for `_start` to set up
 
     def run_message(self, specs: list[TrialSpec]) -> tuple[str, list[Any], list[Any]]:
         """`("run", keys, tasks)`: the trials, and the tasks its worker has not been sent."""
@@ -94,34 +94,18 @@ class _Slot:
             self.writer.write(frame(message))
 
 
-def _worker_env() -> dict[str, str]:
-    """This trialrun importable in the child whichever way the driver found it."""
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])  # the folder that holds trialrun/
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    return env
-
-
 def _driver_path() -> list[str]:
     cwd = os.getcwd()
     return [os.path.abspath(p) if p else cwd for p in sys.path]
 
 
 async def _start(slot: _Slot, setup: WorkerSetup) -> None:
-    """Start the slot's worker process and wait until it has built its models and agent."""
+    """Start the slot's worker process (or set up the early one it was given) and wait
+    until it has built its models and agent."""
     slot.sent.clear()  # a fresh worker holds no task yet
-    ours, theirs = socket.socketpair()
-    try:
-        slot.proc = subprocess.Popen(  # this Python, this package
-            [sys.executable, "-m", "trialrun.runner._proc_worker", str(theirs.fileno())],
-            pass_fds=[theirs.fileno()],
-            stdin=subprocess.DEVNULL,
-            env=_worker_env(),
-            start_new_session=True,  # Ctrl-C reaches the driver only: it decides
-        )
-    finally:
-        theirs.close()
-    slot.reader, slot.writer = await asyncio.open_connection(sock=ours)
+    spawned, slot.early = slot.early or spawn_worker(), None
+    slot.proc = spawned.proc
+    slot.reader, slot.writer = await asyncio.open_connection(sock=spawned.sock)
     slot.send(("setup", setup))
     reply = await read_frame(slot.reader)
     if reply is None:
@@ -167,11 +151,16 @@ class WorkerProcesses:
     in_flight: int
     handle_sigint: bool = True
     warnings: list[str] = field(default_factory=list)
+    early: EarlyWorkers = field(default_factory=EarlyWorkers)  # started before the plan
 
     async def execute(self, trials: list[TrialSpec], sink: TrialSink) -> Executed:
         """Run `trials` on the worker processes, write each trial as it comes back."""
         spread = _Spread(self, trials, sink)
-        await spread.run()
+        self.early.keep(len(spread.slots))
+        try:
+            await spread.run()
+        finally:
+            self.early.close()
         return Executed(spread.finished, spread.stop)
 
     def setups(self, trials: list[TrialSpec]) -> list[WorkerSetup]:
@@ -250,6 +239,7 @@ class _Spread:
         """Start the slot's worker, again if it dies while starting; False: given up."""
         why = ""
         for _ in range(START_TRIES):
+            slot.early = self.executor.early.take()
             try:
                 await _start(slot, self.setup_of[slot.number])
                 return True
