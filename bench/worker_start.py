@@ -2,25 +2,24 @@
 
 `--processes N` starts N workers (`python -m trialrun.runner._proc_worker`, this Python,
 not forked); until a worker is ready, its share of the trials in flight waits. This
-script starts one worker exactly as the driver does (`trialrun.runner._processes`: the
-socket pair, the setup message with every task of a suite of --tasks tasks, the bench's
-one-note suite of bench/overhead.py, the `openai-compat` provider against
-bench/latency_bound.py's loopback server answering at once), sends it one trial and
-times, from the spawn:
+script starts one worker as the driver does (`trialrun.runner._processes`: the socket
+pair, the setup message for a suite of --tasks tasks, bench/overhead.py's one-note suite,
+the `openai-compat` provider against bench/latency_bound.py's loopback server answering
+at once), sends it one trial (of the suite's last task) and times, from the spawn:
 
 - ready: the worker has imported trialrun, read its setup and built its models and
-  agent (and, before trialrun prepared tasks on first use, every task's tools);
-- first result: the first trial's results line is back at the driver.
+  agent (code before 645b226 also unpickled and prepared every task by then);
+- first result: the first trial's results line is back at the driver;
 
-The split, each from its own fresh process: the interpreter's start (`python -c pass`),
-importing the worker module (`python -c "import trialrun.runner._proc_worker"`, less the
-interpreter's start), the rest up to ready (reading the setup, building the kit, and
-whatever the worker prepares up front), and the first trial (ready to first result, its
-task's preparation included when that is done on first use). For reference it also
-prints preparing every task in this process (`prepare_task`, what a worker once did
-before it was ready), the worker's CPU up to its first result and the CPU of importing
-its module. Last, what a user sees: a whole run of the suite (one trial a task, 64 in
-flight, `processes = 2`), from its plan to its first trial written.
+and the worker's CPU up to then. The split, measured without a process start in it: a
+fresh process imports the worker module (wall and CPU), then runs the worker's own loop
+(`_serve`) on a socket pair for the same setup and trial: setup to ready, ready to the
+first trial's result (its task's preparation included when that is done on first use).
+Beside it the interpreter's start (`python -c pass`) and, for reference, preparing
+every task in one process (what a worker once did before it was ready). Last, what a
+user sees: a whole run of the suite's files (one trial a task, 64 in flight,
+`processes = 2`), from the call to its first trial written: task loading, planning and
+the workers' start (since a651bf8 the workers start before the tasks are loaded).
 
     python bench/worker_start.py                      # 256 tasks, 3 repetitions
     python bench/worker_start.py --tasks 1024 --repeats 5
@@ -42,7 +41,7 @@ import asyncio
 import io
 import json
 import os
-import resource
+import socket
 import subprocess
 import sys
 import tarfile
@@ -64,32 +63,15 @@ WORKER_MODULE = "trialrun.runner._proc_worker"
 FIGURES = {
     "first_result_s": ("spawn to first trial's result", "s"),
     "ready_s": ("spawn to ready", "s"),
-    "interpreter_s": ("  interpreter start (python -c pass)", "s"),
-    "import_s": ("  importing the worker module", "s"),
-    "setup_s": ("  setup: ready less interpreter and import", "s"),
-    "first_trial_s": ("  first trial: ready to its result", "s"),
     "worker_cpu_s": ("worker CPU up to its first result", "s"),
-    "import_cpu_s": ("CPU importing the worker module (less the interpreter's)", "s"),
-    "prepare_all_s": ("preparing every task in one process (reference)", "s"),
-    "run_first_s": ("a run on 2 processes: plan to first trial written", "s"),
+    "interpreter_s": ("split: interpreter start (python -c pass)", "s"),
+    "import_s": ("split: importing the worker module", "s"),
+    "import_cpu_s": ("split: importing the worker module, CPU", "s"),
+    "setup_s": ("split: setup to ready", "s"),
+    "first_trial_s": ("split: ready to the first trial's result", "s"),
+    "prepare_all_s": ("reference: preparing every task in one process", "s"),
+    "run_first_s": ("a run on 2 processes, tasks from files: call to first trial written", "s"),
 }
-
-
-def _spawned_s(code: str) -> tuple[float, float]:
-    """Wall and CPU seconds of `python -c code`, a fresh process with the worker's
-    environment."""
-    import trialrun.runner._processes as processes
-
-    spawn = sys.modules.get("trialrun.runner._spawn")  # older code: none, `_worker_env`
-    worker_env = vars(spawn if spawn is not None else processes).get("worker_env") or vars(
-        processes
-    )["_worker_env"]
-    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code], check=True, env=worker_env())
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime
 
 
 def _process_cpu_s(pid: int) -> float:
@@ -100,7 +82,45 @@ def _process_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def _one_worker(setup: Any, spec: Any) -> dict[str, float]:
+def _setup(root: Path, tasks: list[Any], model: str) -> Any:
+    """One worker's setup as the driver makes it (older code: every task in it)."""
+    from trialrun.runner._frames import WorkerSetup
+    from trialrun.runner._remote import WorkerJob
+
+    (root / "inflight").mkdir(exist_ok=True)
+    given: dict[str, Any] = {
+        "job": WorkerJob(model_specs={model: model}, k_of={t.task_id: 1 for t in tasks}),
+        "task_slugs": {t.task_id: t.task_id for t in tasks},
+        "model_slugs": {model: "bench"},
+        "run_path": root,
+        "workspace_parent": root / "inflight",
+        "in_flight": 1,
+        "sys_path": list(sys.path),
+    }
+    known = WorkerSetup.__dataclass_fields__
+    if "tasks" in known:
+        given["tasks"] = list(tasks)
+    if "tool_packs" in known:
+        given["tool_packs"] = ["vault"]
+    return WorkerSetup(**given)
+
+
+def _run_message(slot: Any, spec: Any) -> Any:
+    """The driver's message running `spec` (older code: the task was in the setup)."""
+    if hasattr(slot, "run_message"):
+        return slot.run_message([spec])
+    return ("run", [spec.key])
+
+
+def _checked(reply: Any) -> None:
+    if reply is None or reply[0] != "done":
+        raise SystemExit(f"the worker answered {reply!r}, not a finished trial")
+    line = reply[1][0][0]
+    if not line.passed:
+        raise SystemExit(f"the bench trial did not pass: {line.error}")
+
+
+async def _spawned(setup: Any, spec: Any) -> dict[str, float]:
     """Spawn one worker as the driver does, run one trial on it; seconds from the spawn."""
     from trialrun.runner._frames import read_frame
     from trialrun.runner._processes import _close, _Slot, _start
@@ -110,37 +130,67 @@ async def _one_worker(setup: Any, spec: Any) -> dict[str, float]:
     try:
         await _start(slot, setup)
         ready = time.perf_counter() - started
-        if hasattr(slot, "run_message"):  # the task comes with its first trial
-            slot.send(slot.run_message([spec]))
-        else:  # older code: every task was in the setup
-            slot.send(("run", [spec.key]))
+        slot.send(_run_message(slot, spec))
         assert slot.reader is not None and slot.proc is not None
         reply = await read_frame(slot.reader)
         first = time.perf_counter() - started
         cpu = _process_cpu_s(slot.proc.pid)
-        if reply is None or reply[0] != "done":
-            raise SystemExit(f"the worker answered {reply!r}, not a finished trial")
-        line = reply[1][0][0]
-        if not line.passed:
-            raise SystemExit(f"the bench trial did not pass: {line.error}")
+        _checked(reply)
     finally:
         await _close(slot)
     return {"ready_s": ready, "first_result_s": first, "worker_cpu_s": cpu}
 
 
+async def _served(serve: Any, setup: bytes, run: bytes) -> dict[str, float]:
+    """The worker's own loop (`serve`) in this process over a socket pair, sent the
+    driver's `setup` and `run` frames as bytes (so nothing of them is unpickled here but
+    by the worker): seconds from the setup to ready, and from ready to the result."""
+    from trialrun.runner._frames import read_frame
+
+    ours, theirs = socket.socketpair()
+    serving = asyncio.ensure_future(serve(theirs))
+    reader, writer = await asyncio.open_connection(sock=ours)
+    try:
+        started = time.perf_counter()
+        writer.write(setup)
+        if await read_frame(reader) != ("ready",):
+            raise SystemExit("the worker did not get ready")
+        ready = time.perf_counter()
+        writer.write(run)
+        _checked(await read_frame(reader))
+        first = time.perf_counter()
+    finally:
+        writer.close()  # the worker ends when its socket closes
+        await serving
+    return {"setup_s": ready - started, "first_trial_s": first - ready}
+
+
+def _split_once(frames: Path) -> dict[str, float]:
+    """In this fresh process: import the worker module (timed first), then run its loop
+    here on the frames in `frames`: the split without a process start in it."""
+    started, cpu = time.perf_counter(), time.process_time()
+    import trialrun.runner._proc_worker as worker
+
+    figures = {"import_s": time.perf_counter() - started,
+               "import_cpu_s": time.process_time() - cpu}  # fmt: skip
+    setup, run = (frames / "setup").read_bytes(), (frames / "run").read_bytes()
+    return figures | asyncio.run(_served(worker._serve, setup, run))
+
+
 def _once(n_tasks: int) -> dict[str, float]:
-    """One repetition in this process: the split, one worker's start and a run's first
-    trial, in seconds."""
+    """One repetition: the split (a fresh process of its own), one spawned worker's start,
+    preparing every task here, and a whole run's first trial."""
     import trialrun
-    from trialrun.runner._frames import WorkerSetup
+    from trialrun.runner._frames import frame
     from trialrun.runner._plan import TrialSpec
-    from trialrun.runner._remote import WorkerJob
+    from trialrun.runner._processes import _Slot
     from trialrun.runner._trial import prepare_task
     from trialrun.tasks import load_tasks
     from trialrun.tools import ToolSettings
 
-    interpreter, interpreter_cpu = _spawned_s("pass")
-    imported, import_cpu = _spawned_s(f"import {WORKER_MODULE}")
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    figures = {"interpreter_s": time.perf_counter() - started}
     server, port = start_server(0.0, 600.0)
     try:
         with tempfile.TemporaryDirectory(prefix=".trialrun-worker-start-") as tmp:
@@ -151,69 +201,51 @@ def _once(n_tasks: int) -> dict[str, float]:
             started = time.perf_counter()
             for task in tasks:
                 prepare_task(task, 1, task.task_id, ToolSettings())
-            prepare_all = time.perf_counter() - started
-            (root / "inflight").mkdir()
-            given: dict[str, Any] = {
-                "job": WorkerJob(model_specs={model: model}, k_of={t.task_id: 1 for t in tasks}),
-                "task_slugs": {t.task_id: t.task_id for t in tasks},
-                "model_slugs": {model: "bench"},
-                "run_path": root,
-                "workspace_parent": root / "inflight",
-                "in_flight": 1,
-                "sys_path": list(sys.path),
-            }
-            known = WorkerSetup.__dataclass_fields__
-            if "tasks" in known:  # older code: every task up front
-                given["tasks"] = list(tasks)
-            if "tool_packs" in known:
-                given["tool_packs"] = ["vault"]
+            figures["prepare_all_s"] = time.perf_counter() - started
+            setup = _setup(root, tasks, model)
             # the last task: a worker that prepares in plan order has prepared them all
             spec = TrialSpec(tasks[-1], model, 0)
-            worker = asyncio.run(_one_worker(WorkerSetup(**given), spec))
-            run_first = _run_first(trialrun, tasks, model, root / "results")
+            frames = root / "frames"
+            frames.mkdir()
+            (frames / "setup").write_bytes(frame(("setup", setup)))
+            (frames / "run").write_bytes(frame(_run_message(_Slot(number=0), spec)))
+            figures |= _fresh(0, None, ["--split-once", str(frames)])
+            figures |= asyncio.run(_spawned(setup, spec))
+            figures["run_first_s"] = _run_first(trialrun, root / "tasks", model,
+                                                root / "results")  # fmt: skip
     finally:
         server.kill()
         server.wait()
-    figures = {
-        "interpreter_s": interpreter,
-        "import_s": max(0.0, imported - interpreter),
-        "import_cpu_s": max(0.0, import_cpu - interpreter_cpu),
-        "prepare_all_s": prepare_all,
-        "run_first_s": run_first,
-        **worker,
-    }
-    figures["setup_s"] = max(0.0, figures["ready_s"] - imported)
-    figures["first_trial_s"] = figures["first_result_s"] - figures["ready_s"]
     return {key: round(value, 4) for key, value in figures.items()}
 
 
-def _run_first(trialrun: Any, tasks: list[Any], model: str, out: Path) -> float:
-    """A whole run of the suite, one trial a task, on 2 worker processes with 64 trials in
-    flight: seconds from its plan (the `start` hook) to its first trial written."""
+def _run_first(trialrun: Any, tasks: Path, model: str, out: Path) -> float:
+    """A whole run of the suite's files, one trial a task, on 2 worker processes with 64
+    trials in flight: seconds from the call to its first trial written."""
     marks: dict[str, float] = {}
-
-    def planned(total: int, done: int) -> None:
-        marks["start"] = time.perf_counter()
 
     def written(line: object) -> None:
         marks.setdefault("first", time.perf_counter())
 
-    config = trialrun.RunConfig(tasks=tasks, models=[model], k=1, out=out, concurrency=64,
+    config = trialrun.RunConfig(tasks=[tasks], models=[model], k=1, out=out, concurrency=64,
                                 processes=2, fsync=False, handle_sigint=False,
                                 argv=["bench/worker_start.py"])  # fmt: skip
-    outcome = trialrun.run(config, hooks=trialrun.RunHooks(start=planned, trial=written))
-    if outcome.summary.finished_trials != len(tasks):
-        raise SystemExit(f"the run finished {outcome.summary.finished_trials} of {len(tasks)}")
-    return marks["first"] - marks["start"]
+    started = time.perf_counter()
+    outcome = trialrun.run(config, hooks=trialrun.RunHooks(trial=written))
+    if outcome.summary.finished_trials != outcome.summary.expected_trials:
+        raise SystemExit(f"the run finished {outcome.summary.finished_trials} trials "
+                         f"of {outcome.summary.expected_trials}")  # fmt: skip
+    return marks["first"] - started
 
 
-def _fresh(n_tasks: int, src: Path | None) -> dict[str, float]:
-    """One repetition in a fresh process, with `src` first on PYTHONPATH (None: this code)."""
+def _fresh(n_tasks: int, src: Path | None, mode: list[str] | None = None) -> dict[str, float]:
+    """`--once` (or `mode`) in a fresh process, with `src` first on PYTHONPATH (None: as
+    it is); its figures."""
     env = os.environ.copy()
     if src is not None:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(src), env.get("PYTHONPATH")) if p)
     done = subprocess.run(
-        [sys.executable, __file__, "--once", "--tasks", str(n_tasks)],
+        [sys.executable, __file__, *(mode or ["--once", "--tasks", str(n_tasks)])],
         check=True, stdout=subprocess.PIPE, text=True, env=env,
     )  # fmt: skip
     figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -257,8 +289,8 @@ def _paired(n_tasks: int, repeats: int, rev: str) -> int:
         sides = {"new": root / "src", "old": Path(tmp) / "src"}
         for src in sides.values():
             _compiled(src)
-        keys = ("first_result_s", "ready_s", "import_s", "setup_s", "first_trial_s",
-                "worker_cpu_s", "import_cpu_s", "run_first_s")  # fmt: skip
+        keys = ("first_result_s", "ready_s", "worker_cpu_s", "import_s", "import_cpu_s",
+                "setup_s", "first_trial_s", "run_first_s")  # fmt: skip
         figures: dict[tuple[str, str], Series] = {}
         for _ in range(repeats):
             load = load_now()
@@ -290,10 +322,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="pair every repetition with the code at git revision REV")
     parser.add_argument("--once", action="store_true",
                         help="one repetition in this process, its JSON printed")
+    parser.add_argument("--split-once", metavar="FRAMES", type=Path,
+                        help="the split alone in this process, on the setup and run frames "
+                             "--once wrote to FRAMES")  # fmt: skip
     add_repeats_arg(parser)
     args = parser.parse_args(argv)
     if args.tasks < 1:
         parser.error(f"--tasks {args.tasks}: give 1 or more")
+    if args.split_once:
+        print(json.dumps(_split_once(args.split_once)))
+        return 0
     if args.once:
         print(json.dumps(_once(args.tasks)))
         return 0

@@ -32,10 +32,9 @@ def test_one_repetition_times_every_part_of_the_start() -> None:
     figures = bench._once(3)
     assert set(figures) == set(bench.FIGURES)
     assert all(value >= 0 for value in figures.values())
-    # the parts are measured apart; only what is one span is checked to add up
+    # one spawned worker: ready before its first result; the split is its own process
     assert figures["first_result_s"] >= figures["ready_s"] > 0
-    assert figures["first_trial_s"] == pytest.approx(
-        figures["first_result_s"] - figures["ready_s"], abs=1e-3)
+    assert figures["import_s"] > 0 and figures["setup_s"] > 0 and figures["first_trial_s"] > 0
     assert figures["worker_cpu_s"] > 0 and figures["run_first_s"] > 0
 
 

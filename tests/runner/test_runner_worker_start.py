@@ -51,16 +51,17 @@ SCRIPT = "default:\n  - content: done\n"
 
 class _Prepares:
     """The tool pack the tasks use: a factory that counts its calls (one a preparation);
-    `refuse` makes the next call raise a UserError, as a pack's factory may."""
+    given `fails`, each call raises it (fault injection: a UserError as a pack's factory
+    may raise, or a bug)."""
 
     def __init__(self) -> None:
         self.calls = 0
-        self.refuse = False
+        self.fails: Exception | None = None
 
     def __call__(self, options: dict[str, Any]) -> list[Tool]:
         self.calls += 1
-        if self.refuse:
-            raise UserError("tool pack counted-for-worker-start: refused here")
+        if self.fails is not None:
+            raise self.fails
         return []
 
 
@@ -154,10 +155,22 @@ def test_a_task_that_cannot_be_prepared_on_its_first_trial_is_one_line(
 ) -> None:
     tasks = _suite(tmp_path, 2)
     model = _model(tmp_path)
-    prepares.refuse = True
+    prepares.fails = UserError("tool pack counted-for-worker-start: refused here")
     said = asyncio.run(_talk(_setup(tmp_path, tasks, model, [PACK]),
                              [[TrialSpec(tasks[0], model, 0)]]))  # fmt: skip
     assert said == [("ready",), ("error", "tool pack counted-for-worker-start: refused here")]
+
+
+def test_a_bug_preparing_a_task_is_a_crash_the_driver_fails_the_run_on(
+    tmp_path: Path, prepares: _Prepares
+) -> None:
+    tasks = _suite(tmp_path, 1)
+    model = _model(tmp_path)
+    prepares.fails = ZeroDivisionError("a bug in the pack")
+    said = asyncio.run(_talk(_setup(tmp_path, tasks, model, [PACK]),
+                             [[TrialSpec(tasks[0], model, 0)]]))  # fmt: skip
+    assert said[0] == ("ready",) and said[1][0] == "crash" and len(said) == 2
+    assert "ZeroDivisionError: a bug in the pack" in said[1][1]
 
 
 def test_the_driver_sends_a_task_to_a_worker_once_and_again_to_a_fresh_one(
@@ -211,7 +224,8 @@ def _our_workers() -> list[psutil.Process]:
 def test_the_workers_are_started_before_the_tasks_are_loaded(tmp_path: Path) -> None:
     seen: list[int] = []
     hooks = RunHooks(loaded=lambda tasks, k: seen.append(len(_our_workers())))
-    suite = _suite(tmp_path, 3, pack="vault")[0].source.parent
+    _suite(tmp_path, 3, pack="vault")
+    suite = tmp_path / "suite"
     done = run_eval(suite, [_model(tmp_path)], out=tmp_path / "o", k=2, processes=2,
                     concurrency=4, handle_sigint=False, fsync=False, hooks=hooks)  # fmt: skip
     assert seen == [2]  # both running when the loaded tasks were handed to the hooks
@@ -232,7 +246,8 @@ def test_workers_the_plan_does_not_need_are_gone(
 
 
 def test_a_bad_task_file_leaves_no_early_worker(tmp_path: Path) -> None:
-    suite = _suite(tmp_path, 1, pack="vault")[0].source.parent
+    _suite(tmp_path, 1, pack="vault")
+    suite = tmp_path / "suite"
     (suite / "bad.yaml").write_text("task_id: bad\nsuite: golden\n")
     with pytest.raises((UserError, SystemExit)):
         run_eval(suite, [_model(tmp_path)], out=tmp_path / "o", processes=2, concurrency=4,

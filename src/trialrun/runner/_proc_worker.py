@@ -149,6 +149,9 @@ async def _serve(sock: socket.socket) -> None:
             except UserError as exc:  # as it would have been at setup: the run stops
                 worker.send(("error", str(exc)))
                 break
+            except Exception:  # a bug: the driver fails the run, as a one-process run would
+                worker.send(("crash", traceback.format_exc()))
+                break
             for spec in specs:
                 job = asyncio.ensure_future(worker.trial(spec, ctx, captured))
                 worker.running.add(job)
