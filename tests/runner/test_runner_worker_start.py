@@ -206,11 +206,27 @@ def test_importing_the_worker_leaves_the_drivers_planning_unloaded() -> None:
     probe = (
         "import sys, trialrun.runner._proc_worker\n"
         "print(' '.join(m for m in ('trialrun.runner._run', 'trialrun.runner._manifest', "
-        "'trialrun.runner._inflight', 'trialrun.tasks._loader') if m in sys.modules))"
+        "'trialrun.runner._inflight', 'trialrun.workflow') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           check=True)  # fmt: skip
     assert done.stdout.split() == []
+
+
+def test_a_worker_loads_the_builtins_before_its_setup_but_no_entry_point() -> None:
+    """What every first trial needs is loaded while an early worker waits for its setup;
+    plugins' entry points are read only after the driver's sys.path is added."""
+    probe = (
+        "import sys, trialrun.runner._proc_worker as worker\n"
+        "from trialrun.graders import GRADERS\n"
+        "from trialrun.tools import TOOL_PACKS\n"
+        "worker._warm()\n"
+        "print(*[m in sys.modules for m in ('trialrun.graders.builtin', "
+        "'trialrun.tools.builtin', 'trialrun.tasks')], GRADERS._loaded, TOOL_PACKS._loaded)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)  # fmt: skip
+    assert done.stdout.split() == ["True", "True", "True", "False", "False"]
 
 
 def _our_workers() -> list[psutil.Process]:

@@ -20,18 +20,17 @@ import socket
 import sys
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from trialrun.errors import UserError
+from trialrun.graders import GRADERS
 from trialrun.runner._frames import WorkerSetup, frame, read_frame
 from trialrun.runner._plan import TrialSpec
 from trialrun.runner._remote import CapturedTranscripts, WorkerKit
 from trialrun.runner._trial import RunContext, prepare_task, run_trial
 from trialrun.sandbox import WorkspaceImages
-from trialrun.tools import pack_factory
-
-if TYPE_CHECKING:
-    from trialrun.tasks import Task
+from trialrun.tasks import Task  # loaded up front: every worker unpickles tasks
+from trialrun.tools import TOOL_PACKS, pack_factory
 
 _PR_SET_PDEATHSIG = 1
 
@@ -40,6 +39,15 @@ def _die_with_parent() -> None:
     """Linux: SIGKILL this process when the driver dies (even by SIGKILL)."""
     with contextlib.suppress(Exception):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _warm() -> None:
+    """Load what every first trial needs, the task model and the built-in graders and
+    tool packs, before reading the setup: a worker started early (`_spawn.EarlyWorkers`)
+    does it while the driver still loads its tasks. The registries' entry points wait
+    for their first lookup, after the driver's sys.path is added."""
+    GRADERS.import_builtins()
+    TOOL_PACKS.import_builtins()
 
 
 def _context(setup: WorkerSetup, kit: WorkerKit) -> tuple[RunContext, CapturedTranscripts]:
@@ -172,6 +180,7 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
     sock = socket.socket(fileno=int(argv[1]))
+    _warm()
     asyncio.run(_serve(sock))
     return 0
 
