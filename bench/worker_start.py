@@ -8,7 +8,7 @@ the `openai-compat` provider against bench/latency_bound.py's loopback server an
 at once), sends it one trial (of the suite's last task) and times, from the spawn:
 
 - ready: the worker has imported trialrun, read its setup and built its models and
-  agent (code before 645b226 also unpickled and prepared every task by then);
+  agent (an older trialrun also unpickled and prepared every task by then);
 - first result: the first trial's results line is back at the driver;
 
 and the worker's CPU up to then. The split, measured without a process start in it: a
@@ -19,7 +19,7 @@ Beside it the interpreter's start (`python -c pass`) and, for reference, prepari
 every task in one process (what a worker once did before it was ready). Last, what a
 user sees: a whole run of the suite's files (one trial a task, 64 in flight,
 `processes = 2`), from the call to its first trial written: task loading, planning and
-the workers' start (since a651bf8 the workers start before the tasks are loaded).
+the workers' start (which now begins before the tasks are loaded).
 
     python bench/worker_start.py                      # 256 tasks, 3 repetitions
     python bench/worker_start.py --tasks 1024 --repeats 5
@@ -172,7 +172,7 @@ def _split_once(frames: Path) -> dict[str, float]:
     started, cpu = time.perf_counter(), time.process_time()
     import trialrun.runner._proc_worker as worker
 
-    warm = vars(worker).get("_warm")  # since 89f492e: what it loads before its setup
+    warm = vars(worker).get("_warm")  # what it loads before its setup (older code: none)
     if warm is not None:
         warm()
     figures = {"import_s": time.perf_counter() - started,
