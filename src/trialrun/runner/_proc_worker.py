@@ -42,10 +42,11 @@ def _die_with_parent() -> None:
 
 
 def _warm() -> None:
-    """Load what every first trial needs, the task model and the built-in graders and
-    tool packs, before reading the setup: a worker started early (`_spawn.EarlyWorkers`)
-    does it while the driver still loads its tasks. The registries' entry points wait
-    for their first lookup, after the driver's sys.path is added."""
+    """Load what every first trial needs, the built-in graders and tool packs (the task
+    model comes with this module's imports), before reading the setup: a worker started
+    early (`_spawn.EarlyWorkers`) does it while the driver still loads its tasks. The
+    registries' entry points wait for their first lookup, after the driver's sys.path is
+    added."""
     GRADERS.import_builtins()
     TOOL_PACKS.import_builtins()
 
