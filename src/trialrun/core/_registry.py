@@ -34,12 +34,17 @@ class Registry(Generic[T]):
 
         return decorate
 
+    def import_builtins(self) -> None:
+        """Import the built-in modules (each registers what it defines as it loads); the
+        entry points are still read on the first lookup."""
+        for module in self._builtin_modules:
+            importlib.import_module(module)
+
     def _load(self) -> None:
         if self._loaded:
             return
         self._loaded = True
-        for module in self._builtin_modules:
-            importlib.import_module(module)
+        self.import_builtins()
         for ep in entry_points(group=self.group):
             loaded = ep.load()
             if ep.name not in self._items:

@@ -20,12 +20,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 from collections import deque
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trialrun.errors import UserError
@@ -33,11 +31,13 @@ from trialrun.runner._executor import Executed
 from trialrun.runner._frames import WorkerSetup, frame, read_frame
 from trialrun.runner._interrupt import on_interrupt
 from trialrun.runner._remote import WorkerJob, infra_line
+from trialrun.runner._spawn import EarlyWorkers, Spawned, spawn_worker
 
 if TYPE_CHECKING:
     from trialrun.runner._plan import TrialSpec
     from trialrun.runner._sink import TrialSink
     from trialrun.runner._trial import RunContext
+    from trialrun.tasks import Task
 
 MAX_PROCESSES = 256
 RETRIES = 1  # a trial whose worker died is run once more, then it is an infra error
@@ -76,18 +76,22 @@ class _Slot:
     reader: asyncio.StreamReader | None = None
     pending: dict[tuple[str, str, int], TrialSpec] = field(default_factory=dict)
     deaths: int = 0
+    sent: set[str] = field(default_factory=set)  # ids of the tasks its worker holds
+    early: Spawned | None = None  # a worker started before the plan, for `_start` to set up
+
+    def run_message(self, specs: list[TrialSpec]) -> tuple[str, list[Any], list[Any]]:
+        """`("run", keys, tasks)`: the trials, and the tasks its worker has not been sent."""
+        new = {}
+        for spec in specs:
+            task_id = spec.task.task_id
+            if task_id not in self.sent and task_id not in new:
+                new[task_id] = spec.task
+        self.sent.update(new)
+        return ("run", [spec.key for spec in specs], list(new.values()))
 
     def send(self, message: Any) -> None:
         if self.writer is not None and not self.writer.is_closing():
             self.writer.write(frame(message))
-
-
-def _worker_env() -> dict[str, str]:
-    """This trialrun importable in the child whichever way the driver found it."""
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])  # the folder that holds trialrun/
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    return env
 
 
 def _driver_path() -> list[str]:
@@ -96,19 +100,12 @@ def _driver_path() -> list[str]:
 
 
 async def _start(slot: _Slot, setup: WorkerSetup) -> None:
-    """Start the slot's worker process and wait until it has built its models and tools."""
-    ours, theirs = socket.socketpair()
-    try:
-        slot.proc = subprocess.Popen(  # this Python, this package
-            [sys.executable, "-m", "trialrun.runner._proc_worker", str(theirs.fileno())],
-            pass_fds=[theirs.fileno()],
-            stdin=subprocess.DEVNULL,
-            env=_worker_env(),
-            start_new_session=True,  # Ctrl-C reaches the driver only: it decides
-        )
-    finally:
-        theirs.close()
-    slot.reader, slot.writer = await asyncio.open_connection(sock=ours)
+    """Start the slot's worker process (or set up the early one it was given) and wait
+    until it has built its models and agent."""
+    slot.sent.clear()  # a fresh worker holds no task yet
+    spawned, slot.early = slot.early or spawn_worker(), None
+    slot.proc = spawned.proc
+    slot.reader, slot.writer = await asyncio.open_connection(sock=spawned.sock)
     slot.send(("setup", setup))
     reply = await read_frame(slot.reader)
     if reply is None:
@@ -154,11 +151,16 @@ class WorkerProcesses:
     in_flight: int
     handle_sigint: bool = True
     warnings: list[str] = field(default_factory=list)
+    early: EarlyWorkers = field(default_factory=EarlyWorkers)  # started before the plan
 
     async def execute(self, trials: list[TrialSpec], sink: TrialSink) -> Executed:
         """Run `trials` on the worker processes, write each trial as it comes back."""
         spread = _Spread(self, trials, sink)
-        await spread.run()
+        self.early.keep(len(spread.slots))
+        try:
+            await spread.run()
+        finally:
+            self.early.close()
         return Executed(spread.finished, spread.stop)
 
     def setups(self, trials: list[TrialSpec]) -> list[WorkerSetup]:
@@ -167,10 +169,10 @@ class WorkerProcesses:
         processes = max(1, min(self.processes, in_flight, len(trials)))
         shares = [in_flight // processes + (i < in_flight % processes) for i in range(processes)]
         tasks = {spec.task.task_id: spec.task for spec in trials}
+        packs = {name: None for task in tasks.values() for name in _pack_names(task)}
         return [
             WorkerSetup(
                 job=self.job,
-                tasks=list(tasks.values()),
                 task_slugs={tid: ctx.prep[tid].task_slug for tid in tasks},
                 model_slugs=dict(ctx.model_slugs),
                 run_path=ctx.rundir.path,
@@ -178,9 +180,18 @@ class WorkerProcesses:
                 in_flight=share,
                 keep_artifacts=ctx.keep_artifacts,
                 sys_path=_driver_path(),
+                tool_packs=list(packs),
             )
             for share in shares
         ]
+
+
+def _pack_names(task: Task) -> list[str]:
+    """The tool packs a task's `environment.tools` names."""
+    names: list[str] = []
+    for entry in task.environment.tools:
+        names.extend([entry] if isinstance(entry, str) else entry)
+    return names
 
 
 class _Spread:
@@ -202,15 +213,15 @@ class _Spread:
         self.finished += 1
 
     def hand_out(self, slot: _Slot, n: int) -> None:
-        batch: list[tuple[str, str, int]] = []
+        batch: list[TrialSpec] = []
         while not self.stop and self.queue and len(batch) < n:
             spec = self.queue.popleft()
             if self.sink.skips(spec):
                 continue
             slot.pending[spec.key] = spec
-            batch.append(spec.key)
+            batch.append(spec)
         if batch:
-            slot.send(("run", batch))
+            slot.send(slot.run_message(batch))
 
     def lose(self, slot: _Slot, why: str) -> None:
         """The slot's worker died: its trials run once more, or are infra errors."""
@@ -228,6 +239,7 @@ class _Spread:
         """Start the slot's worker, again if it dies while starting; False: given up."""
         why = ""
         for _ in range(START_TRIES):
+            slot.early = self.executor.early.take()
             try:
                 await _start(slot, self.setup_of[slot.number])
                 return True
@@ -247,6 +259,8 @@ class _Spread:
                 return
             if message[0] == "crash":
                 raise RuntimeError(f"worker process {slot.number}:\n{message[1]}")
+            if message[0] == "error":  # preparing a task failed there: as at its start
+                raise UserError(message[1])
             for line, transcript in message[1]:
                 self.write(slot.pending.pop(line.key), line, transcript)
             self.hand_out(slot, share - len(slot.pending))

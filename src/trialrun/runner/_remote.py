@@ -30,7 +30,7 @@ T = TypeVar("T")
 
 # what a worker and its driver exchange; bumped whenever that changes, so a worker node
 # with another trialrun installed is one clear error, not a confusing failure
-PROTOCOL = 5
+PROTOCOL = 6
 MISMATCH_FIX = "install the same trialrun on the driver and on every worker node"
 
 

@@ -55,6 +55,7 @@ from trialrun.runner._ray import RayCluster, check_executor, connect_ray, import
 from trialrun.runner._remote import WorkerJob
 from trialrun.runner._script_coverage import script_coverage_warnings
 from trialrun.runner._sink import TrialSink
+from trialrun.runner._spawn import EarlyWorkers
 from trialrun.runner._stop_rule import NeverStop, StopPlan, StopRule, StopRules
 from trialrun.runner._task_agents import configured_agent, own_agents, task_agents
 from trialrun.runner._trial import RunContext, prepare_task
@@ -305,6 +306,7 @@ async def _run(
     config: RunConfig, hooks: RunHooks, held: contextlib.ExitStack, stop_rules: StopRules | None
 ) -> Run:
     rundir, manifest, config = _resumed(config, held)
+    early = held.enter_context(_early_workers(config))  # importing while the run loads
     setup = _set_up(config, manifest)
     scope, stop_rule = _early_stop(setup, manifest, stop_rules)
     infra_trials = configured_infra_trials(setup.project)  # a bad value: one line, first
@@ -321,7 +323,7 @@ async def _run(
     hooks = replace(hooks, trial=_also(summarizer.add, hooks.trial))
     specs = _planned(setup, done, stop_rule, hooks)
     ctx = _context(setup, rundir, infra_trials)
-    executor = _executor_for(setup, ctx, infra_trials, len(specs))
+    executor = _executor_for(setup, ctx, infra_trials, len(specs), early)
     executed = Executed(0, False)
     try:
         executed = await executor.execute(specs, TrialSink(ctx, stop_rule, hooks))
@@ -573,7 +575,23 @@ def _context(setup: _Setup, rundir: RunDir, infra_trials: int) -> RunContext:
     return ctx
 
 
-def _executor_for(setup: _Setup, ctx: RunContext, infra_trials: int, planned: int) -> Executor:
+def _early_workers(config: RunConfig) -> EarlyWorkers:
+    """The worker processes a run with `processes > 1` will want, started before its
+    tasks are loaded (none for a bad option: `_set_up` reports it, in its order)."""
+    try:
+        project = _project(config)
+        executor = _executor(config, project)
+        processes = _processes(config, executor, project)
+        labels = list(_models_of(_default_agent(config, project)))
+    except UserError:
+        return EarlyWorkers()
+    in_flight = config.concurrency or default_concurrency(labels)
+    return EarlyWorkers(min(processes, in_flight) if processes > 1 and in_flight > 1 else 0)
+
+
+def _executor_for(
+    setup: _Setup, ctx: RunContext, infra_trials: int, planned: int, early: EarlyWorkers
+) -> Executor:
     """The executor the options choose, the HTTP providers' pools sized for it."""
     config = setup.config
     in_flight = config.concurrency or default_concurrency(setup.labels)
@@ -582,6 +600,7 @@ def _executor_for(setup: _Setup, ctx: RunContext, infra_trials: int, planned: in
         if callable(size_pool):
             size_pool(in_flight)
     if setup.executor != "ray" and not (setup.processes > 1 and in_flight > 1 and planned > 1):
+        early.close()
         return LocalLoop(ctx, in_flight, config.handle_sigint)
     job = WorkerJob(
         model_specs=dict(setup.spec_of),
@@ -602,7 +621,7 @@ def _executor_for(setup: _Setup, ctx: RunContext, infra_trials: int, planned: in
     if setup.executor == "ray":
         return RayCluster(ctx, job, config.concurrency, config.handle_sigint)
     return WorkerProcesses(
-        ctx, job, setup.processes, in_flight, config.handle_sigint, setup.warnings
+        ctx, job, setup.processes, in_flight, config.handle_sigint, setup.warnings, early
     )
 
 

@@ -17,6 +17,7 @@ from trialrun.tools._toolbox import (
     Toolbox,
     configured_tool_pack,
     load_pack,
+    pack_factory,
     tool_pack,
     tool_pack_problem,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "check_arguments",
     "configured_tool_pack",
     "load_pack",
+    "pack_factory",
     "parse_frontmatter",
     "plain",
     "tool",

@@ -72,16 +72,22 @@ def tool_pack_problem(name: Any, options: Any = None) -> str | None:
     return None
 
 
-def load_pack(
-    name: str, options: dict[str, Any] | None = None, settings: ToolSettings | None = None
-) -> list[Tool]:
-    """The tools of pack `name` with the task's `options`; `settings`: the run's [tools]
-    tables of trialrun.toml (None: the defaults, as without the file)."""
+def pack_factory(name: str) -> ToolPackFactory:
+    """The factory registered as tool pack `name`; a UserError (one line) if none is."""
     factory = TOOL_PACKS.get(name)
     if factory is None:
         hint = TOOL_PACKS.suggest(name)
         did = f" (did you mean '{hint}'?)" if hint else ""
         raise UserError(f"unknown tool pack '{name}'{did}; known: {', '.join(TOOL_PACKS.names())}")
+    return factory
+
+
+def load_pack(
+    name: str, options: dict[str, Any] | None = None, settings: ToolSettings | None = None
+) -> list[Tool]:
+    """The tools of pack `name` with the task's `options`; `settings`: the run's [tools]
+    tables of trialrun.toml (None: the defaults, as without the file)."""
+    factory = pack_factory(name)
     if (check := _CHECKS.get(name)) is not None:
         check(options or {})
     configured = _CONFIGURED.get(name)
