@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from trialrun.core import Interner, SharedValues
 from trialrun.rundir._checks import NUMBER, RecordError
 
 COUNTS = ("n", "pass_n", "passed", "solved", "undetermined", "infra_errors")
@@ -67,24 +68,22 @@ def _float(value: Any) -> float | None:
     return _ZERO if number == 0.0 and math.copysign(1.0, number) > 0 else number  # not -0.0
 
 
-_TAGS: dict[tuple[str, ...], tuple[str, ...]] = {}
-MAX_SHARED_TAGS = 4096  # distinct tag lists kept for sharing (past that, each row's own)
+# distinct tag lists kept for sharing (past MAX_SHARED, each row's own)
+_TAGS: Interner[tuple[str, ...]] = Interner()
 
 
 def shared_tags(tags: Iterable[Any]) -> tuple[str, ...]:
     """Tags as text (interned), one tuple for every equal list."""
     own = tuple(_name(t) for t in tags)
-    if not own:
-        return ()
-    return _TAGS.setdefault(own, own) if len(_TAGS) < MAX_SHARED_TAGS else _TAGS.get(own, own)
+    return _TAGS(own) if own else ()
 
 
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-_COUNTS: dict[tuple[tuple[str, int], ...], Mapping[str, int]] = {}
-MAX_SHARED_COUNTS = 4096  # distinct counts kept for sharing (past that, each row's own)
+# distinct counts kept for sharing (past MAX_SHARED, each row's own)
+_COUNTS: SharedValues[tuple[tuple[str, int], ...], Mapping[str, int]] = SharedValues()
 
 
 def _counts(value: Any) -> Mapping[str, int]:
@@ -98,13 +97,12 @@ def _counts(value: Any) -> Mapping[str, int]:
 
 def shared_counts(pairs: tuple[tuple[str, int], ...]) -> Mapping[str, int]:
     """The read-only mapping of (name, count) `pairs` that every equal one shares (rows
-    read back, finished tallies), up to MAX_SHARED_COUNTS distinct ones."""
-    found = _COUNTS.get(pairs)
-    if found is None:
-        found = MappingProxyType(dict(pairs))
-        if len(_COUNTS) < MAX_SHARED_COUNTS:
-            _COUNTS[pairs] = found
-    return found
+    read back, finished tallies), up to MAX_SHARED distinct ones."""
+    return _COUNTS.make(pairs, _read_only)
+
+
+def _read_only(pairs: tuple[tuple[str, int], ...]) -> Mapping[str, int]:
+    return MappingProxyType(dict(pairs))
 
 
 @dataclass(slots=True)
