@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from trialrun.metrics import pass_hat_k, percentiles_over
+from trialrun.metrics import SortedRuns, pass_hat_k
 
 MEETS = 1 - 1e-12  # a pass^k / solve^k figure of 1.0, give or take rounding
 
@@ -100,7 +100,7 @@ def aggregate_counts(tasks: Iterable[TaskCounts]) -> dict[str, Any]:
     pass_ks: list[float] = []
     solve_ks: list[float] = []
     costs = array("d")  # cost × trials of each task, packed (summed as a list would be)
-    latencies = array("d")  # 8 bytes a trial
+    latencies = SortedRuns()  # 8 bytes a trial, sorted as they come (one packed copy)
     for t in tasks:
         count += 1
         if t.pass_k is not None:
@@ -111,7 +111,7 @@ def aggregate_counts(tasks: Iterable[TaskCounts]) -> dict[str, Any]:
         solve_n += t.n - t.undetermined
         passed += t.passed
         solved += t.solved
-        latencies.extend(t.metrics.get("latencies_s") or [])
+        latencies.add(t.metrics.get("latencies_s") or [])
         task_trials = int(t.metrics.get("trials") or 0)
         trials += task_trials
         costs.append(float(t.metrics.get("cost_usd") or 0.0) * task_trials)
@@ -120,7 +120,7 @@ def aggregate_counts(tasks: Iterable[TaskCounts]) -> dict[str, Any]:
         flaky += bool(t.flaky)
         insufficient += t.pass_k is None or t.solve_k is None
     cost = sum(costs)
-    p50, p95 = percentiles_over((latencies,), (50, 95))  # one sorted copy for both
+    p50, p95 = latencies.percentiles((50, 95))
     return {
         "tasks": count,
         "pass_k_rate": mean(pass_ks),
