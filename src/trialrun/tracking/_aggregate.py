@@ -47,7 +47,7 @@ class TaskCounts:
         return self.n + self.infra_errors
 
 
-def counts_of_entry(entry: dict[str, Any]) -> TaskCounts:
+def counts_of_entry(entry: Mapping[str, Any]) -> TaskCounts:
     """A baseline task entry (a dict with the file's keys) as counts.
 
     An entry without `pass_n` was blessed when infra errors were left out of pass too:
@@ -71,7 +71,7 @@ def counts_of_entry(entry: dict[str, Any]) -> TaskCounts:
         pass_k=pass_k,
         solve_k=entry.get("solve_k"),
         flaky=bool(entry.get("flaky")),
-        metrics=metrics if isinstance(metrics, dict) else {},
+        metrics=metrics if isinstance(metrics, Mapping) else {},
         k=k,
         infra_errors=infra,
     )
