@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 from array import array
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -38,10 +39,11 @@ def documents(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> Any:
-    """Packed latencies as the list the whole-file reader gives."""
+    """Packed latencies as the list the whole-file reader gives, packed entries as the
+    dicts."""
     if isinstance(value, array):
         return list(value)
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_plain(v) for v in value]

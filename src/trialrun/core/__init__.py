@@ -68,9 +68,13 @@ from trialrun.core._secrets import (
     strip_credentials,
     strip_userinfo,
 )
+from trialrun.core._shared_values import MAX_SHARED, Interner, SharedValues
 from trialrun.core._threads import run_sync
 
 __all__ = [
+    "MAX_SHARED",
+    "Interner",
+    "SharedValues",
     "CI_BRANCH_VARIABLES",
     "FileRefused",
     "KEY_VARIABLES",

@@ -9,7 +9,7 @@ from trialrun.metrics._estimators import (
     wilson_interval,
 )
 from trialrun.metrics._exact_sum import ZERO, Exact, combined, parts, plus, rounded
-from trialrun.metrics._percentile import percentile
+from trialrun.metrics._percentile import SortedRuns, percentile, percentiles_over
 from trialrun.metrics._summary import (
     Summarizer,
     aggregate,
@@ -59,6 +59,8 @@ __all__ = [
     "pass_hat_k",
     "pass_hat_k_fraction",
     "percentile",
+    "percentiles_over",
+    "SortedRuns",
     "summarize",
     "covering",
     "stored_current",

@@ -75,6 +75,65 @@ def percentiles_over(
     return out
 
 
+class SortedRuns:
+    """Values added a part at a time and sorted a chunk at a time as they come (8 bytes a
+    value): `percentiles` gives what `percentile` of their concatenation gives, without
+    the concatenation (a reader's aggregate over 100,000 trials holds one packed copy,
+    not two).
+
+    The chunks are those `percentile` sorts (`chunk` consecutive values each). A run with
+    a zero or a value that is not finite is read as `sorted()` of the chunks: the same
+    list as `sorted()` of the values, as sorting is stable and the chunks keep the
+    values' order among equal ones (NaN, which compares unequal to itself, never reaches
+    a reader: run files and baselines refuse it)."""
+
+    __slots__ = ("chunk", "runs", "pending", "plain")
+
+    def __init__(self, chunk: int = CHUNK) -> None:
+        self.chunk = chunk
+        self.runs: array[float] = array("d")
+        self.pending: list[float] = []  # the chunk being filled
+        self.plain = True  # no zero and nothing non-finite so far
+
+    def add(self, values: Sequence[float]) -> None:
+        if not values:
+            return
+        if self.plain and not (0.0 not in values and math.isfinite(sum(values))):
+            self.plain = False
+        start = 0
+        while start < len(values):
+            take = self.chunk - len(self.pending)
+            self.pending.extend(values[start : start + take])
+            start += take
+            if len(self.pending) == self.chunk:
+                self.runs.extend(sorted(self.pending))
+                self.pending.clear()
+
+    def percentiles(self, qs: Sequence[float]) -> list[float | None]:
+        """Each q's percentile of every value added (None for none); no value is added
+        after."""
+        runs, chunk = self.runs, self.chunk
+        runs.extend(sorted(self.pending))
+        self.pending.clear()
+        n = len(runs)
+        if not n:
+            return [None for _ in qs]
+        ordered: Sequence[float] | None = None
+        if n <= chunk or not self.plain:
+            ordered = sorted(runs)
+        out: list[float | None] = []
+        for q in qs:
+            pos = (n - 1) * q / 100
+            low = math.floor(pos)
+            high = min(low + 1, n - 1)
+            if ordered is not None:
+                first, second = ordered[low], ordered[high]
+            else:
+                first, second = _smallest(runs, chunk, low), _smallest(runs, chunk, high)
+            out.append(interpolate(first, second, pos - low))
+        return out
+
+
 def interpolate(first: float, second: float, fraction: float) -> float:
     """`first + (second - first) * fraction` (numpy's linear rule), except where the
     difference overflows (1e308 and -1e308): then the weighted sum, which does not, and

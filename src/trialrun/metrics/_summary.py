@@ -33,7 +33,7 @@ from dataclasses import InitVar, dataclass, field
 from itertools import chain
 from typing import Any, cast
 
-from trialrun.core import is_unpinned, parse_model_spec
+from trialrun.core import Interner, is_unpinned, parse_model_spec
 from trialrun.metrics._estimators import pass_at_k, pass_hat_k
 from trialrun.metrics._exact_sum import Exact, combined, rounded
 from trialrun.metrics._percentile import percentile, percentiles_over
@@ -298,16 +298,9 @@ def _aggregate(
     return out
 
 
-_BITS: dict[int, int] = {}  # the trials seen of finished tasks, one int for each value
-MAX_SHARED_BITS = 1024
-
-
-def _shared_bits(bits: int) -> int:
-    """`bits` as the one int every finished task with the same trials holds (k = 10:
-    trials 0 to 9 are 1023, an int of its own, 32 bytes, in every task otherwise)."""
-    if len(_BITS) < MAX_SHARED_BITS:
-        return _BITS.setdefault(bits, bits)
-    return _BITS.get(bits, bits)
+# the trials seen of finished tasks as the one int every task with the same trials
+# holds (k = 10: trials 0 to 9 are 1023, an int of its own, 32 bytes, in every task otherwise)
+_shared_bits: Interner[int] = Interner(limit=1024)
 
 
 def _aggregates(

@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from trialrun.core import Interner
 from trialrun.rundir import shared_tags
 
 
@@ -26,15 +27,9 @@ def _text(value: Any) -> str | None:
     return sys.intern(value) if isinstance(value, str) and value else None
 
 
-_SHARED: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-
-
-def _shared(values: tuple[Any, ...]) -> tuple[Any, ...]:
-    """One tuple for every equal one (a few distinct tag lists over 10,000 tasks)."""
-    try:
-        return _SHARED.setdefault(values, values) if len(_SHARED) < 4096 else values
-    except TypeError:  # an unhashable member: this task's own
-        return values
+# one tuple for every equal one (a few distinct tracked-metric lists over 10,000 tasks;
+# an unhashable member: this task's own)
+_shared: Interner[tuple[Any, ...]] = Interner()
 
 
 def _tags(value: Any) -> tuple[str, ...]:

@@ -9,10 +9,12 @@ holds each entry's `metrics.latencies_s` packed, an `array("d")`; `to_json` list
 from __future__ import annotations
 
 from array import array
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from trialrun.core import model_name, slugify
+from trialrun.rundir._baseline_text import plain_entry
 from trialrun.rundir._checks import RecordError
 
 FORMAT = "trialrun-baseline/1"
@@ -31,18 +33,22 @@ def baseline_name(provider: str, model_id: str) -> str:
 
 
 def _unpacked(entry: Any) -> Any:
-    """A task entry with its `metrics.latencies_s` as a list (a copy) when it is packed."""
-    metrics = entry.get("metrics") if isinstance(entry, dict) else None
-    if isinstance(metrics, dict) and isinstance(metrics.get("latencies_s"), array):
-        return {**entry, "metrics": {**metrics, "latencies_s": metrics["latencies_s"].tolist()}}
-    return entry
+    """A task entry as the file holds it (`plain_entry`): its `metrics.latencies_s` a
+    list (a copy) when it is packed, a packed entry a dict."""
+    if isinstance(entry, dict):
+        metrics = entry.get("metrics")
+        if not isinstance(metrics, Mapping) or (
+            isinstance(metrics, dict) and not isinstance(metrics.get("latencies_s"), array)
+        ):
+            return entry
+    return plain_entry(entry)
 
 
 @dataclass(slots=True)
 class Baseline:
     model: str  # the model id, without the provider
     provider: str
-    tasks: list[dict[str, Any]] = field(default_factory=list)
+    tasks: list[Mapping[str, Any]] = field(default_factory=list)  # dicts, or packed (read)
     format: str = FORMAT
     run_id: str | None = None
     git_sha: str | None = None
@@ -61,7 +67,7 @@ class Baseline:
     def label(self) -> str:
         return self.spec or f"{self.provider}:{self.model}"
 
-    def task_map(self) -> dict[str, dict[str, Any]]:
+    def task_map(self) -> dict[str, Mapping[str, Any]]:
         return {str(t["task_id"]): t for t in self.tasks}
 
     def to_json(self) -> dict[str, Any]:
@@ -87,7 +93,7 @@ class Baseline:
             if not isinstance(data.get(key), kind):
                 raise RecordError(f"field '{key}' missing or not a {kind.__name__}")
         for i, task in enumerate(data["tasks"]):
-            if not isinstance(task, dict) or not isinstance(task.get("task_id"), str):
+            if not isinstance(task, Mapping) or not isinstance(task.get("task_id"), str):
                 raise RecordError(f"tasks[{i}].task_id missing or not a string")
             for key in ("n", "passed", "solved"):
                 value = task.get(key)

@@ -53,6 +53,7 @@ from trialrun.rundir._json import (
     write_json_atomic,
     write_text_atomic,
 )
+from trialrun.rundir._json_entries import read_interned
 from trialrun.rundir._limits import RunDirLimits, record_fix
 from trialrun.rundir._manifest import Manifest
 from trialrun.rundir._result_line import ResultLine
@@ -209,7 +210,8 @@ class RunDir:
     def manifest(self) -> Manifest:
         """run.json, checked: a missing or damaged manifest is a UserError naming the key."""
         data = read_json(
-            self.manifest_path, "restore the file or start a new run", self.limits.record_bytes
+            self.manifest_path, "restore the file or start a new run", self.limits.record_bytes,
+            in_parts=read_interned,  # a large one: its text values one object each
         )
         try:
             return Manifest.from_json(data)

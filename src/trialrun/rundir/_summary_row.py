@@ -12,10 +12,11 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
+from trialrun.core import Interner, SharedValues
 from trialrun.rundir._checks import NUMBER, RecordError
 
 COUNTS = ("n", "pass_n", "passed", "solved", "undetermined", "infra_errors")
@@ -67,24 +68,22 @@ def _float(value: Any) -> float | None:
     return _ZERO if number == 0.0 and math.copysign(1.0, number) > 0 else number  # not -0.0
 
 
-_TAGS: dict[tuple[str, ...], tuple[str, ...]] = {}
-MAX_SHARED_TAGS = 4096  # distinct tag lists kept for sharing (past that, each row's own)
+# distinct tag lists kept for sharing (past MAX_SHARED, each row's own)
+_TAGS: Interner[tuple[str, ...]] = Interner()
 
 
 def shared_tags(tags: Iterable[Any]) -> tuple[str, ...]:
     """Tags as text (interned), one tuple for every equal list."""
     own = tuple(_name(t) for t in tags)
-    if not own:
-        return ()
-    return _TAGS.setdefault(own, own) if len(_TAGS) < MAX_SHARED_TAGS else _TAGS.get(own, own)
+    return _TAGS(own) if own else ()
 
 
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-_COUNTS: dict[tuple[tuple[str, int], ...], Mapping[str, int]] = {}
-MAX_SHARED_COUNTS = 4096  # distinct counts kept for sharing (past that, each row's own)
+# distinct counts kept for sharing (past MAX_SHARED, each row's own)
+_COUNTS: SharedValues[tuple[tuple[str, int], ...], Mapping[str, int]] = SharedValues()
 
 
 def _counts(value: Any) -> Mapping[str, int]:
@@ -98,13 +97,12 @@ def _counts(value: Any) -> Mapping[str, int]:
 
 def shared_counts(pairs: tuple[tuple[str, int], ...]) -> Mapping[str, int]:
     """The read-only mapping of (name, count) `pairs` that every equal one shares (rows
-    read back, finished tallies), up to MAX_SHARED_COUNTS distinct ones."""
-    found = _COUNTS.get(pairs)
-    if found is None:
-        found = MappingProxyType(dict(pairs))
-        if len(_COUNTS) < MAX_SHARED_COUNTS:
-            _COUNTS[pairs] = found
-    return found
+    read back, finished tallies), up to MAX_SHARED distinct ones."""
+    return _COUNTS.make(pairs, _read_only)
+
+
+def _read_only(pairs: tuple[tuple[str, int], ...]) -> Mapping[str, int]:
+    return MappingProxyType(dict(pairs))
 
 
 @dataclass(slots=True)
@@ -134,40 +132,166 @@ class Trajectory:
         )
 
 
-@dataclass(slots=True)
+# a row's figures packed into three tuples (see `SummaryRow`), in this order each
+META = ("provider", "suite", "tier", "metric", "policy", "tags")
+FIGURES = ("k", *COUNTS, "safety_violations", *FRACTIONS, "flaky")
+RARE = ("trajectory", "settled_after", "settled", "tracked", "extra")
+# the constructor's parameters, in the order the dataclass it was had them
+FIELDS = (
+    "task_id", "model", "provider", "suite", "tier", "k", *COUNTS, *FRACTIONS, "flaky",
+    "metric", "policy", "tags", "mean_turns", "failed_graders", "errors",
+    "safety_violations", "trajectory", "settled_after", "settled", "tracked", "extra",
+)
+
+T = TypeVar("T")
+
+
+class _Packed(Generic[T]):
+    """A row attribute kept at `index` of the tuple in slot `slot`; setting it makes a
+    new tuple (shared again when its values are)."""
+
+    __slots__ = ("slot", "index")
+
+    def __init__(self, slot: str, index: int) -> None:
+        self.slot, self.index = slot, index
+
+    @overload
+    def __get__(self, row: None, owner: type[Any]) -> _Packed[T]: ...
+    @overload
+    def __get__(self, row: SummaryRow, owner: type[Any]) -> T: ...
+    def __get__(self, row: SummaryRow | None, owner: type[Any]) -> T | _Packed[T]:
+        if row is None:
+            return self
+        value: T = getattr(row, self.slot)[self.index]
+        return value
+
+    def __set__(self, row: SummaryRow, value: T) -> None:
+        values = list(getattr(row, self.slot))
+        values[self.index] = value
+        row._pack(self.slot, tuple(values))
+
+
+# equal meta and figures tuples, one object (a 10,000-task summary holds a few dozen):
+# keyed by each value's type too, and a zero's sign (1 and True, 0.0 and -0.0 are equal
+# and are not written the same)
+_SHARED_PACKS: SharedValues[tuple[Any, ...], tuple[Any, ...]] = SharedValues()
+_NO_RARE: tuple[Any, ...] = (None, None, None, None, NO_KEYS)
+
+
+def _pack_key(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(
+        (type(v), v, math.copysign(1.0, v) if type(v) is float else None) for v in values
+    )
+
+
 class SummaryRow:
-    """One task × one model: counts, estimators and what the table notes show."""
+    """One task × one model: counts, estimators and what the table notes show.
+
+    A 10,000-task summary is held whole by every reader, so a row is eight slots: its
+    task and model, the mean turns and counts (shared mappings), and three tuples its
+    other attributes are read from, two of them (meta: provider to tags; figures: k to
+    flaky) one object for every equal row, the third (rare: trajectory to extra) one
+    object for every row without any of them."""
+
+    __slots__ = ("task_id", "model", "_meta", "_figures", "mean_turns", "failed_graders",
+                 "errors", "_rare")
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and changed in place
 
     task_id: str
     model: str  # the full spec text, e.g. "gemini:gemini-2.5-flash"
-    provider: str | None = None
-    suite: str | None = None
-    tier: str | None = None
-    k: int = 1  # the task's effective k
-    n: int = 0  # trials with a result: infra errors left out
-    pass_n: int | None = None  # every finished trial; None: a row counted before it existed
-    passed: int = 0
-    solved: int = 0
-    undetermined: int = 0
-    infra_errors: int = 0
-    pass_k: float | None = None
-    solve_k: float | None = None
-    pass_at_k: float | None = None
-    flaky: bool = False
-    metric: str = "pass^k"
-    policy: str | None = None
+    mean_turns: float | None
+    failed_graders: Mapping[str, int]  # grader → trials
+    errors: Mapping[str, int]  # error kind → trials
+    _meta: tuple[Any, ...]
+    _figures: tuple[Any, ...]
+    _rare: tuple[Any, ...]
+
+    provider: _Packed[str | None] = _Packed("_meta", 0)
+    suite: _Packed[str | None] = _Packed("_meta", 1)
+    tier: _Packed[str | None] = _Packed("_meta", 2)
+    metric: _Packed[str] = _Packed("_meta", 3)
+    policy: _Packed[str | None] = _Packed("_meta", 4)
     # one tuple for every row with the same tags (a 10,000-task summary holds a few)
-    tags: tuple[str, ...] = ()
-    mean_turns: float | None = None
-    failed_graders: Mapping[str, int] = field(default_factory=lambda: NO_KEYS)  # grader → trials
-    errors: Mapping[str, int] = field(default_factory=lambda: NO_KEYS)  # error kind → trials
-    safety_violations: int = 0
-    trajectory: Trajectory | None = None  # None: lines written before these figures
-    settled_after: int | None = None  # --early-stop settled the verdict after j trials
-    settled: str | None = None  # "met" | "not met" (with settled_after)
-    tracked: dict[str, float | None] | None = None  # None: run.json lists no tracked metrics
-    # keys this version does not know
-    extra: Mapping[str, Any] = field(default_factory=lambda: NO_KEYS)
+    tags: _Packed[tuple[str, ...]] = _Packed("_meta", 5)
+    k: _Packed[int] = _Packed("_figures", 0)  # the task's effective k
+    n: _Packed[int] = _Packed("_figures", 1)  # trials with a result: infra errors left out
+    # every finished trial; None: a row counted before it existed
+    pass_n: _Packed[int | None] = _Packed("_figures", 2)
+    passed: _Packed[int] = _Packed("_figures", 3)
+    solved: _Packed[int] = _Packed("_figures", 4)
+    undetermined: _Packed[int] = _Packed("_figures", 5)
+    infra_errors: _Packed[int] = _Packed("_figures", 6)
+    safety_violations: _Packed[int] = _Packed("_figures", 7)
+    pass_k: _Packed[float | None] = _Packed("_figures", 8)
+    solve_k: _Packed[float | None] = _Packed("_figures", 9)
+    pass_at_k: _Packed[float | None] = _Packed("_figures", 10)
+    flaky: _Packed[bool] = _Packed("_figures", 11)
+    trajectory: _Packed[Trajectory | None] = _Packed("_rare", 0)  # None: older lines
+    settled_after: _Packed[int | None] = _Packed("_rare", 1)  # --early-stop: after j trials
+    settled: _Packed[str | None] = _Packed("_rare", 2)  # "met" | "not met" (with settled_after)
+    # None: run.json lists no tracked metrics
+    tracked: _Packed[dict[str, float | None] | None] = _Packed("_rare", 3)
+    extra: _Packed[Mapping[str, Any]] = _Packed("_rare", 4)  # keys this version does not know
+
+    def __init__(
+        self,
+        task_id: str,
+        model: str,
+        provider: str | None = None,
+        suite: str | None = None,
+        tier: str | None = None,
+        k: int = 1,
+        n: int = 0,
+        pass_n: int | None = None,
+        passed: int = 0,
+        solved: int = 0,
+        undetermined: int = 0,
+        infra_errors: int = 0,
+        pass_k: float | None = None,
+        solve_k: float | None = None,
+        pass_at_k: float | None = None,
+        flaky: bool = False,
+        metric: str = "pass^k",
+        policy: str | None = None,
+        tags: tuple[str, ...] = (),
+        mean_turns: float | None = None,
+        failed_graders: Mapping[str, int] = NO_KEYS,
+        errors: Mapping[str, int] = NO_KEYS,
+        safety_violations: int = 0,
+        trajectory: Trajectory | None = None,
+        settled_after: int | None = None,
+        settled: str | None = None,
+        tracked: dict[str, float | None] | None = None,
+        extra: Mapping[str, Any] = NO_KEYS,
+    ) -> None:
+        self.task_id, self.model = task_id, model
+        self._pack("_meta", (provider, suite, tier, metric, policy, tags))
+        self._pack("_figures", (k, n, pass_n, passed, solved, undetermined, infra_errors,
+                                safety_violations, pass_k, solve_k, pass_at_k, flaky))
+        self._pack("_rare", (trajectory, settled_after, settled, tracked, extra))
+        self.mean_turns = mean_turns
+        self.failed_graders = failed_graders
+        self.errors = errors
+
+    def _pack(self, slot: str, values: tuple[Any, ...]) -> None:
+        if slot == "_rare":
+            packed = _NO_RARE if values == _NO_RARE and values[4] is NO_KEYS else values
+        else:
+            packed = _SHARED_PACKS.share(_pack_key(values), values)
+        object.__setattr__(self, slot, packed)
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, SummaryRow)
+        return self._values() == other._values()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in FIELDS)
+        return f"SummaryRow({shown})"
 
     @property
     def key(self) -> tuple[str, str]:

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from trialrun.metrics import pass_hat_k, percentile
+from trialrun.metrics import SortedRuns, pass_hat_k
 
 MEETS = 1 - 1e-12  # a pass^k / solve^k figure of 1.0, give or take rounding
 
@@ -47,7 +47,7 @@ class TaskCounts:
         return self.n + self.infra_errors
 
 
-def counts_of_entry(entry: dict[str, Any]) -> TaskCounts:
+def counts_of_entry(entry: Mapping[str, Any]) -> TaskCounts:
     """A baseline task entry (a dict with the file's keys) as counts.
 
     An entry without `pass_n` was blessed when infra errors were left out of pass too:
@@ -71,7 +71,7 @@ def counts_of_entry(entry: dict[str, Any]) -> TaskCounts:
         pass_k=pass_k,
         solve_k=entry.get("solve_k"),
         flaky=bool(entry.get("flaky")),
-        metrics=metrics if isinstance(metrics, dict) else {},
+        metrics=metrics if isinstance(metrics, Mapping) else {},
         k=k,
         infra_errors=infra,
     )
@@ -99,8 +99,8 @@ def aggregate_counts(tasks: Iterable[TaskCounts]) -> dict[str, Any]:
     meeting_pass = meeting_solve = flaky = insufficient = 0
     pass_ks: list[float] = []
     solve_ks: list[float] = []
-    costs: list[float] = []  # cost × trials of each task
-    latencies = array("d")  # 8 bytes a trial
+    costs = array("d")  # cost × trials of each task, packed (summed as a list would be)
+    latencies = SortedRuns()  # 8 bytes a trial, sorted as they come (one packed copy)
     for t in tasks:
         count += 1
         if t.pass_k is not None:
@@ -111,7 +111,7 @@ def aggregate_counts(tasks: Iterable[TaskCounts]) -> dict[str, Any]:
         solve_n += t.n - t.undetermined
         passed += t.passed
         solved += t.solved
-        latencies.extend(t.metrics.get("latencies_s") or [])
+        latencies.add(t.metrics.get("latencies_s") or [])
         task_trials = int(t.metrics.get("trials") or 0)
         trials += task_trials
         costs.append(float(t.metrics.get("cost_usd") or 0.0) * task_trials)
@@ -120,6 +120,7 @@ def aggregate_counts(tasks: Iterable[TaskCounts]) -> dict[str, Any]:
         flaky += bool(t.flaky)
         insufficient += t.pass_k is None or t.solve_k is None
     cost = sum(costs)
+    p50, p95 = latencies.percentiles((50, 95))
     return {
         "tasks": count,
         "pass_k_rate": mean(pass_ks),
@@ -130,8 +131,8 @@ def aggregate_counts(tasks: Iterable[TaskCounts]) -> dict[str, Any]:
         "tasks_meeting_solve_k": meeting_solve,
         "flaky_task_count": flaky,
         "insufficient": insufficient,
-        "latency_p50_s": percentile(latencies, 50),
-        "latency_p95_s": percentile(latencies, 95),
+        "latency_p50_s": p50,
+        "latency_p95_s": p95,
         "cost_usd": cost,
         "cost_usd_per_trial": cost / trials if trials else None,
     }

@@ -8,11 +8,10 @@ here match the ones a blessed baseline of the same run would give.
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass
 
 from trialrun.errors import UserError
-from trialrun.metrics import percentile
+from trialrun.metrics import SortedRuns
 from trialrun.rundir import Baseline
 from trialrun.tracking._aggregate import TaskCounts, counts_of_entry
 from trialrun.tracking._run_data import RunData, TaskRecord, run_k
@@ -89,18 +88,19 @@ def pooled_figures(tasks: list[TaskCounts]) -> tuple[float | None, float | None]
     A task without raw latencies (an old or converted baseline) contributes its own P95;
     the pooled P95 is then the largest of those.
     """
-    latencies = array("d")  # 8 bytes a trial
+    latencies = SortedRuns()  # 8 bytes a trial, sorted as they come (one packed copy)
     fallback: list[float] = []
     cost, trials = 0.0, 0
     for t in tasks:
         m = t.metrics
         if m.get("latencies_s"):
-            latencies.extend(float(x) for x in m["latencies_s"])
+            latencies.add([float(x) for x in m["latencies_s"]])
         elif m.get("latency_p95_s") is not None:
             fallback.append(float(m["latency_p95_s"]))
         count = int(m.get("trials") or t.n or 0)
         if m.get("cost_usd") is not None:
             cost += float(m["cost_usd"]) * count
             trials += count
-    p95 = percentile(latencies, 95) if latencies else (max(fallback) if fallback else None)
+    [pooled] = latencies.percentiles((95,))
+    p95 = pooled if pooled is not None else (max(fallback) if fallback else None)
     return p95, (cost / trials if trials else None)

@@ -6,6 +6,7 @@ Rows are sorted by solve^k, then pass^k; `trialrun.reports.leaderboard_markdown`
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,12 +46,12 @@ class Leaderboard:
         return json.dumps(self.to_dict(), indent=2)
 
 
-def _meets(task: dict[str, Any], key: str) -> bool:
+def _meets(task: Mapping[str, Any], key: str) -> bool:
     value = task.get(key)
     return isinstance(value, (int, float)) and value >= 1 - 1e-12
 
 
-def _meets_pass_k(task: dict[str, Any]) -> bool:
+def _meets_pass_k(task: Mapping[str, Any]) -> bool:
     """pass^k under today's rule (an older entry with infra errors is reread)."""
     return _meets({"pass_k": counts_of_entry(task).pass_k}, "pass_k")
 

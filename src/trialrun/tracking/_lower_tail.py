@@ -88,14 +88,26 @@ def _attempt(laws: Sequence[Law], index: int, half_at: bool, bits: int) -> tuple
     """(S, R) in units of 2^-(bits + 1): the computed tail and its error bound."""
     rounded = 0
     polys: list[Poly] = []
+    # the same law object (equal strata share one), the same leaf; the same two factors,
+    # the same product: each made once a level (by the objects' ids, alive meanwhile), so
+    # 10,000 tasks of a few dozen margins hold a few dozen vectors, not 10,000
+    leaves: dict[int, Poly] = {}
     for law in laws:
-        coeffs = _leaf(law, bits)
-        rounded += len(coeffs)
-        polys.append(_trim(0, coeffs))
+        leaf = leaves.get(id(law))
+        if leaf is None:
+            leaf = leaves[id(law)] = _trim(0, _leaf(law, bits))
+        rounded += len(law[0])  # the leaf's coefficients, each rounded
+        polys.append(leaf)
+    del leaves
     while len(polys) > 1:
         paired: list[Poly] = []
+        products: dict[tuple[int, int], tuple[Poly, int]] = {}
         for i in range(0, len(polys) - 1, 2):
-            product, count = _multiply(polys[i], polys[i + 1], bits, index)
+            pair = (id(polys[i]), id(polys[i + 1]))
+            made = products.get(pair)
+            if made is None:
+                made = products[pair] = _multiply(polys[i], polys[i + 1], bits, index)
+            product, count = made
             rounded += count
             paired.append(product)
         if len(polys) % 2:

@@ -30,6 +30,9 @@ def stratified_p_value(strata: list[Stratum], method: str = "exact") -> float:
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     laws: list[Law] = []
+    # one law for every stratum of the same margins (10,000 tasks of k = 10 have a few
+    # dozen): `lower_tail` then reads each once (see `_attempt`)
+    shared: dict[tuple[int, int, int], Law] = {}
     offset = observed = 0
     for c_b, n_b, c_a, n_a in strata:
         if min(c_b, n_b, c_a, n_a) < 0 or c_b > n_b or c_a > n_a:
@@ -38,8 +41,12 @@ def stratified_p_value(strata: list[Stratum], method: str = "exact") -> float:
             continue
         total, succ = n_b + n_a, c_b + c_a
         low, high = max(0, n_a - (total - succ)), min(succ, n_a)
-        pmf = [math.comb(succ, x) * math.comb(total - succ, n_a - x) for x in range(low, high + 1)]
-        laws.append((pmf, math.comb(total, n_a)))
+        law = shared.get((total, succ, n_a))
+        if law is None:
+            pmf = [math.comb(succ, x) * math.comb(total - succ, n_a - x)
+                   for x in range(low, high + 1)]
+            law = shared[(total, succ, n_a)] = (pmf, math.comb(total, n_a))
+        laws.append(law)
         offset += low
         observed += c_a
     half_at = method == "mid-p"

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from trialrun.core import Interner, SharedValues
 from trialrun.metrics import (
     NO_COUNTS,
     ZERO,
@@ -55,37 +56,23 @@ class Offenders:
         return shown + (f" and {left} more" if left > 0 else "")
 
 
-_TRIALS: dict[tuple[int, ...], tuple[int, ...]] = {}
-MAX_SHARED_TRIALS = 4096  # distinct trial-number tuples kept for sharing
-
-
-def _shared_trials(trials: tuple[int, ...]) -> tuple[int, ...]:
-    """One tuple for every equal one: 10,000 tasks that each failed a trial or two
-    name a few dozen distinct lists of trial numbers."""
-    if len(_TRIALS) < MAX_SHARED_TRIALS:
-        return _TRIALS.setdefault(trials, trials)
-    return _TRIALS.get(trials, trials)
+# one tuple for every equal one: 10,000 tasks that each failed a trial or two name a few
+# dozen distinct lists of trial numbers
+_shared_trials: Interner[tuple[int, ...]] = Interner()
 
 
 NOBODY = Offenders()  # every tally's offenders until one trial breaks the rule (never added to)
 
 
 # finished tasks' offenders, one record for every equal one (never added to: see `_own`)
-_OFFENDERS: dict[tuple[int, tuple[int, ...]], Offenders] = {}
-MAX_SHARED_OFFENDERS = 4096
+_OFFENDERS: SharedValues[tuple[int, tuple[int, ...]], Offenders] = SharedValues()
 
 
 def _shared(offenders: Offenders) -> Offenders:
     """The record every finished task with the same offenders shares."""
     if offenders is NOBODY:
         return offenders
-    key = (offenders.count, offenders.first)
-    found = _OFFENDERS.get(key)
-    if found is None:
-        if len(_OFFENDERS) >= MAX_SHARED_OFFENDERS:
-            return offenders
-        found = _OFFENDERS[key] = offenders
-    return found
+    return _OFFENDERS.share((offenders.count, offenders.first), offenders)
 
 
 def _own(offenders: Offenders) -> Offenders:
@@ -93,7 +80,7 @@ def _own(offenders: Offenders) -> Offenders:
     the record of a finished task's offenders, should a line still come)."""
     if offenders is NOBODY:
         return Offenders()
-    if _OFFENDERS.get((offenders.count, offenders.first)) is offenders:
+    if _OFFENDERS.held((offenders.count, offenders.first)) is offenders:
         return Offenders(offenders.count, offenders.first)
     return offenders
 
