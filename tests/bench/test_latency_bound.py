@@ -3,27 +3,19 @@ reports the CPU and the context switches per trial (issue 30: hand-offs per tria
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+from bench_scripts import load_bench
 
 pytestmark = pytest.mark.timeout(180)
 
 
 def _load() -> ModuleType:
-    sys.path.insert(0, str(BENCH))
-    spec = importlib.util.spec_from_file_location("bench_latency_bound", BENCH / "latency_bound.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("latency_bound.py", "bench_latency_bound")
 
 
 def test_context_switches_count_this_process_and_grow() -> None:

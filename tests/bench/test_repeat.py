@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import statistics
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -13,16 +11,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bench_scripts import load_bench
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
 def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_repeat", BENCH / "_repeat.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look the module up while building
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("_repeat.py", "bench_repeat")
 
 
 repeat_mod = _load()

@@ -4,27 +4,18 @@ check of how long anything took)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+from bench_scripts import load_bench
 
 pytestmark = pytest.mark.timeout(300)
 
 
 def _load() -> ModuleType:
-    sys.path.insert(0, str(BENCH))
-    spec = importlib.util.spec_from_file_location("bench_worker_start", BENCH / "worker_start.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("worker_start.py", "bench_worker_start")
 
 
 def test_one_repetition_times_every_part_of_the_start() -> None:
