@@ -44,35 +44,12 @@ def percentiles_over(
     parts: Sequence[Sequence[float]], qs: Sequence[float], *, chunk: int = CHUNK
 ) -> list[float | None]:
     """`percentile` of the values of `parts` one after the other, at each of `qs`: the
-    same doubles as over their concatenation, without making it. Past `chunk` values the
-    parts are sorted a chunk at a time into one packed copy (8 bytes a value), which
-    serves every q (nothing pooled besides; a chunk's values unpacked at most)."""
-    n = sum(len(p) for p in parts)
-    if n <= chunk or not all(_plain_part(p) for p in parts):
-        pooled = array("d")
-        for p in parts:
-            pooled.extend(p)
-        return [percentile(pooled, q, chunk=chunk) for q in qs]
-    runs = array("d")
-    pending: list[float] = []  # the chunk being filled: at most `chunk` values unpacked
-    for p in parts:
-        start = 0
-        while start < len(p):
-            take = chunk - len(pending)
-            pending.extend(p[start : start + take])
-            start += take
-            if len(pending) == chunk:
-                runs.extend(sorted(pending))
-                pending.clear()
-    runs.extend(sorted(pending))
-    out: list[float | None] = []
-    for q in qs:
-        pos = (n - 1) * q / 100
-        low = math.floor(pos)
-        first = _smallest(runs, chunk, low)
-        second = _smallest(runs, chunk, min(low + 1, n - 1))
-        out.append(interpolate(first, second, pos - low))
-    return out
+    same doubles as over their concatenation, without making it (`SortedRuns`: one
+    packed sorted copy, 8 bytes a value, serves every q)."""
+    runs = SortedRuns(chunk)
+    for part in parts:
+        runs.add(part)
+    return runs.percentiles(qs)
 
 
 class SortedRuns:
@@ -98,7 +75,7 @@ class SortedRuns:
     def add(self, values: Sequence[float]) -> None:
         if not values:
             return
-        if self.plain and not (0.0 not in values and math.isfinite(sum(values))):
+        if self.plain and not _plain(values):
             self.plain = False
         start = 0
         while start < len(values):
@@ -146,11 +123,7 @@ def interpolate(first: float, second: float, fraction: float) -> float:
     return first * (1 - fraction) + second * fraction
 
 
-def _plain_part(values: Sequence[float]) -> bool:
-    return isinstance(values, array) and values.typecode == "d" and _plain(values)
-
-
-def _plain(values: array[float]) -> bool:
+def _plain(values: Sequence[float]) -> bool:
     """No zero (0.0 and -0.0 tie) and nothing non-finite: equal values are the same bits."""
     return 0.0 not in values and math.isfinite(sum(values))
 
