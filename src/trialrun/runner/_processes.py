@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from trialrun.runner._plan import TrialSpec
     from trialrun.runner._sink import TrialSink
     from trialrun.runner._trial import RunContext
-    from trialrun.tasks import Task
 
 MAX_PROCESSES = 256
 RETRIES = 1  # a trial whose worker died is run once more, then it is an infra error
@@ -169,7 +168,8 @@ class WorkerProcesses:
         processes = max(1, min(self.processes, in_flight, len(trials)))
         shares = [in_flight // processes + (i < in_flight % processes) for i in range(processes)]
         tasks = {spec.task.task_id: spec.task for spec in trials}
-        packs = {name: None for task in tasks.values() for name in _pack_names(task)}
+        packs = {name: None for task in tasks.values()
+                 for name, _ in task.environment.tool_packs()}
         return [
             WorkerSetup(
                 job=self.job,
@@ -184,14 +184,6 @@ class WorkerProcesses:
             )
             for share in shares
         ]
-
-
-def _pack_names(task: Task) -> list[str]:
-    """The tool packs a task's `environment.tools` names."""
-    names: list[str] = []
-    for entry in task.environment.tools:
-        names.extend([entry] if isinstance(entry, str) else entry)
-    return names
 
 
 class _Spread:

@@ -96,13 +96,8 @@ class RunContext:
 
 def prepare_task(task: Task, k: int, task_slug: str, tool_settings: ToolSettings) -> TaskPrep:
     tools: list[Tool] = []
-    for entry in task.environment.tools:
-        if isinstance(entry, str):
-            tools.extend(load_pack(entry, {}, tool_settings))
-        else:
-            for name, options in entry.items():
-                given = options if isinstance(options, dict) else {}
-                tools.extend(load_pack(name, given, tool_settings))
+    for name, options in task.environment.tool_packs():
+        tools.extend(load_pack(name, options, tool_settings))
     b = task.environment.budgets
     limits = AgentLimits(
         max_turns=b.max_turns or 20,

@@ -211,6 +211,15 @@ class Environment(Strict):
     )
     setup: list[SetupFile] = Field(default_factory=list)
 
+    def tool_packs(self) -> list[tuple[str, dict[str, Any]]]:
+        """Each tool pack `tools` names, with its options (`{}` when it gives none)."""
+        packs: list[tuple[str, dict[str, Any]]] = []
+        for entry in self.tools:
+            named = {entry: None} if isinstance(entry, str) else entry
+            packs.extend((name, options if isinstance(options, dict) else {})
+                         for name, options in named.items())
+        return packs
+
     @field_validator("sandbox")
     @classmethod
     def _known_sandbox(cls, value: str) -> str:
