@@ -8,7 +8,6 @@ holds each entry's `metrics.latencies_s` packed, an `array("d")`; `to_json` list
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,18 +29,6 @@ def baseline_name(provider: str, model_id: str) -> str:
     """
     name = model_name(model_id)
     return f"{provider}-{slugify(name)}.json" if name else f"{provider}.json"
-
-
-def _unpacked(entry: Any) -> Any:
-    """A task entry as the file holds it (`plain_entry`): its `metrics.latencies_s` a
-    list (a copy) when it is packed, a packed entry a dict."""
-    if isinstance(entry, dict):
-        metrics = entry.get("metrics")
-        if not isinstance(metrics, Mapping) or (
-            isinstance(metrics, dict) and not isinstance(metrics.get("latencies_s"), array)
-        ):
-            return entry
-    return plain_entry(entry)
 
 
 @dataclass(slots=True)
@@ -79,7 +66,7 @@ class Baseline:
             if key == "source" and value is None:
                 continue
             if key == "tasks":  # packed latencies (a file read) written as the file's lists
-                value = [_unpacked(entry) for entry in value]
+                value = [plain_entry(entry) for entry in value]
             out[key] = value
         out.update(self.extra)
         return out

@@ -106,10 +106,13 @@ def packed_entry(entry: Any) -> Any:
 
 def plain_entry(entry: Any) -> Any:
     """A task entry as the file holds it: a dict (its metrics one too) with its latencies
-    a list, when it was packed; anything else as it is."""
+    a list (a copy), when it was packed; anything else as it is."""
     if not isinstance(entry, Mapping):
         return entry
     metrics = entry.get("metrics")
+    if isinstance(entry, dict) and (not isinstance(metrics, Mapping) or (
+            isinstance(metrics, dict) and not isinstance(metrics.get("latencies_s"), array))):
+        return entry  # already as the file holds it: no copy
     if isinstance(metrics, Mapping):
         latencies = metrics.get("latencies_s")
         if isinstance(latencies, array):
